@@ -1,0 +1,51 @@
+# The two commands of the README: `make run` and `make test`. Both install what they need.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+
+.PHONY: run test install lint typecheck pytest browser-deps services bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Embedded default: SQLite under var/, Celery eager, demo data.
+run: install
+	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py migrate --noinput
+	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_demo
+	@echo ""
+	@echo "  Table games compliance is starting at http://127.0.0.1:8000/"
+	@echo "  Sign in with a demo login printed above (new passwords: $(PY) manage.py seed_demo --reset-passwords)."
+	@echo ""
+	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py runserver 127.0.0.1:8000
+
+# Headless Chromium for the browser tests comes from Debian's package (root on the dev and CI machines).
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = "0" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is not installed: browser tests will be skipped (install Debian's chromium package)"; fi; }
+	@command -v pdftoppm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; fi; }
+
+lint: install
+	$(PY) -m ruff check .
+
+typecheck: install
+	$(PY) -m mypy .
+
+pytest: install browser-deps
+	$(PY) -m pytest -n 2 --dist loadgroup
+
+test: lint typecheck pytest
+
+bench: install
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

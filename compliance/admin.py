@@ -1,0 +1,71 @@
+"""Administration of the registers (people, facilities, games, tables); history kept for every change.
+
+Signatures and audit events are shown read-only: they are append-only by design.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from simple_history.admin import SimpleHistoryAdmin
+
+from compliance.models import AuditEvent, Department, Facility, Game, GamingTable, Profile, Signature
+
+
+class NoDeleteHistoryAdmin(SimpleHistoryAdmin):
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Facility)
+class FacilityAdmin(NoDeleteHistoryAdmin):
+    list_display = ["name", "code", "certificate_holder", "time_zone"]
+
+
+@admin.register(Department)
+class DepartmentAdmin(NoDeleteHistoryAdmin):
+    list_display = ["name", "code"]
+
+
+@admin.register(Profile)
+class ProfileAdmin(NoDeleteHistoryAdmin):
+    list_display = ["full_name", "credential_number", "department", "active"]
+    list_filter = ["department", "active", "facilities"]
+    search_fields = ["full_name", "credential_number", "user__username"]
+    filter_horizontal = ["facilities"]
+
+
+@admin.register(Game)
+class GameAdmin(NoDeleteHistoryAdmin):
+    list_display = ["name", "code", "chapter", "banking"]
+
+
+@admin.register(GamingTable)
+class GamingTableAdmin(NoDeleteHistoryAdmin):
+    list_display = ["number", "game", "facility", "pit", "is_open"]
+    list_filter = ["facility", "game", "is_open"]
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Signature)
+class SignatureAdmin(ReadOnlyAdmin):
+    list_display = ["signed_at", "meaning", "printed_name", "credential_number", "content_type", "object_id"]
+    list_filter = ["meaning", "facility"]
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(ReadOnlyAdmin):
+    list_display = ["occurred_at", "action", "model_label", "object_id", "actor"]
+    list_filter = ["action", "model_label"]

@@ -1,0 +1,100 @@
+"""Demo data: a facility, one person per role and tables of each Subpart K game."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from compliance.models import Department, Facility, Game, GamingTable, Profile
+from compliance.roles import Role
+from compliance.services import profile_create
+
+__all__ = ["DEMO_PEOPLE", "DemoLogin", "demo_seed"]
+
+
+@dataclass(frozen=True)
+class DemoPerson:
+    username: str
+    full_name: str
+    credential: str
+    department: str
+    role: Role
+
+
+DEMO_PEOPLE: tuple[DemoPerson, ...] = (
+    DemoPerson("finance", "Frances Finley", "PGCB-100101", Department.FINANCE, Role.FINANCE_STAFF),
+    DemoPerson("finsup", "Felix Supervisor", "PGCB-100102", Department.FINANCE, Role.FINANCE_SUPERVISOR),
+    DemoPerson("marketing", "Maria Marquez", "PGCB-100201", Department.MARKETING, Role.MARKETING_STAFF),
+    DemoPerson("mktsup", "Martin Keller", "PGCB-100202", Department.MARKETING, Role.MARKETING_SUPERVISOR),
+    DemoPerson("dealer", "Dana Dealer", "PGCB-100301", Department.TABLE_GAMES, Role.DEALER),
+    DemoPerson("floor", "Floyd Pearson", "PGCB-100302", Department.TABLE_GAMES, Role.FLOORPERSON),
+    DemoPerson("shiftmgr", "Sheila Manning", "PGCB-100303", Department.TABLE_GAMES, Role.SHIFT_MANAGER),
+    DemoPerson("surveillance", "Sam Watts", "PGCB-100401", Department.SURVEILLANCE, Role.SURVEILLANCE),
+    DemoPerson("compliance", "Connie Officer", "PGCB-100501", Department.COMPLIANCE, Role.COMPLIANCE_OFFICER),
+    DemoPerson("inspector", "Ian Inspector", "PGCB-900001", Department.COMPLIANCE, Role.BOARD_INSPECTOR),
+    DemoPerson("admin", "Ada Administrator", "PGCB-100601", Department.COMPLIANCE, Role.ADMINISTRATOR),
+)
+
+# (number, game code, pit)
+DEMO_TABLES = [
+    ("TDF-1", "three-dice-football", "Pit 1"),
+    ("TDF-2", "three-dice-football", "Pit 1"),
+    ("HRD-1", "high-roll-dice", "Pit 2"),
+    ("PH-1", "props-and-hops", "Pit 2"),
+    ("SB-1", "sic-bo", "Pit 3"),
+    ("SB-2", "sic-bo", "Pit 3"),
+    ("AP-1", "asia-poker", "Pit 4"),
+    ("AP-2", "asia-poker", "Pit 4"),
+    ("CR-1", "craps", "Pit 5"),
+    ("RL-1", "roulette", "Pit 5"),
+]
+
+
+@dataclass(frozen=True)
+class DemoLogin:
+    username: str
+    password: str
+    role: str
+    full_name: str
+
+
+@transaction.atomic
+def demo_seed(*, facility_code: str = "demo", reset_passwords: bool = False) -> tuple[Facility, list[DemoLogin]]:
+    """Create (or top up) the demo facility; returns logins whose passwords were (re)set now."""
+    facility, _ = Facility.objects.get_or_create(
+        code=facility_code,
+        defaults={
+            "name": "Keystone Downs Casino",
+            "certificate_holder": "Keystone Downs Gaming, LLC",
+            "address": "1 Casino Way, Harrisburg, PA 17101",
+        },
+    )
+    logins: list[DemoLogin] = []
+    for person in DEMO_PEOPLE:
+        profile = Profile.objects.filter(credential_number=person.credential).select_related("user").first()
+        password = secrets.token_urlsafe(9)
+        if profile is None:
+            profile_create(
+                username=person.username,
+                full_name=person.full_name,
+                credential_number=person.credential,
+                department_code=person.department,
+                roles=[person.role],
+                facilities=[facility],
+                password=password,
+                email=f"{person.username}@demo.invalid",
+            )
+        elif reset_passwords:
+            profile.user.set_password(password)
+            profile.user.save(update_fields=["password"])
+        else:
+            continue
+        logins.append(DemoLogin(person.username, password, person.role.label, person.full_name))
+    games = {g.code: g for g in Game.objects.all()}
+    existing = set(GamingTable.objects.filter(facility=facility).values_list("number", flat=True))
+    for number, game_code, pit in DEMO_TABLES:
+        if number not in existing:
+            GamingTable.objects.create(facility=facility, number=number, game=games[game_code], pit=pit)
+    return facility, logins

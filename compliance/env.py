@@ -1,0 +1,97 @@
+"""Typed readers for environment variables that fail loudly on a bad value.
+
+Modelled on healthchecks' ``envbool``: a misspelt ``DEBUG=ture`` must stop the
+process at start-up, not silently mean ``False`` in a regulated system.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+__all__ = ["ImproperlyConfiguredEnv", "env_bool", "env_database", "env_int", "env_list", "env_str"]
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+class ImproperlyConfiguredEnv(ValueError):
+    """An environment variable holds a value the settings cannot use."""
+
+
+def env_str(name: str, default: str | None = None, *, required: bool = False) -> str:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        if required:
+            raise ImproperlyConfiguredEnv(f"{name} must be set")
+        return default if default is not None else ""
+    return value
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfiguredEnv(f"{name}={raw!r} is not a boolean: use one of 1/0, true/false, yes/no, on/off")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfiguredEnv(f"{name}={raw!r} is not a whole number") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfiguredEnv(f"{name}={value} is below the minimum of {minimum}")
+    return value
+
+
+def env_list(name: str, default: list[str] | None = None) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return list(default or [])
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_database(name: str, default_sqlite_path: str) -> dict[str, object]:
+    """Parse ``postgres://user:pass@host:port/db`` or ``sqlite:///path`` into a Django DATABASES entry."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": default_sqlite_path}
+    parts = urlsplit(raw)
+    if parts.scheme == "sqlite":
+        path = unquote(parts.path)
+        if path.startswith("//"):
+            path = path[1:]
+        elif path.startswith("/"):
+            path = path[1:] or default_sqlite_path
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path or default_sqlite_path}
+    if parts.scheme in {"postgres", "postgresql", "pgsql"}:
+        if not parts.path.strip("/"):
+            raise ImproperlyConfiguredEnv(f"{name} names no database: add /<dbname> to the URL")
+        options = dict(parse_qsl(parts.query))
+        try:
+            port = parts.port
+        except ValueError:
+            raise ImproperlyConfiguredEnv(f"{name} has an invalid port") from None
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parts.path.lstrip("/")),
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "",
+            "PORT": str(port or ""),
+            "OPTIONS": options,
+            "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
+        }
+    raise ImproperlyConfiguredEnv(
+        f"{name}={raw!r}: unsupported scheme {parts.scheme!r}; use postgres://… or sqlite:///…"
+    )

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from compliance.models import AuditEvent
+
+
+class SignatureForm(forms.Form):
+    """Re-authentication for a signature: the signer types their own password again."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        help_text="Signing is your electronic signature. Enter your own password to confirm it is you.",
+    )
+
+
+class AuditFilterForm(forms.Form):
+    date_from = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
+    actor = forms.ModelChoiceField(queryset=get_user_model().objects.none(), required=False, label="User")
+    model = forms.ChoiceField(required=False, label="Record type")
+    object_id = forms.CharField(required=False, label="Record number", max_length=40)
+    action = forms.ChoiceField(required=False, choices=[("", "Any change"), *AuditEvent.Action.choices], label="Change")
+
+    def __init__(self, *args: Any, models: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["actor"].queryset = (
+            get_user_model().objects.filter(profile__isnull=False).select_related("profile").order_by("username")
+        )
+        self.fields["actor"].label_from_instance = lambda u: (
+            f"{u.profile.full_name} ({u.profile.credential_number})" if hasattr(u, "profile") else u.username
+        )
+        self.fields["model"].choices = [("", "Any record"), *models]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+            raise forms.ValidationError("The “From” date is after the “To” date; swap them.")
+        return data

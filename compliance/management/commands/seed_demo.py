@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from compliance.actors import acting_as, system_user
+from compliance.demo import demo_seed
+
+
+class Command(BaseCommand):
+    help = "Create a demo facility, one person per role and tables of each game; prints new passwords once."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--reset-passwords", action="store_true", help="Give every demo person a new password")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        with acting_as(system_user()):
+            facility, logins = demo_seed(reset_passwords=options["reset_passwords"])
+        self.stdout.write(self.style.SUCCESS(f"Demo facility: {facility.name} ({facility.code})"))
+        if not logins:
+            self.stdout.write(
+                "Demo people already exist; run `python manage.py seed_demo --reset-passwords` for new passwords."
+            )
+            return
+        self.stdout.write("Demo logins (shown once; store them now):")
+        for login in logins:
+            self.stdout.write(f"  {login.username:<13} {login.password:<14} {login.role} — {login.full_name}")

@@ -1,0 +1,30 @@
+from compliance.models.audit import AuditEvent
+from compliance.models.base import (
+    AuditedModel,
+    RegulatedQuerySet,
+    RegulatedRecord,
+    RegulatedWriteError,
+    SignedRecordError,
+    regulated_bulk_create,
+)
+from compliance.models.facility import Department, Facility, Profile
+from compliance.models.signatures import Meaning, Signature, SignatureRequirement
+from compliance.models.tables import Game, GamingTable
+
+__all__ = [
+    "AuditEvent",
+    "AuditedModel",
+    "Department",
+    "Facility",
+    "Game",
+    "GamingTable",
+    "Meaning",
+    "Profile",
+    "RegulatedQuerySet",
+    "RegulatedRecord",
+    "RegulatedWriteError",
+    "Signature",
+    "SignatureRequirement",
+    "SignedRecordError",
+    "regulated_bulk_create",
+]

@@ -1,0 +1,99 @@
+"""One index of every change to every regulated model, for the audit page and its CSV export.
+
+simple_history keeps each model's full history in its own table; :class:`AuditEvent` is written
+alongside each history row (``post_create_historical_record``) and for each signature, so that
+compliance officers and inspectors can filter all changes by date, user, model and record in one
+query. Events are append-only: the model refuses changes, and on PostgreSQL a trigger refuses too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from compliance.models.base import RegulatedQuerySet, RegulatedWriteError, _bulk_with_history
+
+__all__ = ["AuditEvent"]
+
+
+class AuditEventQuerySet(RegulatedQuerySet["AuditEvent"]):
+    pass
+
+
+class AuditEvent(models.Model):
+    class Action(models.TextChoices):
+        CREATED = "created", "Created"
+        CHANGED = "changed", "Changed"
+        DELETED = "deleted", "Deleted"
+        SIGNED = "signed", "Signed"
+        CORRECTED = "corrected", "Corrected by a new record"
+
+    occurred_at = models.DateTimeField(default=timezone.now, db_index=True)
+    facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, null=True, related_name="+")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+")
+    action = models.CharField(max_length=12, choices=Action.choices)
+    model_label = models.CharField(max_length=100, help_text="app_label.ModelName")
+    model_name = models.CharField(max_length=100, help_text="Human name of the model")
+    object_id = models.CharField(max_length=40)
+    object_repr = models.CharField(max_length=200)
+    history_id = models.BigIntegerField(null=True)
+    changes = models.JSONField(default=dict, blank=True)
+    reason = models.TextField(blank=True)
+
+    objects = AuditEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-occurred_at", "-pk"]
+        indexes = [
+            models.Index(fields=["facility", "-occurred_at"]),
+            models.Index(fields=["model_label", "object_id"]),
+            models.Index(fields=["actor", "-occurred_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.occurred_at:%Y-%m-%d %H:%M} {self.action} {self.model_label} #{self.object_id}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise RegulatedWriteError("Audit events are never changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> Any:
+        raise RegulatedWriteError("Audit events are never deleted")
+
+    @staticmethod
+    def facility_id_of(instance: Any) -> int | None:
+        from compliance.models.facility import Facility
+
+        if isinstance(instance, Facility):
+            return instance.pk
+        return getattr(instance, "facility_id", None)
+
+    @classmethod
+    def record_bulk_created(cls, instances: Sequence[models.Model], *, actor: Any) -> None:
+        if not instances:
+            return
+        now = timezone.now()
+        meta = instances[0]._meta
+        events = [
+            cls(
+                occurred_at=now,
+                facility_id=cls.facility_id_of(obj),
+                actor=actor,
+                action=cls.Action.CREATED,
+                model_label=meta.label,
+                model_name=str(meta.verbose_name),
+                object_id=str(obj.pk),
+                object_repr=str(obj)[:200],
+            )
+            for obj in instances
+        ]
+        token = _bulk_with_history.set(True)
+        try:
+            cls.objects.bulk_create(events, batch_size=1000)
+        finally:
+            _bulk_with_history.reset(token)

@@ -1,0 +1,219 @@
+"""The base classes every regulated model stands on.
+
+``AuditedModel``: every change is kept by django-simple-history with the acting user
+(:mod:`compliance.actors`) and indexed in :class:`~compliance.models.AuditEvent`. Writes that would
+skip history (``QuerySet.update``, ``bulk_update``, plain ``bulk_create``, queryset ``delete``) raise
+:class:`RegulatedWriteError`; bulk inserts go through :func:`regulated_bulk_create`, which writes
+the history rows and audit events too.
+
+``RegulatedRecord``: a record of a regulated form or ledger entry. It belongs to a facility, cites
+its clause, declares the signatures it needs, and once any signature is given it is never edited or
+deleted: a correction is a new record that points at the one it corrects, with a reason
+(``compliance.services.record_correct``). Both stay visible.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from django.conf import settings
+from django.contrib.contenttypes.fields import GenericRelation
+from django.db import models
+from django.utils import timezone
+from simple_history.models import HistoricalRecords
+from simple_history.utils import bulk_create_with_history
+
+from compliance.actors import current_actor, history_user_getter
+from compliance.citations import Citation, cite
+
+if TYPE_CHECKING:
+    from compliance.models.signatures import Signature, SignatureRequirement
+
+__all__ = [
+    "AuditedModel",
+    "RegulatedQuerySet",
+    "RegulatedRecord",
+    "RegulatedWriteError",
+    "SignedRecordError",
+    "regulated_bulk_create",
+]
+
+
+class RegulatedWriteError(RuntimeError):
+    """A write that would bypass history or change a regulated record in place."""
+
+
+class SignedRecordError(RegulatedWriteError):
+    """A signed record was about to be edited or deleted."""
+
+
+_bulk_with_history: contextvars.ContextVar[bool] = contextvars.ContextVar("bulk_with_history", default=False)
+
+M = TypeVar("M", bound="AuditedModel")
+
+
+class RegulatedQuerySet(models.QuerySet[M]):
+    def update(self, **kwargs: Any) -> int:
+        raise RegulatedWriteError(
+            f"{self.model.__name__}: QuerySet.update() skips history; save each record through its service"
+        )
+
+    def bulk_update(self, objs: Iterable[M], fields: Sequence[str], batch_size: int | None = None) -> int:
+        raise RegulatedWriteError(f"{self.model.__name__}: bulk_update() skips history")
+
+    def bulk_create(self, objs: Iterable[M], *args: Any, **kwargs: Any) -> list[M]:
+        if not _bulk_with_history.get():
+            raise RegulatedWriteError(
+                f"{self.model.__name__}: use compliance.models.regulated_bulk_create(), which keeps history"
+            )
+        return super().bulk_create(objs, *args, **kwargs)
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise RegulatedWriteError(f"{self.model.__name__}: regulated records are never deleted")
+
+    delete.queryset_only = True  # type: ignore[attr-defined]
+
+
+def regulated_bulk_create(model: type[M], objs: list[M], *, batch_size: int = 1000) -> list[M]:
+    """Insert many rows of a regulated model with their history rows and audit events, in few queries."""
+    from compliance.models.audit import AuditEvent
+
+    actor = current_actor()
+    token = _bulk_with_history.set(True)
+    try:
+        created = bulk_create_with_history(objs, model, batch_size=batch_size, default_user=actor)
+    finally:
+        _bulk_with_history.reset(token)
+    AuditEvent.record_bulk_created(created, actor=actor)
+    return created
+
+
+class AuditedModel(models.Model):
+    history = HistoricalRecords(inherit=True, get_user=history_user_getter)
+
+    objects = RegulatedQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def delete(self, *args: Any, **kwargs: Any) -> Any:
+        raise RegulatedWriteError(f"{type(self).__name__} records are never deleted; deactivate or correct them")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat()
+    if isinstance(value, date | Decimal):
+        return str(value) if not isinstance(value, date) else value.isoformat()
+    if isinstance(value, models.Model):
+        return value.pk
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in sorted(value.items())}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if hasattr(value, "name") and hasattr(value, "url"):  # FieldFile
+        return value.name or ""
+    return value
+
+
+class RegulatedRecord(AuditedModel):
+    """A regulated form or ledger entry of one facility; immutable once signed."""
+
+    facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, editable=False
+    )
+    corrects = models.OneToOneField(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="corrected_by",
+        help_text="The signed record this one corrects. A record can be corrected once; correct the correction "
+        "to change it again.",
+    )
+    correction_reason = models.TextField(blank=True)
+
+    signatures = GenericRelation("compliance.Signature")
+
+    # The clause the record implements, e.g. "525.21(g)"; shown on every screen and document.
+    citation: ClassVar[str] = ""
+    # The signatures the record needs before it is complete.
+    signature_requirements: ClassVar[tuple[SignatureRequirement, ...]] = ()
+    # Fields left out of the signed content hash (none by default).
+    unsigned_fields: ClassVar[frozenset[str]] = frozenset()
+
+    class Meta:
+        abstract = True
+
+    # --- immutability ---------------------------------------------------------------------
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding and self.is_signed():
+            raise SignedRecordError(
+                f"{self._meta.verbose_name} #{self.pk} is signed and cannot be changed; record a correction instead"
+            )
+        if self._state.adding and self.created_by_id is None:
+            actor = current_actor()
+            if actor is not None:
+                self.created_by = actor
+        if self.corrects_id and not self.correction_reason.strip():
+            raise RegulatedWriteError("A correction must state its reason")
+        super().save(*args, **kwargs)
+
+    # --- citation -------------------------------------------------------------------------
+    @classmethod
+    def get_citation(cls) -> Citation | None:
+        return cite(cls.citation) if cls.citation else None
+
+    # --- signatures -----------------------------------------------------------------------
+    @classmethod
+    def requirement(cls, slot: str) -> SignatureRequirement | None:
+        return next((r for r in cls.signature_requirements if r.slot == slot), None)
+
+    def signature_list(self) -> list[Signature]:
+        """Signatures given, using a prefetch of ``signatures`` when there is one."""
+        return list(self.signatures.all())
+
+    def signature_slots(self) -> list[tuple[SignatureRequirement, Signature | None]]:
+        given = {s.slot: s for s in self.signature_list()}
+        return [(req, given.get(req.slot)) for req in self.signature_requirements]
+
+    @property
+    def missing_signatures(self) -> list[SignatureRequirement]:
+        return [req for req, sig in self.signature_slots() if sig is None]
+
+    @property
+    def is_complete(self) -> bool:
+        return not self.missing_signatures
+
+    def is_signed(self) -> bool:
+        if self.pk is None:
+            return False
+        if "signatures" in getattr(self, "_prefetched_objects_cache", {}):
+            return bool(self._prefetched_objects_cache["signatures"])
+        return self.signatures.exists()
+
+    def signable_content(self) -> dict[str, Any]:
+        """The content a signature vouches for. Records with child rows add them here."""
+        skipped = {"history", *self.unsigned_fields}
+        return {
+            f.attname: _plain(getattr(self, f.attname)) for f in self._meta.concrete_fields if f.name not in skipped
+        } | {"model": self._meta.label}
+
+    def content_hash(self) -> str:
+        payload = json.dumps(self.signable_content(), sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+    @property
+    def is_superseded(self) -> bool:
+        return hasattr(self, "corrected_by")
+
+    def after_signature(self, signature: Signature) -> None:
+        """Hook run inside the signing transaction; records override it to react to completion."""

@@ -1,0 +1,82 @@
+"""Facilities (certificate holders), departments and the people who work there."""
+
+from __future__ import annotations
+
+from zoneinfo import available_timezones
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from compliance.models.base import AuditedModel
+
+__all__ = ["Department", "Facility", "Profile"]
+
+
+def _validate_time_zone(value: str) -> None:
+    if value not in available_timezones():
+        raise ValidationError(f"{value!r} is not a time zone name such as America/New_York")
+
+
+class Facility(AuditedModel):
+    """A licensed facility of the certificate holder; every regulated record belongs to one."""
+
+    code = models.SlugField(max_length=32, unique=True, help_text="Short name used in URLs and file names")
+    name = models.CharField(max_length=200, help_text="Name printed on coupons and documents, § 525.21(c)(1)")
+    certificate_holder = models.CharField(max_length=200, help_text="Legal name of the certificate holder")
+    address = models.TextField(blank=True)
+    logo = models.ImageField(upload_to="facility-logos/", blank=True)
+    time_zone = models.CharField(max_length=64, default="America/New_York", validators=[_validate_time_zone])
+    notification_email = models.EmailField(blank=True, help_text="Where alerts for this facility are copied")
+
+    class Meta:
+        verbose_name_plural = "facilities"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Department(AuditedModel):
+    """A department named by the regulations or the internal controls (§ 525.21(d))."""
+
+    FINANCE = "finance"
+    MARKETING = "marketing"
+    TABLE_GAMES = "table_games"
+    SURVEILLANCE = "surveillance"
+    SECURITY = "security"
+    COMPLIANCE = "compliance"
+
+    code = models.SlugField(max_length=32, unique=True)
+    name = models.CharField(max_length=100)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Profile(AuditedModel):
+    """A person's regulated identity: printed name and Board-issued credential number."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="profile")
+    full_name = models.CharField(max_length=200)
+    credential_number = models.CharField(
+        max_length=32,
+        unique=True,
+        help_text="Board-issued credential number, printed beside every signature",
+    )
+    department = models.ForeignKey(Department, on_delete=models.PROTECT, related_name="members")
+    facilities = models.ManyToManyField(Facility, related_name="staff", blank=True)
+    active = models.BooleanField(default=True, help_text="Inactive people can neither sign in nor sign")
+
+    class Meta:
+        ordering = ["full_name"]
+        constraints = [
+            models.CheckConstraint(condition=~models.Q(credential_number=""), name="profile_credential_required"),
+            models.CheckConstraint(condition=~models.Q(full_name=""), name="profile_full_name_required"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.full_name} ({self.credential_number})"

@@ -1,0 +1,135 @@
+"""Electronic signatures: "the name, signature and Board-issued credential number" of a person.
+
+A signature freezes, as of signing, who signed (printed name, credential number, department,
+the role they signed in), what they meant by it, when, and a SHA-256 hash of the record's content.
+It is given only through ``compliance.services.signature_sign`` (which re-checks the password) and
+is never edited or deleted: the model refuses, and on PostgreSQL a trigger refuses too.
+
+The two-person rule (segregation of duties, § 525.21(r)(2)) is held by the database: a partial
+unique index forbids the same signer twice on one record among the slots marked ``distinct``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.contrib.contenttypes.fields import GenericForeignKey
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+from django.utils import timezone
+
+from compliance.models.base import RegulatedQuerySet, SignedRecordError
+from compliance.roles import Role
+
+__all__ = ["Meaning", "Signature", "SignatureRequirement"]
+
+
+class Meaning(models.TextChoices):
+    EXAMINED = "examined", "Examined"
+    RECORDED = "recorded", "Recorded"
+    PREPARED = "prepared", "Prepared"
+    REQUISITIONED = "requisitioned", "Requisitioned"
+    AUTHORIZED = "authorized", "Authorized"
+    ISSUED = "issued", "Issued"
+    RECEIVED = "received", "Received"
+    RETURNED = "returned", "Returned"
+    COMPLETED = "completed", "Completed"
+    COUNTED = "counted", "Counted"
+    REVIEWED = "reviewed", "Reviewed"
+    VERIFIED = "verified", "Verified"
+    PLACED = "placed", "Placed in play"
+    REMOVED = "removed", "Removed from play"
+    INSPECTED = "inspected", "Inspected"
+    APPROVED = "approved", "Approved"
+    CORRECTED = "corrected", "Corrected"
+
+
+@dataclass(frozen=True)
+class SignatureRequirement:
+    """One signature a record needs: who may give it and what it means.
+
+    ``roles`` and ``departments`` are alternatives the signer must satisfy (both, when both are
+    given). ``distinct`` slots on one record must be signed by different people.
+    """
+
+    slot: str
+    meaning: Meaning
+    label: str
+    roles: frozenset[Role] = field(default_factory=frozenset)
+    departments: frozenset[str] = field(default_factory=frozenset)
+    distinct: bool = True
+    citation: str = ""
+
+    def describe_who(self) -> str:
+        parts = []
+        if self.roles:
+            parts.append(" or ".join(sorted(r.label.lower() for r in self.roles)))
+        if self.departments:
+            parts.append("a member of the " + " or ".join(sorted(self.departments)).replace("_", " ") + " department")
+        return " who is ".join(parts) if parts else "anyone"
+
+
+class SignatureQuerySet(RegulatedQuerySet["Signature"]):
+    pass
+
+
+class Signature(models.Model):
+    facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
+    content_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
+    object_id = models.PositiveBigIntegerField()
+    record = GenericForeignKey("content_type", "object_id")
+    slot = models.CharField(max_length=40)
+    meaning = models.CharField(max_length=20, choices=Meaning.choices)
+    signer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="signatures")
+    printed_name = models.CharField(max_length=200)
+    credential_number = models.CharField(max_length=32)
+    department = models.CharField(max_length=100)
+    role = models.CharField(max_length=40, choices=Role.choices)
+    signed_at = models.DateTimeField(default=timezone.now)
+    content_hash = models.CharField(max_length=64)
+    distinct_person = models.BooleanField(default=True)
+    citation = models.CharField(max_length=60, blank=True)
+
+    objects = SignatureQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["signed_at", "pk"]
+        indexes = [
+            models.Index(fields=["content_type", "object_id"]),
+            models.Index(fields=["facility", "signed_at"]),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["content_type", "object_id", "slot"], name="signature_one_per_slot"),
+            models.UniqueConstraint(
+                fields=["content_type", "object_id", "signer"],
+                condition=models.Q(distinct_person=True),
+                name="signature_two_person_rule",
+            ),
+            models.CheckConstraint(condition=~models.Q(credential_number=""), name="signature_has_credential"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_meaning_display()} by {self.printed_name} ({self.credential_number})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise SignedRecordError("A signature is never changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> Any:
+        raise SignedRecordError("A signature is never deleted")
+
+    @property
+    def printed(self) -> str:
+        """The signature as it reads on documents."""
+        local = timezone.localtime(self.signed_at)
+        return (
+            f"{self.get_meaning_display()}: {self.printed_name}, credential {self.credential_number}, "
+            f"{local:%d %b %Y %H:%M} {local.tzname()}"
+        )
+
+    def matches_record(self) -> bool:
+        record = self.record
+        return record is not None and record.content_hash() == self.content_hash

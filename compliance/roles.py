@@ -1,0 +1,146 @@
+"""Roles and what each may do: the one place that says who may do what.
+
+Roles are Django groups (created by migration ``0002_roles_and_system_user``), named by the
+codes below. Views, services and navigation ask :func:`has_capability`; nothing else in the
+code base tests group names. The Board inspector holds no write capability at all, and
+:class:`compliance.middleware.InspectorReadOnlyMiddleware` refuses every write regardless.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.db import models
+
+__all__ = [
+    "CAPABILITIES",
+    "Capability",
+    "Role",
+    "has_capability",
+    "is_inspector",
+    "require_capability",
+    "roles_of",
+]
+
+
+class Role(models.TextChoices):
+    FINANCE_STAFF = "finance_staff", "Finance staff"
+    FINANCE_SUPERVISOR = "finance_supervisor", "Finance supervisor"
+    MARKETING_STAFF = "marketing_staff", "Marketing staff"
+    MARKETING_SUPERVISOR = "marketing_supervisor", "Marketing supervisor"
+    DEALER = "dealer", "Dealer (incl. boxperson and stickperson)"
+    FLOORPERSON = "floorperson", "Floorperson"
+    SHIFT_MANAGER = "shift_manager", "Table games shift manager"
+    SURVEILLANCE = "surveillance", "Surveillance"
+    COMPLIANCE_OFFICER = "compliance_officer", "Compliance officer"
+    BOARD_INSPECTOR = "board_inspector", "Board inspector"
+    ADMINISTRATOR = "administrator", "Administrator"
+
+
+class Capability(StrEnum):
+    # Foundation
+    VIEW_RECORDS = "view_records"
+    VIEW_AUDIT = "view_audit"
+    MANAGE_PEOPLE = "manage_people"
+    MANAGE_TABLES = "manage_tables"
+    CORRECT_RECORDS = "correct_records"
+    RUN_REPORTS = "run_reports"
+    # Match Play Coupons, § 525.21
+    APPROVE_COUPON_PROGRAM = "approve_coupon_program"
+    EXAMINE_COUPON_SHIPMENT = "examine_coupon_shipment"
+    RECORD_COUPON_RECEIPT = "record_coupon_receipt"
+    REQUISITION_COUPONS = "requisition_coupons"
+    AUTHORIZE_REQUISITION = "authorize_requisition"
+    ISSUE_COUPONS = "issue_coupons"
+    DISTRIBUTE_COUPONS = "distribute_coupons"
+    RECONCILE_MARKETING_DAY = "reconcile_marketing_day"
+    RETURN_COUPONS = "return_coupons"
+    RECEIVE_RETURNED_COUPONS = "receive_returned_coupons"
+    PROCESS_FINANCE_DAY = "process_finance_day"
+    TAKE_COUPON_INVENTORY = "take_coupon_inventory"
+    RESOLVE_COUPON_EXCEPTION = "resolve_coupon_exception"
+    REDEEM_COUPONS = "redeem_coupons"
+    # Equipment
+    LOG_EQUIPMENT = "log_equipment"
+    VERIFY_EQUIPMENT = "verify_equipment"
+    OPEN_CLOSE_TABLES = "open_close_tables"
+
+
+_R = Role
+_EVERY_ROLE = frozenset(Role)
+_FINANCE_SUPERVISION = frozenset({_R.FINANCE_SUPERVISOR, _R.ADMINISTRATOR})
+
+CAPABILITIES: dict[Capability, frozenset[Role]] = {
+    Capability.VIEW_RECORDS: _EVERY_ROLE,
+    Capability.VIEW_AUDIT: frozenset(
+        {_R.COMPLIANCE_OFFICER, _R.BOARD_INSPECTOR, _R.ADMINISTRATOR, _R.FINANCE_SUPERVISOR}
+    ),
+    Capability.MANAGE_PEOPLE: frozenset({_R.ADMINISTRATOR}),
+    Capability.MANAGE_TABLES: frozenset({_R.SHIFT_MANAGER, _R.ADMINISTRATOR}),
+    Capability.CORRECT_RECORDS: frozenset(
+        {_R.FINANCE_SUPERVISOR, _R.MARKETING_SUPERVISOR, _R.SHIFT_MANAGER, _R.COMPLIANCE_OFFICER}
+    ),
+    Capability.RUN_REPORTS: frozenset(
+        {_R.COMPLIANCE_OFFICER, _R.FINANCE_SUPERVISOR, _R.ADMINISTRATOR, _R.SHIFT_MANAGER}
+    ),
+    # § 525.21(b), (p): approvals are recorded by compliance.
+    Capability.APPROVE_COUPON_PROGRAM: frozenset({_R.COMPLIANCE_OFFICER}),
+    # § 525.21(e): at least one member of finance and one of marketing open and examine.
+    Capability.EXAMINE_COUPON_SHIPMENT: frozenset(
+        {_R.FINANCE_STAFF, _R.FINANCE_SUPERVISOR, _R.MARKETING_STAFF, _R.MARKETING_SUPERVISOR}
+    ),
+    # § 525.21(f): a finance department supervisor records the receipt in the ledger.
+    Capability.RECORD_COUPON_RECEIPT: _FINANCE_SUPERVISION,
+    Capability.REQUISITION_COUPONS: frozenset({_R.MARKETING_SUPERVISOR}),  # § 525.21(g)
+    Capability.AUTHORIZE_REQUISITION: frozenset({_R.FINANCE_SUPERVISOR}),  # § 525.21(g)(5)
+    Capability.ISSUE_COUPONS: frozenset({_R.FINANCE_SUPERVISOR}),  # § 525.21(h)
+    Capability.DISTRIBUTE_COUPONS: frozenset({_R.MARKETING_STAFF, _R.MARKETING_SUPERVISOR}),  # § 525.21(d)
+    Capability.RECONCILE_MARKETING_DAY: frozenset({_R.MARKETING_SUPERVISOR}),  # § 525.21(j)(8)
+    Capability.RETURN_COUPONS: frozenset({_R.MARKETING_SUPERVISOR}),  # § 525.21(l)(5)
+    Capability.RECEIVE_RETURNED_COUPONS: frozenset({_R.FINANCE_SUPERVISOR}),  # § 525.21(l)(5)
+    Capability.PROCESS_FINANCE_DAY: frozenset({_R.FINANCE_STAFF, _R.FINANCE_SUPERVISOR}),  # § 525.21(m)
+    Capability.TAKE_COUPON_INVENTORY: frozenset({_R.FINANCE_STAFF, _R.FINANCE_SUPERVISOR}),  # § 525.21(n)
+    Capability.RESOLVE_COUPON_EXCEPTION: frozenset({_R.COMPLIANCE_OFFICER, _R.FINANCE_SUPERVISOR}),
+    Capability.REDEEM_COUPONS: frozenset({_R.DEALER, _R.FLOORPERSON}),  # § 525.22(b)
+    Capability.LOG_EQUIPMENT: frozenset({_R.FLOORPERSON, _R.DEALER, _R.SHIFT_MANAGER}),
+    Capability.VERIFY_EQUIPMENT: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),
+    Capability.OPEN_CLOSE_TABLES: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),
+}
+
+_INSPECTOR_WRITE = {cap for cap, roles in CAPABILITIES.items() if Role.BOARD_INSPECTOR in roles} - {
+    Capability.VIEW_RECORDS,
+    Capability.VIEW_AUDIT,
+}
+assert not _INSPECTOR_WRITE, f"the Board inspector must hold no write capability: {_INSPECTOR_WRITE}"
+
+
+def roles_of(user: Any) -> frozenset[Role]:
+    """The user's roles, cached on the user object for the request."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return frozenset()
+    cached = getattr(user, "_compliance_roles", None)
+    if cached is None:
+        valid = set(Role.values)
+        names = user.groups.values_list("name", flat=True)
+        cached = frozenset(Role(name) for name in names if name in valid)
+        user._compliance_roles = cached
+    return cached
+
+
+def is_inspector(user: Any) -> bool:
+    return Role.BOARD_INSPECTOR in roles_of(user)
+
+
+def has_capability(user: Any, capability: Capability) -> bool:
+    roles = roles_of(user)
+    if Role.BOARD_INSPECTOR in roles and capability not in (Capability.VIEW_RECORDS, Capability.VIEW_AUDIT):
+        return False  # an inspector who also holds another role stays read-only
+    return bool(roles & CAPABILITIES[capability])
+
+
+def require_capability(user: Any, capability: Capability) -> None:
+    if not has_capability(user, capability):
+        needed = ", ".join(sorted(role.label.lower() for role in CAPABILITIES[capability]))
+        raise PermissionDenied(f"This needs one of these roles: {needed}.")

@@ -1,0 +1,96 @@
+"""Reads of the foundation, always scoped to what the user may see."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from compliance.models import AuditEvent, Facility, Signature
+
+__all__ = ["audit_events", "facilities_for", "signatures_for_facility"]
+
+
+def facilities_for(user: Any) -> QuerySet[Facility]:
+    """Facilities the user works at, or, for a Board inspector, those they are assigned to."""
+    if not user.is_authenticated:
+        return Facility.objects.none()
+    if user.is_superuser and not hasattr(user, "profile"):
+        return Facility.objects.all()
+    return Facility.objects.filter(staff__user=user).distinct().order_by("name")
+
+
+def _day_start(day: date) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def audit_events(
+    *,
+    facility: Facility,
+    date_from: date | None = None,
+    date_to: date | None = None,
+    actor_id: int | None = None,
+    model_label: str = "",
+    object_id: str = "",
+    action: str = "",
+) -> QuerySet[AuditEvent]:
+    """Every change in the facility, newest first, with the filters of the audit page."""
+    # Changes to shared registers (people, games) carry no facility and are shown to every facility.
+    events = AuditEvent.objects.filter(Q(facility=facility) | Q(facility__isnull=True)).select_related("actor__profile")
+    if date_from:
+        events = events.filter(occurred_at__gte=_day_start(date_from))
+    if date_to:
+        events = events.filter(occurred_at__lt=_day_start(date_to) + timedelta(days=1))
+    if actor_id:
+        events = events.filter(actor_id=actor_id)
+    if model_label:
+        events = events.filter(model_label=model_label)
+    if object_id:
+        events = events.filter(object_id=object_id)
+    if action:
+        events = events.filter(action=action)
+    return events
+
+
+def signatures_for_facility(facility: Facility) -> QuerySet[Signature]:
+    return Signature.objects.filter(facility=facility).select_related("content_type").order_by("-signed_at")
+
+
+def regulated_models() -> list[type[Any]]:
+    from django.apps import apps
+
+    from compliance.models import RegulatedRecord
+
+    return [m for m in apps.get_models() if issubclass(m, RegulatedRecord)]
+
+
+def records_awaiting_signature(user: Any, facility: Facility, *, limit: int = 20) -> list[tuple[Any, Any]]:
+    """(record, requirement) pairs in the facility that still lack a signature this user could give.
+
+    One query per (record type, signature slot) the user's roles can sign: a fixed number, not one
+    per record. Superseded records (corrected by a newer one) are left out.
+    """
+    from django.contrib.contenttypes.models import ContentType
+
+    from compliance.roles import is_inspector, roles_of
+
+    if is_inspector(user):
+        return []
+    held = roles_of(user)
+    found: list[tuple[Any, Any]] = []
+    for model in regulated_models():
+        content_type = ContentType.objects.get_for_model(model)
+        for requirement in model.signature_requirements:
+            if requirement.roles and not (requirement.roles & held):
+                continue
+            signed = Signature.objects.filter(content_type=content_type, slot=requirement.slot).values("object_id")
+            pending = (
+                model.objects.filter(facility=facility, corrected_by__isnull=True)
+                .exclude(pk__in=signed)
+                .order_by("-created_at")[:limit]
+            )
+            found.extend((record, requirement) for record in pending)
+    found.sort(key=lambda pair: pair[0].created_at, reverse=True)
+    return found[:limit]

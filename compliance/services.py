@@ -1,0 +1,231 @@
+"""Writes of the foundation: signatures, corrections, people, facility choice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, Group
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest
+from django.utils import timezone
+
+from compliance.actors import acting_as
+from compliance.models import (
+    AuditEvent,
+    Department,
+    Facility,
+    Profile,
+    RegulatedRecord,
+    Signature,
+    SignatureRequirement,
+)
+from compliance.roles import Capability, Role, is_inspector, require_capability, roles_of
+
+__all__ = [
+    "facility_select",
+    "profile_create",
+    "record_correct",
+    "signature_sign",
+]
+
+
+def _local(dt: Any) -> str:
+    return f"{timezone.localtime(dt):%d %b %Y %H:%M}"
+
+
+def _eligible_role(user: Any, requirement: SignatureRequirement) -> Role:
+    """The role the user signs in, or a refusal that says who may sign."""
+    held = roles_of(user)
+    profile = user.profile
+    if requirement.departments and profile.department.code not in requirement.departments:
+        raise PermissionDenied(
+            f"This signature must be given by {requirement.describe_who()}; "
+            f"you are in the {profile.department.name} department."
+        )
+    if not requirement.roles:
+        return min(held, key=lambda r: r.value) if held else Role.ADMINISTRATOR
+    matching = sorted(held & requirement.roles, key=lambda r: r.value)
+    if not matching:
+        yours = ", ".join(sorted(r.label.lower() for r in held)) or "no role"
+        raise PermissionDenied(f"This signature must be given by {requirement.describe_who()}; you are {yours}.")
+    return matching[0]
+
+
+@transaction.atomic
+def signature_sign(*, record: RegulatedRecord, slot: str, user: Any, password: str) -> Signature:
+    """Give the signature ``slot`` on ``record`` as ``user``, who re-enters their password.
+
+    Refuses, saying why: a wrong password, an inactive person, a person not assigned to the
+    record's facility, a role the slot does not accept, a slot already signed, the same person
+    signing twice where the record needs two people, or a record changed since it was first signed.
+    """
+    requirement = type(record).requirement(slot)
+    if requirement is None:
+        raise ValidationError(f"A {record._meta.verbose_name} has no signature called {slot!r}.")
+    if is_inspector(user):
+        raise PermissionDenied("Board inspectors have read-only access and cannot sign records.")
+    if not password or not user.check_password(password):
+        raise ValidationError("That password is not correct. Re-enter your own password to sign.")
+    profile = getattr(user, "profile", None)
+    if profile is None or not profile.active or not user.is_active:
+        raise PermissionDenied("Only an active person with a Board-issued credential number can sign.")
+    if not profile.facilities.filter(pk=record.facility_id).exists():
+        raise PermissionDenied(f"You are not assigned to {record.facility} and cannot sign its records.")
+    role = _eligible_role(user, requirement)
+
+    # Lock the record so two signers cannot race past the checks below.
+    type(record).objects.select_for_update().filter(pk=record.pk).first()
+    content_type = ContentType.objects.get_for_model(record)
+    existing = list(Signature.objects.filter(content_type=content_type, object_id=record.pk))
+    for sig in existing:
+        if sig.slot == slot:
+            raise ValidationError(
+                f"The “{requirement.label}” signature was already given by {sig.printed_name} on {_local(sig.signed_at)}."
+            )
+    if requirement.distinct:
+        for sig in existing:
+            if sig.distinct_person and sig.signer_id == user.pk:
+                raise ValidationError(
+                    f"You already signed this {record._meta.verbose_name} as “{sig.get_meaning_display().lower()}”. "
+                    f"It needs a different person for “{requirement.label}” (segregation of duties)."
+                )
+    content_hash = record.content_hash()
+    if existing and any(sig.content_hash != content_hash for sig in existing):
+        raise ValidationError("This record changed after it was first signed; it cannot be signed again.")
+    try:
+        with transaction.atomic():
+            signature = Signature.objects.create(
+                facility_id=record.facility_id,
+                content_type=content_type,
+                object_id=record.pk,
+                slot=slot,
+                meaning=requirement.meaning,
+                signer=user,
+                printed_name=profile.full_name,
+                credential_number=profile.credential_number,
+                department=profile.department.name,
+                role=role,
+                content_hash=content_hash,
+                distinct_person=requirement.distinct,
+                citation=requirement.citation or type(record).citation,
+            )
+    except IntegrityError:
+        raise ValidationError(
+            "This signature could not be given: the slot was just signed, or you already signed this record."
+        ) from None
+    AuditEvent.objects.create(
+        occurred_at=signature.signed_at,
+        facility_id=record.facility_id,
+        actor=user,
+        action=AuditEvent.Action.SIGNED,
+        model_label=record._meta.label,
+        model_name=str(record._meta.verbose_name),
+        object_id=str(record.pk),
+        object_repr=str(record)[:200],
+        changes={"slot": slot, "meaning": requirement.meaning, "content_hash": content_hash},
+    )
+    record.after_signature(signature)
+    return signature
+
+
+_NOT_COPIED = {"id", "created_at", "created_by", "corrects", "correction_reason"}
+
+
+@transaction.atomic
+def record_correct(*, original: RegulatedRecord, reason: str, user: Any, changes: dict[str, Any]) -> RegulatedRecord:
+    """Correct a signed record with a new, linked record; the original stays as it was, visible.
+
+    The correction starts unsigned and needs its own signatures. A record is corrected once;
+    to change it again, correct the correction.
+    """
+    require_capability(user, Capability.CORRECT_RECORDS)
+    if not reason.strip():
+        raise ValidationError("Say why the record is being corrected.")
+    original = type(original).objects.select_for_update().get(pk=original.pk)
+    if not original.is_signed():
+        raise ValidationError("This record is not signed yet; change it directly instead of correcting it.")
+    if original.is_superseded:
+        raise ValidationError(
+            f"This record was already corrected by #{original.corrected_by.pk}; correct that record instead."
+        )
+    unknown = set(changes) - {f.name for f in original._meta.concrete_fields}
+    if unknown:
+        raise ValidationError(f"Unknown fields: {', '.join(sorted(unknown))}.")
+    values = {
+        f.attname: getattr(original, f.attname)
+        for f in original._meta.concrete_fields
+        if f.name not in _NOT_COPIED and f.attname not in _NOT_COPIED
+    }
+    correction = type(original)(**values)
+    for name, value in changes.items():
+        setattr(correction, name, value)
+    correction.corrects = original
+    correction.correction_reason = reason.strip()
+    correction.created_by = user
+    with acting_as(user):
+        correction.save()
+    AuditEvent.objects.create(
+        facility_id=original.facility_id,
+        actor=user,
+        action=AuditEvent.Action.CORRECTED,
+        model_label=original._meta.label,
+        model_name=str(original._meta.verbose_name),
+        object_id=str(original.pk),
+        object_repr=str(original)[:200],
+        changes={"corrected_by": correction.pk},
+        reason=correction.correction_reason,
+    )
+    return correction
+
+
+@transaction.atomic
+def profile_create(
+    *,
+    username: str,
+    full_name: str,
+    credential_number: str,
+    department_code: str,
+    roles: list[Role],
+    facilities: list[Facility],
+    password: str | None = None,
+    email: str = "",
+) -> AbstractBaseUser:
+    """Create a person with their Board credential, department, roles and facilities."""
+    credential_number = credential_number.strip()
+    if not credential_number:
+        raise ValidationError("A Board-issued credential number is required.")
+    existing = Profile.objects.filter(credential_number=credential_number).select_related("user").first()
+    if existing is not None:
+        raise ValidationError(f"Credential number {credential_number} already belongs to {existing.full_name}.")
+    try:
+        department = Department.objects.get(code=department_code)
+    except Department.DoesNotExist:
+        raise ValidationError(f"There is no department {department_code!r}.") from None
+    user_model = get_user_model()
+    user = user_model.objects.create_user(username=username, email=email, password=password)
+    if password is None:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    user.groups.set(Group.objects.filter(name__in=[r.value for r in roles]))
+    if Role.ADMINISTRATOR in roles:
+        user.is_staff = True
+        user.save(update_fields=["is_staff"])
+    profile = Profile.objects.create(
+        user=user, full_name=full_name, credential_number=credential_number, department=department
+    )
+    profile.facilities.set(facilities)
+    return user
+
+
+def facility_select(*, request: HttpRequest, facility_id: int) -> Facility:
+    from compliance.middleware import FacilityMiddleware
+    from compliance.selectors import facilities_for
+
+    facility = facilities_for(request.user).filter(pk=facility_id).first()
+    if facility is None:
+        raise PermissionDenied("You are not assigned to that facility.")
+    request.session[FacilityMiddleware.SESSION_KEY] = facility.pk
+    return facility

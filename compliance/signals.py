@@ -1,0 +1,40 @@
+"""Receivers that index every history row in the audit trail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from simple_history.signals import post_create_historical_record
+
+from compliance.models.audit import AuditEvent
+
+_ACTIONS = {"+": AuditEvent.Action.CREATED, "~": AuditEvent.Action.CHANGED, "-": AuditEvent.Action.DELETED}
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+@post_create_historical_record.connect
+def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwargs: Any) -> None:
+    changes: dict[str, list[Any]] = {}
+    if history_instance.history_type == "~":
+        previous = history_instance.prev_record
+        if previous is not None:
+            delta = history_instance.diff_against(previous)
+            changes = {c.field: [_jsonable(c.old), _jsonable(c.new)] for c in delta.changes}
+    AuditEvent.objects.create(
+        occurred_at=history_instance.history_date,
+        facility_id=AuditEvent.facility_id_of(instance),
+        actor=history_instance.history_user,
+        action=_ACTIONS[history_instance.history_type],
+        model_label=instance._meta.label,
+        model_name=str(instance._meta.verbose_name),
+        object_id=str(instance.pk),
+        object_repr=str(instance)[:200],
+        history_id=history_instance.pk,
+        changes=changes,
+        reason=history_instance.history_change_reason or "",
+    )

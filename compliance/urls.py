@@ -1,0 +1,24 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from compliance import views
+
+urlpatterns = [
+    path("", views.DashboardView.as_view(), name="dashboard"),
+    path("healthz", views.healthz, name="healthz"),
+    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("facility/select/", views.FacilitySelectView.as_view(), name="facility-select"),
+    path("sign/<int:content_type_id>/<int:object_id>/<slug:slot>/", views.SignView.as_view(), name="sign"),
+    path("signatures/", views.SignatureListView.as_view(), name="signature-list"),
+    path("signatures/<int:pk>/", views.SignatureDetailView.as_view(), name="signature-detail"),
+    path("audit/", views.AuditListView.as_view(), name="audit-list"),
+    path("audit/export.csv", views.AuditCsvView.as_view(), name="audit-csv"),
+    path("regulations/", views.RegulationListView.as_view(), name="regulation-list"),
+    path("tables/", views.TableListView.as_view(), name="table-list"),
+    path("people/", views.PeopleListView.as_view(), name="people-list"),
+    path("coupons/", include("coupons.urls")),
+    path("equipment/", include("equipment.urls")),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,343 @@
+"""Screens of the foundation: dashboard, signing, signatures, audit trail, regulations, registers."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.db import connection
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views import View
+from django.views.generic import FormView, TemplateView
+
+from compliance import selectors, services
+from compliance.citations import cite
+from compliance.dashboard import panels_for
+from compliance.forms import AuditFilterForm, SignatureForm
+from compliance.implementations import implementations_by_clause
+from compliance.models import AuditEvent, GamingTable, Profile, RegulatedRecord, Signature
+from compliance.roles import Capability, has_capability, roles_of
+
+__all__ = [
+    "AuditCsvView",
+    "AuditListView",
+    "CapabilityRequiredMixin",
+    "DashboardView",
+    "FacilityRequiredMixin",
+    "FacilitySelectView",
+    "PeopleListView",
+    "RegulationListView",
+    "SignView",
+    "SignatureDetailView",
+    "SignatureListView",
+    "TableListView",
+    "healthz",
+]
+
+
+class FacilityRequiredMixin:
+    """Views of facility records: the user must be working in a facility they are assigned to."""
+
+    request: HttpRequest
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not getattr(request, "facility", None):
+            raise PermissionDenied("You are not assigned to any facility. Ask an administrator to assign you.")
+        return super().dispatch(request, *args, **kwargs)  # type: ignore[misc]
+
+    @property
+    def facility(self) -> Any:
+        return self.request.facility  # type: ignore[attr-defined]
+
+
+class CapabilityRequiredMixin(FacilityRequiredMixin):
+    capability: Capability = Capability.VIEW_RECORDS
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.user.is_authenticated and not has_capability(request.user, self.capability):
+            raise PermissionDenied("Your role does not give access to this page.")
+        return super().dispatch(request, *args, **kwargs)
+
+
+@login_not_required
+def healthz(request: HttpRequest) -> HttpResponse:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return HttpResponse(f"ok {connection.vendor}\n", content_type="text/plain")
+
+
+class DashboardView(FacilityRequiredMixin, TemplateView):
+    template_name = "compliance/dashboard.html"
+    title = "Dashboard"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        user = self.request.user
+        context["panels"] = panels_for(self.request)
+        context["awaiting"] = selectors.records_awaiting_signature(user, self.facility)
+        context["recent_changes"] = (
+            selectors.audit_events(facility=self.facility)[:8] if has_capability(user, Capability.VIEW_AUDIT) else []
+        )
+        context["my_recent_signatures"] = Signature.objects.filter(signer=user).order_by("-signed_at")[:5]
+        context["roles"] = sorted(r.label for r in roles_of(user))
+        return context
+
+
+class FacilitySelectView(View):
+    def post(self, request: HttpRequest) -> HttpResponse:
+        try:
+            facility = services.facility_select(request=request, facility_id=int(request.POST.get("facility", "0")))
+        except (ValueError, PermissionDenied):
+            messages.error(request, "You are not assigned to that facility.")
+        else:
+            messages.success(request, f"You are now working in {facility.name}.")
+        target = request.POST.get("next", "")
+        if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+            target = reverse("dashboard")
+        return HttpResponseRedirect(target)
+
+
+def _record_or_404(request: HttpRequest, content_type_id: int, object_id: int) -> RegulatedRecord:
+    content_type = get_object_or_404(ContentType, pk=content_type_id)
+    model = content_type.model_class()
+    if model is None or not issubclass(model, RegulatedRecord):
+        raise Http404("No such record type")
+    record = model.objects.filter(pk=object_id, facility=request.facility).first()  # type: ignore[attr-defined]
+    if record is None:
+        raise Http404("No such record in this facility")
+    return record
+
+
+def record_url(record: Any) -> str:
+    getter = getattr(record, "get_absolute_url", None)
+    return getter() if getter else ""
+
+
+class SignView(FacilityRequiredMixin, FormView):
+    """Give one signature on one record, re-entering the password (every app's records sign here)."""
+
+    form_class = SignatureForm
+    template_name = "compliance/sign.html"
+    title = "Sign"
+    citation = "525.21(r)"
+
+    def setup(self, request: HttpRequest, *args: Any, **kwargs: Any) -> None:
+        super().setup(request, *args, **kwargs)
+        self.slot = kwargs["slot"]
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not getattr(request, "facility", None):
+            raise PermissionDenied("You are not assigned to any facility.")
+        self.record = _record_or_404(request, kwargs["content_type_id"], kwargs["object_id"])
+        self.requirement = type(self.record).requirement(self.slot)
+        if self.requirement is None:
+            raise Http404("This record has no such signature")
+        return super().dispatch(request, *args, **kwargs)
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context.update(
+            record=self.record,
+            requirement=self.requirement,
+            slots=self.record.signature_slots(),
+            record_url=record_url(self.record),
+            record_citation=type(self.record).get_citation(),
+            content_hash=self.record.content_hash(),
+        )
+        return context
+
+    def form_valid(self, form: SignatureForm) -> HttpResponse:
+        try:
+            signature = services.signature_sign(
+                record=self.record, slot=self.slot, user=self.request.user, password=form.cleaned_data["password"]
+            )
+        except ValidationError as error:
+            form.add_error("password" if "password" in str(error) else None, error)
+            return self.form_invalid(form)
+        except PermissionDenied as error:
+            form.add_error(None, str(error))
+            return self.form_invalid(form)
+        messages.success(self.request, f"Signed: {signature.printed}")
+        return redirect(record_url(self.record) or reverse("signature-detail", args=[signature.pk]))
+
+
+class SignatureDetailView(FacilityRequiredMixin, TemplateView):
+    template_name = "compliance/signature_detail.html"
+    title = "Signature"
+    citation = "525.21(r)"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        signature = get_object_or_404(
+            Signature.objects.select_related("content_type", "signer"), pk=kwargs["pk"], facility=self.facility
+        )
+        record = signature.record
+        context.update(
+            signature=signature,
+            record=record,
+            record_url=record_url(record) if record else "",
+            intact=signature.matches_record(),
+            record_citation=type(record).get_citation() if record else None,
+        )
+        return context
+
+
+class SignatureListView(FacilityRequiredMixin, TemplateView):
+    template_name = "compliance/signature_list.html"
+    title = "Signatures"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        page = Paginator(selectors.signatures_for_facility(self.facility), 50).get_page(self.request.GET.get("page"))
+        context["page"] = page
+        return context
+
+
+def _audit_models() -> list[tuple[str, str]]:
+    from django.apps import apps
+
+    from compliance.models import AuditedModel
+
+    return sorted(
+        (
+            (m._meta.label, str(m._meta.verbose_name).capitalize())
+            for m in apps.get_models()
+            if issubclass(m, AuditedModel)
+        ),
+        key=lambda pair: pair[1],
+    )
+
+
+class AuditFilterMixin(CapabilityRequiredMixin):
+    capability = Capability.VIEW_AUDIT
+    citation = "525.21(r)"
+
+    def filtered_events(self) -> tuple[AuditFilterForm, Any]:
+        form = AuditFilterForm(self.request.GET or None, models=_audit_models())
+        filters: dict[str, Any] = {}
+        if form.is_valid():
+            data = form.cleaned_data
+            filters = {
+                "date_from": data["date_from"],
+                "date_to": data["date_to"],
+                "actor_id": data["actor"].pk if data["actor"] else None,
+                "model_label": data["model"],
+                "object_id": data["object_id"].strip(),
+                "action": data["action"],
+            }
+        elif form.is_bound:
+            return form, AuditEvent.objects.none()
+        return form, selectors.audit_events(facility=self.facility, **filters)
+
+
+class AuditListView(AuditFilterMixin, TemplateView):
+    template_name = "compliance/audit_list.html"
+    title = "Audit trail"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        form, events = self.filtered_events()
+        query = self.request.GET.copy()
+        query.pop("page", None)
+        context.update(
+            form=form,
+            page=Paginator(events, 50).get_page(self.request.GET.get("page")),
+            query=query.urlencode(),
+        )
+        return context
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+class AuditCsvView(AuditFilterMixin, View):
+    def get(self, request: HttpRequest) -> StreamingHttpResponse:
+        _, events = self.filtered_events()
+        writer = csv.writer(_Echo())
+
+        def rows() -> Iterator[str]:
+            yield writer.writerow(
+                [
+                    "occurred_at",
+                    "user",
+                    "credential",
+                    "action",
+                    "record_type",
+                    "record_id",
+                    "record",
+                    "changes",
+                    "reason",
+                ]
+            )
+            for event in events.iterator(chunk_size=2000):
+                profile = getattr(event.actor, "profile", None) if event.actor else None
+                yield writer.writerow(
+                    [
+                        timezone.localtime(event.occurred_at).isoformat(),
+                        profile.full_name if profile else (event.actor.username if event.actor else ""),
+                        profile.credential_number if profile else "",
+                        event.action,
+                        event.model_label,
+                        event.object_id,
+                        event.object_repr,
+                        event.changes,
+                        event.reason,
+                    ]
+                )
+
+        stamp = timezone.localtime().strftime("%Y%m%d-%H%M")
+        response = StreamingHttpResponse(rows(), content_type="text/csv")
+        response["Content-Disposition"] = f'attachment; filename="audit-{self.facility.code}-{stamp}.csv"'
+        return response
+
+
+class RegulationListView(TemplateView):
+    template_name = "compliance/regulation_list.html"
+    title = "Regulations implemented"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        rows = implementations_by_clause()
+        areas: dict[str, list[Any]] = {}
+        for clause, impls in rows:
+            areas.setdefault(clause.area, []).append((clause, impls, cite(clause.anchors[0]).current))
+        context["areas"] = areas
+        return context
+
+
+class TableListView(FacilityRequiredMixin, TemplateView):
+    template_name = "compliance/table_list.html"
+    title = "Tables"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["tables"] = GamingTable.objects.filter(facility=self.facility).select_related("game")
+        return context
+
+
+class PeopleListView(FacilityRequiredMixin, TemplateView):
+    template_name = "compliance/people_list.html"
+    title = "People"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        profiles = (
+            Profile.objects.filter(facilities=self.facility)
+            .select_related("department", "user")
+            .prefetch_related("user__groups")
+            .order_by("full_name")
+        )
+        context["profiles"] = profiles
+        return context

@@ -1,0 +1,4 @@
+from django.urls import URLPattern
+
+app_name = "coupons"
+urlpatterns: list[URLPattern] = []

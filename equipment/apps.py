@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class EquipmentConfig(AppConfig):
+    name = "equipment"
+    verbose_name = "Equipment logs"

@@ -1,0 +1,68 @@
+"""Persona fixtures: one person per role, all at the same facility, each with PASSWORD."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from compliance.actors import acting_as
+from compliance.roles import Role
+from tests.factories import PASSWORD, FacilityFactory, make_person
+
+
+@pytest.fixture
+def password() -> str:
+    return PASSWORD
+
+
+@pytest.fixture
+def facility(db: Any) -> Any:
+    return FacilityFactory(code="keystone", name="Keystone Downs Casino")
+
+
+@pytest.fixture
+def other_facility(db: Any) -> Any:
+    return FacilityFactory(code="erie", name="Erie Shores Casino")
+
+
+def _persona(role: Role) -> Any:
+    @pytest.fixture
+    def fixture(facility: Any) -> Any:
+        return make_person(role, facility)
+
+    return fixture
+
+
+finance_staff = _persona(Role.FINANCE_STAFF)
+finance_supervisor = _persona(Role.FINANCE_SUPERVISOR)
+second_finance_supervisor = _persona(Role.FINANCE_SUPERVISOR)
+marketing_staff = _persona(Role.MARKETING_STAFF)
+marketing_supervisor = _persona(Role.MARKETING_SUPERVISOR)
+second_marketing_supervisor = _persona(Role.MARKETING_SUPERVISOR)
+dealer = _persona(Role.DEALER)
+floorperson = _persona(Role.FLOORPERSON)
+shift_manager = _persona(Role.SHIFT_MANAGER)
+surveillance = _persona(Role.SURVEILLANCE)
+compliance_officer = _persona(Role.COMPLIANCE_OFFICER)
+inspector = _persona(Role.BOARD_INSPECTOR)
+administrator = _persona(Role.ADMINISTRATOR)
+
+
+@pytest.fixture
+def client_for(db: Any) -> Any:
+    """``client_for(user)`` → a test client signed in as ``user``."""
+
+    def make(user: Any) -> Client:
+        client = Client()
+        client.force_login(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def as_user() -> Any:
+    """``with as_user(user):`` attributes changes made in the block to ``user`` (like a request would)."""
+    return acting_as

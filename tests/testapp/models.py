@@ -1,0 +1,49 @@
+"""Regulated records used to test the foundation: a two-person form and a two-department form."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from compliance.models import Meaning, RegulatedRecord, SignatureRequirement
+from compliance.roles import Role
+
+
+class TwoPersonForm(RegulatedRecord):
+    """Shaped like a § 525.21(g) requisition: prepared by one supervisor, authorized by another."""
+
+    citation = "525.21(g)"
+    signature_requirements = (
+        SignatureRequirement(
+            "prepared",
+            Meaning.REQUISITIONED,
+            "Marketing supervisor completing the form",
+            roles=frozenset({Role.MARKETING_SUPERVISOR}),
+        ),
+        SignatureRequirement(
+            "authorized",
+            Meaning.AUTHORIZED,
+            "Finance supervisor authorizing the form",
+            roles=frozenset({Role.FINANCE_SUPERVISOR, Role.MARKETING_SUPERVISOR}),
+        ),
+    )
+
+    note = models.CharField(max_length=200)
+    quantity = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"Test form #{self.pk}: {self.note}"
+
+
+class ExaminationForm(RegulatedRecord):
+    """Shaped like a § 525.21(e) receipt: one finance member and one marketing member examine it."""
+
+    citation = "525.21(e)"
+    signature_requirements = (
+        SignatureRequirement("finance", Meaning.EXAMINED, "Finance member", departments=frozenset({"finance"})),
+        SignatureRequirement("marketing", Meaning.EXAMINED, "Marketing member", departments=frozenset({"marketing"})),
+    )
+
+    note = models.CharField(max_length=200)
+
+    def __str__(self) -> str:
+        return f"Examination #{self.pk}"
