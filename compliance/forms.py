@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -19,26 +19,30 @@ class SignatureForm(forms.Form):
     )
 
 
+class PersonChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        profile = getattr(obj, "profile", None)
+        return f"{profile.full_name} ({profile.credential_number})" if profile else obj.username
+
+
 class AuditFilterForm(forms.Form):
     date_from = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
-    actor = forms.ModelChoiceField(queryset=get_user_model().objects.none(), required=False, label="User")
+    actor = PersonChoiceField(queryset=get_user_model().objects.none(), required=False, label="User")
     model = forms.ChoiceField(required=False, label="Record type")
     object_id = forms.CharField(required=False, label="Record number", max_length=40)
     action = forms.ChoiceField(required=False, choices=[("", "Any change"), *AuditEvent.Action.choices], label="Change")
 
     def __init__(self, *args: Any, models: list[tuple[str, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["actor"].queryset = (
+        actor_field = cast(forms.ModelChoiceField, self.fields["actor"])
+        actor_field.queryset = (
             get_user_model().objects.filter(profile__isnull=False).select_related("profile").order_by("username")
         )
-        self.fields["actor"].label_from_instance = lambda u: (
-            f"{u.profile.full_name} ({u.profile.credential_number})" if hasattr(u, "profile") else u.username
-        )
-        self.fields["model"].choices = [("", "Any record"), *models]
+        cast(forms.ChoiceField, self.fields["model"]).choices = [("", "Any record"), *models]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
             raise forms.ValidationError("The “From” date is after the “To” date; swap them.")
         return data

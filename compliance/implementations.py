@@ -54,7 +54,7 @@ def _records() -> list[Implementation]:
 
 
 def _screens() -> list[Implementation]:
-    found = []
+    found: list[Implementation] = []
     for pattern, prefix in _walk(get_resolver().url_patterns):
         view_class = getattr(pattern.callback, "view_class", None)
         refs = _refs(getattr(view_class, "citation", "") or getattr(pattern.callback, "citation", ""))

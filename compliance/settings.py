@@ -90,7 +90,7 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": env_database("DATABASE_URL", str(VAR_DIR / "compliance.sqlite3"))}
-if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+if str(DATABASES["default"]["ENGINE"]).endswith("sqlite3"):
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

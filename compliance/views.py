@@ -88,7 +88,7 @@ class DashboardView(FacilityRequiredMixin, TemplateView):
         context["recent_changes"] = (
             selectors.audit_events(facility=self.facility)[:8] if has_capability(user, Capability.VIEW_AUDIT) else []
         )
-        context["my_recent_signatures"] = Signature.objects.filter(signer=user).order_by("-signed_at")[:5]
+        context["my_recent_signatures"] = Signature.objects.filter(signer_id=user.pk).order_by("-signed_at")[:5]
         context["roles"] = sorted(r.label for r in roles_of(user))
         return context
 

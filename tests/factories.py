@@ -56,7 +56,7 @@ _DEPARTMENT_OF = {
 
 def make_person(role: Role, facility: Facility, *, full_name: str = "", department: str = "") -> Any:
     """A signed-in-able person with one role, a profile and a credential, assigned to ``facility``."""
-    user = UserFactory()
+    user: Any = UserFactory()
     user.groups.add(Group.objects.get(name=role.value))
     if role == Role.ADMINISTRATOR:
         user.is_staff = True

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -55,16 +55,16 @@ class SignedRecordError(RegulatedWriteError):
 
 _bulk_with_history: contextvars.ContextVar[bool] = contextvars.ContextVar("bulk_with_history", default=False)
 
-M = TypeVar("M", bound="AuditedModel")
+M = TypeVar("M", bound=models.Model)
 
 
-class RegulatedQuerySet(models.QuerySet[M]):
+class RegulatedQuerySet(models.QuerySet[M, M]):
     def update(self, **kwargs: Any) -> int:
         raise RegulatedWriteError(
             f"{self.model.__name__}: QuerySet.update() skips history; save each record through its service"
         )
 
-    def bulk_update(self, objs: Iterable[M], fields: Sequence[str], batch_size: int | None = None) -> int:
+    def bulk_update(self, objs: Iterable[M], fields: Iterable[str], batch_size: int | None = None) -> int:
         raise RegulatedWriteError(f"{self.model.__name__}: bulk_update() skips history")
 
     def bulk_create(self, objs: Iterable[M], *args: Any, **kwargs: Any) -> list[M]:
@@ -78,6 +78,10 @@ class RegulatedQuerySet(models.QuerySet[M]):
         raise RegulatedWriteError(f"{self.model.__name__}: regulated records are never deleted")
 
     delete.queryset_only = True  # type: ignore[attr-defined]
+
+
+class RegulatedManager(models.Manager.from_queryset(RegulatedQuerySet)):  # type: ignore[misc]
+    pass
 
 
 def regulated_bulk_create(model: type[M], objs: list[M], *, batch_size: int = 1000) -> list[M]:
@@ -97,7 +101,7 @@ def regulated_bulk_create(model: type[M], objs: list[M], *, batch_size: int = 10
 class AuditedModel(models.Model):
     history = HistoricalRecords(inherit=True, get_user=history_user_getter)
 
-    objects = RegulatedQuerySet.as_manager()
+    objects = RegulatedManager()
 
     class Meta:
         abstract = True
@@ -142,6 +146,13 @@ class RegulatedRecord(AuditedModel):
     correction_reason = models.TextField(blank=True)
 
     signatures = GenericRelation("compliance.Signature")
+
+    if TYPE_CHECKING:
+        facility_id: int
+        created_by_id: int | None
+        corrects_id: int | None
+        corrected_by: RegulatedRecord
+        _prefetched_objects_cache: dict[str, Any]
 
     # The clause the record implements, e.g. "525.21(g)"; shown on every screen and document.
     citation: ClassVar[str] = ""
