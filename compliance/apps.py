@@ -6,4 +6,8 @@ class ComplianceConfig(AppConfig):
     verbose_name = "Compliance foundation"
 
     def ready(self) -> None:
+        from django.db.models.signals import post_migrate
+
         from compliance import actors, signals  # noqa: F401  (connect receivers)
+
+        post_migrate.connect(signals.grant_administrator_permissions, sender=self)

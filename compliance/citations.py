@@ -501,7 +501,9 @@ def _matches(anchor: str, ref: str) -> bool:
 
 
 def clauses_matching(ref: str) -> tuple[Clause, ...]:
-    return tuple(c for c in CATALOGUE if any(_matches(a, ref) for a in c.anchors))
+    """Catalogue rows a reference touches; the reference may itself be a range or list ("575.3(c)(1)–(2)")."""
+    wanted = _anchors(ref) or (ref,)
+    return tuple(c for c in CATALOGUE if any(_matches(a, w) for a in c.anchors for w in wanted))
 
 
 @cache

@@ -38,3 +38,18 @@ def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwarg
         changes=changes,
         reason=history_instance.history_change_reason or "",
     )
+
+
+def grant_administrator_permissions(**kwargs: Any) -> None:
+    """The administrator role manages the registers in the admin: view, add and change — never delete."""
+    from django.contrib.auth.models import Group, Permission
+
+    from compliance.roles import Role
+
+    group = Group.objects.filter(name=Role.ADMINISTRATOR).first()
+    if group is None:
+        return
+    wanted = Permission.objects.filter(
+        content_type__app_label__in=["compliance", "coupons", "equipment", "auth"]
+    ).exclude(codename__startswith="delete_")
+    group.permissions.add(*wanted)
