@@ -49,9 +49,12 @@ def acting_as(user: Any) -> Iterator[Any]:
 
 
 def system_user() -> Any:
-    """The service account for scheduled work; created by migration 0002."""
+    """The service account for scheduled work (created by migration 0002; recreated if missing)."""
     user_model = get_user_model()
-    return user_model.objects.get(username=SYSTEM_USERNAME)
+    user, _ = user_model.objects.get_or_create(
+        username=SYSTEM_USERNAME, defaults={"is_active": False, "password": "!system-account-no-login"}
+    )
+    return user
 
 
 def history_user_getter(instance: Any = None, request: Any = None, **kwargs: Any) -> Any:
@@ -88,7 +91,7 @@ def _restore_actor(task_id: str | None = None, task: Any = None, **kwargs: Any) 
     user_model = get_user_model()
     actor = user_model.objects.filter(pk=actor_id).first() if actor_id else None
     if actor is None:
-        actor = user_model.objects.filter(username=SYSTEM_USERNAME).first()
+        actor = system_user()
     _task_tokens[task_id] = _actor.set(actor)
 
 

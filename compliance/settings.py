@@ -197,3 +197,8 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+# Equipment (issue 4): dice and deck clocks swept every minute, § 577.4(d), § 575.3(c).
+CELERY_BEAT_SCHEDULE["equipment-sweep-clocks"] = {
+    "task": "equipment.tasks.sweep_equipment_clocks",
+    "schedule": crontab(minute="*"),
+}

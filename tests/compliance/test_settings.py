@@ -1,0 +1,82 @@
+"""Settings: typed environment readers fail loudly; production passes `check --deploy` cleanly."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compliance.env import ImproperlyConfiguredEnv, env_bool, env_database, env_int
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_env_bool_refuses_a_misspelt_value(monkeypatch):
+    monkeypatch.setenv("FLAG", "ture")
+    with pytest.raises(ImproperlyConfiguredEnv, match="not a boolean"):
+        env_bool("FLAG")
+    monkeypatch.setenv("FLAG", "Yes")
+    assert env_bool("FLAG") is True
+
+
+def test_env_int_refuses_words_and_values_below_minimum(monkeypatch):
+    monkeypatch.setenv("PORT", "twenty")
+    with pytest.raises(ImproperlyConfiguredEnv, match="whole number"):
+        env_int("PORT", 1)
+    monkeypatch.setenv("PORT", "0")
+    with pytest.raises(ImproperlyConfiguredEnv, match="minimum"):
+        env_int("PORT", 1, minimum=1)
+
+
+def test_database_url_parsing(monkeypatch):
+    monkeypatch.delenv("DB", raising=False)
+    assert env_database("DB", "/tmp/x.sqlite3")["ENGINE"] == "django.db.backends.sqlite3"
+    monkeypatch.setenv("DB", "postgres://alice:s%40cret@db.local:6543/casino")
+    parsed = env_database("DB", "unused")
+    assert (parsed["NAME"], parsed["USER"], parsed["PASSWORD"], parsed["HOST"], parsed["PORT"]) == (
+        "casino",
+        "alice",
+        "s@cret",
+        "db.local",
+        "6543",
+    )
+    monkeypatch.setenv("DB", "mysql://x/y")
+    with pytest.raises(ImproperlyConfiguredEnv, match="unsupported scheme"):
+        env_database("DB", "unused")
+
+
+def _manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {
+        k: v for k, v in os.environ.items() if k not in {"DJANGO_ENV", "DEBUG", "SECRET_KEY", "FAST_PASSWORD_HASHER"}
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+PRODUCTION = {
+    "DJANGO_ENV": "production",
+    "SECRET_KEY": "k" * 20 + "-production-secret-for-the-check-only-" + "z" * 20,
+    "ALLOWED_HOSTS": "compliance.example.com",
+    "DATABASE_URL": "sqlite:////tmp/check-deploy.sqlite3",
+}
+
+
+def test_production_mode_passes_check_deploy_with_zero_warnings():
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_mode_refuses_the_development_secret_key():
+    result = _manage("check", **{**PRODUCTION, "SECRET_KEY": ""})
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
