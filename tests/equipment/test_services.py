@@ -1,0 +1,385 @@
+"""The rules of the dice and deck logs, each at its boundary, with time frozen (time-machine)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+import time_machine
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from compliance.models import SignedRecordError
+from equipment import services
+from equipment.models import DiceRemoval, DiceSet, EquipmentAlert, Malfunction, TableSession
+from tests.equipment.conftest import local
+from tests.factories import PASSWORD, make_person
+
+pytestmark = pytest.mark.django_db
+
+T0 = local(2026, 3, 2, 21, 4)
+
+
+def open_at(table: Any, user: Any, at: Any) -> Any:
+    with time_machine.travel(at, tick=False):
+        return services.table_open(table=table, user=user, at=at)
+
+
+# --- 24-hour dice clock --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("in_play", "overdue"),
+    [(timedelta(hours=23, minutes=59), False), (timedelta(hours=24), False), (timedelta(hours=24, seconds=1), True)],
+)
+def test_dice_are_overdue_only_after_more_than_24_hours(tdf, place_dice, floorperson, in_play, overdue):
+    place_dice(tdf, T0)
+    open_at(tdf, floorperson, T0 + timedelta(minutes=5))
+    now = T0 + in_play
+    with time_machine.travel(now, tick=False):
+        result = services.equipment_sweep(now=now)
+    assert [i.kind for i in result.overdue] == (["dice"] if overdue else [])
+    assert EquipmentAlert.objects.count() == (1 if overdue else 0)
+    assert [i.kind for i in result.due] == ["dice"]  # due within 30 minutes in every case
+
+
+def test_dice_due_more_than_30_minutes_away_are_not_reported(tdf, place_dice, floorperson):
+    place_dice(tdf, T0)
+    open_at(tdf, floorperson, T0)
+    assert services.equipment_sweep(now=T0 + timedelta(hours=23, minutes=29)).due == []
+    assert len(services.equipment_sweep(now=T0 + timedelta(hours=23, minutes=30)).due) == 1
+
+
+def test_placement_is_signed_by_floorperson_and_dealer(tdf, place_dice, floorperson, dealer):
+    dice = place_dice(tdf, T0)
+    assert dice.is_complete
+    assert {s.signer_id for s in dice.signatures.all()} == {floorperson.pk, dealer.pk}
+    assert dice.due_at == T0 + timedelta(hours=24)
+    with pytest.raises(SignedRecordError):
+        dice.identifiers = "changed"
+        dice.save()
+
+
+def test_the_floorperson_cannot_witness_their_own_placement(tdf, floorperson):
+    with pytest.raises(ValidationError, match="different person"):
+        services.dice_set_place(
+            table=tdf,
+            user=floorperson,
+            password=PASSWORD,
+            dealer=floorperson,
+            dealer_password=PASSWORD,
+            identifiers="X",
+            dice_count=6,
+            colours="4 green, 2 red",
+            at=T0,
+        )
+
+
+def test_a_three_dice_football_set_is_four_green_and_two_red(tdf, place_dice):
+    with pytest.raises(ValidationError, match="4 green, 2 red"):
+        place_dice(tdf, T0, colours="6 white")
+    with pytest.raises(ValidationError, match="6 dice"):
+        place_dice(tdf, T0, dice_count=5)
+
+
+def test_high_roll_dice_takes_ten_or_six_in_the_variation(facility, place_dice):
+    from tests.equipment.conftest import make_table
+
+    table = make_table(facility, "high-roll-dice", "HRD-1")
+    assert place_dice(table, T0, dice_count=6).dice_count == 6
+    with pytest.raises(ValidationError, match=r"6 or 10"):
+        place_dice(table, T0 + timedelta(hours=1), dice_count=5)
+
+
+def test_the_database_holds_one_dice_set_in_play_per_table(tdf, place_dice, floorperson, dealer):
+    first = place_dice(tdf, T0)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        DiceSet.objects.create(
+            facility=tdf.facility,
+            table=tdf,
+            placed_at=T0,
+            due_at=T0 + timedelta(hours=24),
+            floorperson=floorperson,
+            dealer=dealer,
+            identifiers="dup",
+            dice_count=6,
+            container="dice_cup",
+        )
+    assert DiceSet.objects.filter(removed_at__isnull=True).get() == first
+
+
+# --- reopening and forced changes -----------------------------------------------------------------------
+
+
+def test_reopening_with_the_previous_set_is_refused(sic_bo, place_dice, inspect, floorperson):
+    place_dice(sic_bo, T0)
+    inspect(sic_bo, T0)
+    open_at(sic_bo, floorperson, T0 + timedelta(minutes=1))
+    services.table_close(table=sic_bo, user=floorperson, at=T0 + timedelta(hours=2))
+    next_morning = local(2026, 3, 3, 9, 0)
+    inspect(sic_bo, next_morning)
+    with time_machine.travel(next_morning, tick=False), pytest.raises(ValidationError) as refused:
+        services.table_open(table=sic_bo, user=floorperson, at=next_morning)
+    message = refused.value.messages[0]
+    assert "Table SB-1 cannot reopen with the dice placed at 21:04 yesterday" in message
+    assert "§ 539.2(b)" in message and "put a new set in play" in message.lower()
+
+    place_dice(sic_bo, next_morning, reason="table_reopened")
+    session = open_at(sic_bo, floorperson, next_morning + timedelta(minutes=2))
+    sic_bo.refresh_from_db()
+    assert sic_bo.is_open and session.closed_at is None
+    assert TableSession.objects.filter(table=sic_bo).count() == 2
+
+
+def test_a_table_cannot_open_without_dice(tdf, floorperson):
+    with pytest.raises(ValidationError, match="without a set of dice"):
+        open_at(tdf, floorperson, T0)
+
+
+def test_a_lost_die_forces_a_new_set_at_once(tdf, place_dice, floorperson):
+    old = place_dice(tdf, T0)
+    open_at(tdf, floorperson, T0)
+    # Removing alone from an open table is refused: the new set goes in within the same change.
+    with pytest.raises(ValidationError, match="record the new set in the same change"):
+        services.dice_set_remove(
+            dice_set=old,
+            user=floorperson,
+            password=PASSWORD,
+            reason="die_lost",
+            dice_returned=5,
+            dice_lost=1,
+            at=T0 + timedelta(hours=3),
+        )
+    new = place_dice(tdf, T0 + timedelta(hours=3), reason="die_lost", dice_lost=1, identifiers="LOT-B")
+    removal = DiceRemoval.objects.get(dice_set=old)
+    assert (removal.reason, removal.dice_returned, removal.dice_lost) == ("die_lost", 5, 1)
+    assert new.placed_because == DiceSet.PlacedBecause.REPLACEMENT
+    assert new.due_at == T0 + timedelta(hours=27)
+    old.refresh_from_db()
+    assert old.removed_at == T0 + timedelta(hours=3)
+    assert all(s.matches_record() for s in old.signatures.all())  # the in-play marker is not signed content
+
+
+def test_removed_dice_are_accounted_for(tdf, place_dice, floorperson):
+    old = place_dice(tdf, T0)
+    with pytest.raises(ValidationError, match="do not account"):
+        services.dice_set_remove(dice_set=old, user=floorperson, password=PASSWORD, reason="damaged", dice_returned=5)
+    with pytest.raises(ValidationError, match="lost die"):
+        services.dice_set_remove(
+            dice_set=old, user=floorperson, password=PASSWORD, reason="damaged", dice_returned=5, dice_lost=1
+        )
+
+
+def test_a_dealer_cannot_place_dice(tdf, dealer, floorperson):
+    from django.core.exceptions import PermissionDenied
+
+    with pytest.raises(PermissionDenied):
+        services.dice_set_place(
+            table=tdf,
+            user=dealer,
+            password=PASSWORD,
+            dealer=floorperson,
+            dealer_password=PASSWORD,
+            identifiers="X",
+            dice_count=6,
+            colours="4 green, 2 red",
+            at=T0,
+        )
+
+
+# --- Sic Bo opening inspection --------------------------------------------------------------------------
+
+
+def test_sic_bo_opens_only_after_todays_passing_inspection(sic_bo, place_dice, inspect, floorperson):
+    place_dice(sic_bo, T0)
+    with pytest.raises(ValidationError, match="has not been inspected today"):
+        open_at(sic_bo, floorperson, T0)
+    failed = inspect(sic_bo, T0, automated_shaker_in_use=True, shaker_operations=2, shaker_tossed_properly=True)
+    assert not failed.passed
+    with pytest.raises(ValidationError, match="failed its last inspection"):
+        open_at(sic_bo, floorperson, T0 + timedelta(minutes=1))
+    passed = inspect(
+        sic_bo,
+        T0 + timedelta(minutes=2),
+        automated_shaker_in_use=True,
+        shaker_operations=3,
+        shaker_tossed_properly=True,
+    )
+    assert passed.passed and passed.values_entered == "1-4-4" and passed.is_complete
+    open_at(sic_bo, floorperson, T0 + timedelta(minutes=3))
+
+
+def test_yesterdays_inspection_does_not_open_today(sic_bo, place_dice, inspect, floorperson):
+    inspect(sic_bo, local(2026, 3, 2, 23, 50))
+    place_dice(sic_bo, local(2026, 3, 3, 0, 5))
+    with pytest.raises(ValidationError, match="not been inspected today"):
+        open_at(sic_bo, floorperson, local(2026, 3, 3, 0, 10))
+
+
+def test_an_inspection_needs_three_die_values(sic_bo, inspect):
+    with pytest.raises(ValidationError, match="three die values"):
+        inspect(sic_bo, T0, values_entered=[1, 2])
+    with pytest.raises(ValidationError, match="three die values"):
+        inspect(sic_bo, T0, values_entered=[1, 2, 7])
+
+
+def test_a_malfunction_records_what_the_clause_requires_of_the_round(sic_bo, asia, floorperson):
+    with pytest.raises(ValidationError, match=r"539.7\(c\)"):
+        services.malfunction_record(
+            table=sic_bo,
+            user=floorperson,
+            password=PASSWORD,
+            device="sic_bo_shaker",
+            description="Jammed",
+            round_outcome="settled_ceased",
+        )
+    record = services.malfunction_record(
+        table=sic_bo,
+        user=floorperson,
+        password=PASSWORD,
+        device="sic_bo_shaker",
+        description="Jammed",
+        round_outcome="void_returned",
+        out_of_order=True,
+    )
+    assert record.is_complete
+    with pytest.raises(ValidationError, match="has no"):
+        services.malfunction_record(
+            table=sic_bo,
+            user=floorperson,
+            password=PASSWORD,
+            device="dealing_shoe",
+            description="x",
+            round_outcome="void_reshuffled",
+        )
+    shoe = services.malfunction_record(
+        table=asia,
+        user=floorperson,
+        password=PASSWORD,
+        device="dealing_shoe",
+        description="Stopped dealing",
+        round_outcome="void_reshuffled",
+        out_of_order=True,
+    )
+    assert shoe.get_round_outcome_display().startswith("Round void")
+    assert Malfunction.objects.count() == 2
+
+
+# --- Asia Poker decks ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dealt_from", "in_play", "overdue"),
+    [
+        ("hand", timedelta(hours=3, minutes=59), False),
+        ("hand", timedelta(hours=4, minutes=1), True),
+        ("manual_shoe", timedelta(hours=7, minutes=59), False),
+        ("automated_shoe", timedelta(hours=8), False),
+        ("automated_shoe", timedelta(hours=8, minutes=1), True),
+    ],
+)
+def test_deck_clocks_are_4_hours_by_hand_and_8_from_a_shoe(
+    asia, place_decks, floorperson, dealt_from, in_play, overdue
+):
+    place_decks(asia, T0, dealt_from=dealt_from)
+    open_at(asia, floorperson, T0)
+    now = T0 + in_play
+    with time_machine.travel(now, tick=False):
+        result = services.equipment_sweep(now=now)
+    assert [i.kind for i in result.overdue] == (["deck"] if overdue else [])
+
+
+def test_two_decks_need_a_shuffler_and_different_backs(asia, place_decks):
+    with pytest.raises(ValidationError, match=r"575.3\(b\)"):
+        place_decks(asia, T0, deck_count=2, back_colours="red / blue")
+    with pytest.raises(ValidationError, match="different colour"):
+        place_decks(asia, T0, deck_count=2, back_colours="red / red", automated_shuffler=True)
+    decks = place_decks(
+        asia, T0, deck_count=2, back_colours="Red, Blue", automated_shuffler=True, dealt_from="automated_shoe"
+    )
+    assert decks.back_colours == "red / blue" and decks.due_at == T0 + timedelta(hours=8)
+
+
+def test_a_second_joker_must_be_torn(asia, place_decks):
+    with pytest.raises(ValidationError, match=r"575.4\(b\)"):
+        place_decks(asia, T0, jokers_per_deck=2)
+    assert place_decks(asia, T0, jokers_per_deck=2, second_joker_torn=True).is_complete
+
+
+def test_deck_inspection_is_signed_by_dealer_then_verified_by_floorperson(asia, place_decks, dealer, floorperson):
+    deck = place_decks(asia, T0)
+    meanings = {s.slot: (s.signer_id, s.meaning) for s in deck.signatures.all()}
+    assert meanings == {"dealer": (dealer.pk, "inspected"), "floorperson": (floorperson.pk, "verified")}
+
+
+def test_asia_poker_opens_without_dice_but_not_without_cards(asia, place_decks, floorperson):
+    with pytest.raises(ValidationError, match=r"575.4\(a\)"):
+        open_at(asia, floorperson, T0)
+    place_decks(asia, T0)
+    open_at(asia, floorperson, T0 + timedelta(minutes=1))
+
+
+# --- alerts ----------------------------------------------------------------------------------------------
+
+
+def test_the_sweep_raises_one_alert_per_overdue_set_and_nothing_new_when_run_again(
+    tdf, place_dice, floorperson, shift_manager, mailoutbox, django_capture_on_commit_callbacks
+):
+    place_dice(tdf, T0)
+    open_at(tdf, floorperson, T0)
+    late = T0 + timedelta(hours=24, minutes=1)
+    with time_machine.travel(late, tick=False), django_capture_on_commit_callbacks(execute=True):
+        first = services.equipment_sweep(now=late)
+        second = services.equipment_sweep(now=late + timedelta(minutes=1))
+    assert len(first.raised) == 1 and second.raised == []
+    alert = EquipmentAlert.objects.get()
+    assert alert.resolved_at is None and alert.notified_at is not None
+    assert len(mailoutbox) == 1
+    assert {floorperson.email, shift_manager.email} <= set(mailoutbox[0].to)
+    assert "TDF-1" in mailoutbox[0].body
+
+
+def test_an_alert_resolves_itself_when_the_change_is_logged(tdf, place_dice, floorperson):
+    old = place_dice(tdf, T0)
+    open_at(tdf, floorperson, T0)
+    late = T0 + timedelta(hours=24, minutes=2)
+    services.equipment_sweep(now=late)
+    new = place_dice(tdf, late + timedelta(minutes=3), identifiers="LOT-C")
+    alert = EquipmentAlert.objects.get()
+    assert alert.dice_set_id == old.pk and alert.resolved_at == late + timedelta(minutes=3)
+    assert services.equipment_sweep(now=late + timedelta(minutes=4)).overdue == []
+    assert new.placed_because == DiceSet.PlacedBecause.SCHEDULED
+
+
+def test_closed_tables_are_not_swept(tdf, place_dice):
+    place_dice(tdf, T0)
+    assert services.equipment_sweep(now=T0 + timedelta(days=3)).due == []
+
+
+def test_the_beat_task_runs_the_sweep(tdf, place_dice, floorperson, django_capture_on_commit_callbacks):
+    from equipment.tasks import sweep_equipment_clocks
+
+    place_dice(tdf, T0)
+    open_at(tdf, floorperson, T0)
+    with time_machine.travel(T0 + timedelta(hours=25), tick=False), django_capture_on_commit_callbacks(execute=True):
+        assert sweep_equipment_clocks.delay().get() == {"due": 1, "overdue": 1, "raised": 1}
+        assert sweep_equipment_clocks.delay().get()["raised"] == 0
+
+
+def test_people_of_another_facility_cannot_log_equipment(tdf, other_facility, dealer):
+    from compliance.roles import Role
+
+    stranger = make_person(Role.FLOORPERSON, other_facility)
+    with pytest.raises(ValidationError, match="not assigned"):
+        services.dice_set_place(
+            table=tdf,
+            user=stranger,
+            password=PASSWORD,
+            dealer=dealer,
+            dealer_password=PASSWORD,
+            identifiers="X",
+            dice_count=6,
+            colours="4 green, 2 red",
+            at=T0,
+        )
