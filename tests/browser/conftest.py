@@ -1,0 +1,72 @@
+"""Headless Chromium (Debian's package) driven by Playwright against Django's live server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    if Path(CHROMIUM).exists():
+        return
+    if os.environ.get("CI"):
+        raise pytest.UsageError("CI must run the browser tests: install Debian's chromium (make browser-deps)")
+    skip = pytest.mark.skip(reason="Debian's chromium is not installed (make browser-deps installs it)")
+    for item in items:
+        if "browser" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    # Playwright's sync API runs an event loop in this thread; Django's ORM calls from the test
+    # body are still synchronous, so tell Django that is intended.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as profile, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=[*ARGS])
+        yield browser
+        browser.close()
+        del profile
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1024, "height": 768})  # a tablet held landscape
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def login(page: Any, live_server: Any) -> Any:
+    from tests.factories import PASSWORD
+
+    def sign_in(user: Any) -> Any:
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.get_by_label("Username").fill(user.username)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(f"{live_server.url}/")
+        return page
+
+    return sign_in

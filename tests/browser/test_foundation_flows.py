@@ -1,0 +1,64 @@
+"""Key flows in a real browser: sign in, sign a record with the password, the inspector's view."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.contrib.contenttypes.models import ContentType
+
+from compliance.models import Signature
+from tests.factories import PASSWORD
+from tests.testapp.models import TwoPersonForm
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+
+SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+
+
+def test_a_supervisor_signs_a_record_from_the_dashboard(login, live_server, facility, marketing_supervisor):
+    form = TwoPersonForm.objects.create(facility=facility, note="Saturday promotion", quantity=500)
+    page = login(marketing_supervisor)
+    assert page.get_by_role("heading", name="Awaiting your signature").is_visible()
+    page.get_by_role("link", name="Test form").first.click()
+
+    page.get_by_label("Your password").fill("wrong password")
+    page.get_by_role("button", name="Sign as").click()
+    assert page.get_by_text("That password is not correct").is_visible()
+    assert not Signature.objects.exists()
+
+    page.get_by_label("Your password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign as").click()
+    page.wait_for_url("**/signatures/*/")
+    assert page.get_by_text(marketing_supervisor.profile.credential_number).first.is_visible()
+    assert page.get_by_text("matches its fingerprint").is_visible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "signature.png"), full_page=True)
+    assert Signature.objects.get().object_id == form.pk
+
+
+def test_the_inspector_browses_read_only_and_a_write_is_refused(login, live_server, facility, inspector):
+    form = TwoPersonForm.objects.create(facility=facility, note="inspect me", quantity=1)
+    page = login(inspector)
+    assert page.get_by_text("Board inspector — read-only access").is_visible()
+    page.get_by_role("link", name="Audit trail").first.click()
+    assert page.get_by_role("heading", name="Audit trail").is_visible()
+    page.screenshot(path=str(SHOTS / "audit-inspector.png"), full_page=True)
+
+    sign_url = f"{live_server.url}/sign/{ContentType.objects.get_for_model(form).pk}/{form.pk}/prepared/"
+    page.goto(sign_url)
+    page.get_by_label("Your password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign as").click()
+    assert page.get_by_text("Board inspectors have read-only access").is_visible()
+    assert not Signature.objects.exists()
+
+
+def test_the_dashboard_is_usable_by_keyboard(login, facility, finance_supervisor):
+    page = login(finance_supervisor)
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.textContent")
+    assert "Skip to main content" in focused
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "dashboard.png"), full_page=True)
