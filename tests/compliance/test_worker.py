@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from typing import Any
 
 import pytest
 from celery.contrib.testing.worker import start_worker
@@ -32,10 +33,11 @@ pytestmark = [
 
 def _forget_connections() -> None:
     """Drop the broker pool and result backend an earlier (eager, in-memory) test may have cached."""
-    app._pool = None
-    app.amqp._producer_pool = None
-    if hasattr(app._local, "backend"):
-        del app._local.backend
+    internals: Any = app  # private caches of Celery, not in its type stubs
+    internals._pool = None
+    internals.amqp._producer_pool = None
+    if hasattr(internals._local, "backend"):
+        del internals._local.backend
 
 
 @pytest.fixture
