@@ -27,6 +27,13 @@ NAVIGATION: tuple[NavItem, ...] = (
     NavItem("Signatures", "signature-list", Capability.VIEW_RECORDS, "Compliance"),
     NavItem("Audit trail", "audit-list", Capability.VIEW_AUDIT, "Compliance"),
     NavItem("Regulations", "regulation-list", Capability.VIEW_RECORDS, "Compliance"),
+    # Equipment (issue 4)
+    NavItem("Table board", "equipment:board", Capability.VIEW_RECORDS, "Floor"),
+    NavItem("Dice log", "equipment:dice-log", Capability.VIEW_RECORDS, "Floor"),
+    NavItem("Deck log", "equipment:deck-log", Capability.VIEW_RECORDS, "Floor"),
+    NavItem("Equipment alerts", "equipment:alerts", Capability.VIEW_RECORDS, "Floor"),
+    NavItem("Equipment report", "equipment:report", Capability.VIEW_RECORDS, "Floor"),
+    NavItem("Equipment rules", "equipment:requirements", Capability.VIEW_RECORDS, "Floor"),
 )
 
 

@@ -8,8 +8,22 @@ import pytest
 from django.test import Client
 
 from compliance.actors import acting_as
+from compliance.reference import ensure_reference_data
 from compliance.roles import Role
 from tests.factories import PASSWORD, FacilityFactory, make_person
+
+
+@pytest.fixture(autouse=True)
+def _reference_data(request: pytest.FixtureRequest) -> None:
+    """Roles, departments and games come from data migrations; a transactional test's flush removes
+    them for the tests that follow it on the same worker, so put them back when they are missing."""
+    if request.node.get_closest_marker("django_db") is None and not (
+        {"db", "transactional_db", "live_server"} & set(request.fixturenames)
+    ):
+        return
+    if "transactional_db" not in request.fixturenames and "live_server" not in request.fixturenames:
+        request.getfixturevalue("db")
+    ensure_reference_data()
 
 
 @pytest.fixture

@@ -50,7 +50,9 @@ def test_database_url_parsing(monkeypatch):
 
 def _manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {
-        k: v for k, v in os.environ.items() if k not in {"DJANGO_ENV", "DEBUG", "SECRET_KEY", "FAST_PASSWORD_HASHER"}
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DJANGO_ENV", "DEBUG", "SECRET_KEY", "FAST_PASSWORD_HASHER", "DJANGO_ALLOW_ASYNC_UNSAFE"}
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
