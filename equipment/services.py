@@ -39,6 +39,7 @@ __all__ = [
     "deck_set_change",
     "deck_set_place",
     "deck_set_remove",
+    "devices_for",
     "dice_set_change",
     "dice_set_place",
     "dice_set_remove",
@@ -580,7 +581,7 @@ def inspection_record(
     return inspection
 
 
-def _devices_for(requirement: EquipmentRequirement) -> set[str]:
+def devices_for(requirement: EquipmentRequirement) -> set[str]:
     devices: set[str] = set()
     if requirement.opening_inspection_required:
         devices |= {Malfunction.Device.SIC_BO_DISPLAY, Malfunction.Device.SIC_BO_SHAKER}
@@ -606,7 +607,7 @@ def malfunction_record(
     _same_facility(user, table)
     at = at or timezone.now()
     requirement = requirement_for(table)
-    if device not in _devices_for(requirement):
+    if device not in devices_for(requirement):
         raise ValidationError(f"{table.game} has no {Malfunction.Device(device).label.lower()}.")
     expected, clause = Malfunction.OUTCOMES[device]
     if round_outcome != expected:

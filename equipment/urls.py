@@ -1,4 +1,27 @@
-from django.urls import URLPattern
+from django.urls import path
+
+from equipment import views
 
 app_name = "equipment"
-urlpatterns: list[URLPattern] = []
+urlpatterns = [
+    path("", views.BoardView.as_view(), name="board"),
+    path("board/rows/", views.BoardFragmentView.as_view(), name="board-rows"),
+    path("tables/<int:table_pk>/", views.TableDetailView.as_view(), name="table"),
+    path("tables/<int:table_pk>/open/", views.TableOpenView.as_view(), name="table-open"),
+    path("tables/<int:table_pk>/close/", views.TableCloseView.as_view(), name="table-close"),
+    path("tables/<int:table_pk>/dice/", views.DiceChangeView.as_view(), name="dice-change"),
+    path("tables/<int:table_pk>/decks/", views.DeckChangeView.as_view(), name="deck-change"),
+    path("tables/<int:table_pk>/inspection/", views.InspectionCreateView.as_view(), name="inspection-create"),
+    path("tables/<int:table_pk>/malfunction/", views.MalfunctionCreateView.as_view(), name="malfunction-create"),
+    path("dice/", views.DiceLogView.as_view(), name="dice-log"),
+    path("dice/<int:pk>/", views.DiceDetailView.as_view(), name="dice-detail"),
+    path("decks/", views.DeckLogView.as_view(), name="deck-log"),
+    path("decks/<int:pk>/", views.DeckDetailView.as_view(), name="deck-detail"),
+    path("inspections/<int:pk>/", views.InspectionDetailView.as_view(), name="inspection-detail"),
+    path("malfunctions/<int:pk>/", views.MalfunctionDetailView.as_view(), name="malfunction-detail"),
+    path("alerts/", views.AlertListView.as_view(), name="alerts"),
+    path("requirements/", views.RequirementListView.as_view(), name="requirements"),
+    path("report/", views.ReportView.as_view(), name="report"),
+    path("report.csv", views.ReportCsvView.as_view(), name="report-csv"),
+    path("report.pdf", views.ReportPdfView.as_view(), name="report-pdf"),
+]

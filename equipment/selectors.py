@@ -1,0 +1,278 @@
+"""Reads of the equipment logs: the live table board, the logs, the compliance report."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery
+from django.utils import timezone
+
+from compliance.models import Facility, GamingTable
+from compliance.roles import Role
+from equipment.models import (
+    DeckRemoval,
+    DeckSet,
+    DiceRemoval,
+    DiceSet,
+    EquipmentAlert,
+    EquipmentRequirement,
+    RemovalReason,
+    TableSession,
+)
+from equipment.services import DUE_SOON
+
+__all__ = [
+    "BoardRow",
+    "EquipmentReport",
+    "board_rows",
+    "dealers_for",
+    "equipment_report",
+    "format_duration",
+    "open_alerts",
+]
+
+
+def format_duration(delta: timedelta) -> str:
+    seconds = int(abs(delta.total_seconds()))
+    hours, rest = divmod(seconds, 3600)
+    minutes = rest // 60
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
+
+
+# --- the live table board -------------------------------------------------------------------------------
+
+
+@dataclass
+class Clock:
+    label: str  # "Dice" or "Cards"
+    placed_at: datetime | None
+    due_at: datetime | None
+    now: datetime
+    required: bool = True
+
+    @property
+    def remaining(self) -> timedelta | None:
+        return None if self.due_at is None else self.due_at - self.now
+
+    @property
+    def tone(self) -> str:
+        """ "alert" when overdue (in play strictly longer than the limit) or missing, "warn" within 30 min."""
+        if self.due_at is None:
+            return "alert" if self.required else ""
+        if self.now > self.due_at:
+            return "alert"
+        if self.due_at - self.now <= DUE_SOON:
+            return "warn"
+        return "ok"
+
+    @property
+    def text(self) -> str:
+        remaining = self.remaining
+        if remaining is None:
+            return "none in play" if self.required else "not used"
+        if remaining < timedelta(0):
+            return f"OVERDUE by {format_duration(remaining)}"
+        return f"{format_duration(remaining)} left"
+
+
+@dataclass
+class BoardRow:
+    table: GamingTable
+    clocks: list[Clock]
+    has_open_alert: bool
+
+    @property
+    def tone(self) -> str:
+        tones = {c.tone for c in self.clocks}
+        return "alert" if "alert" in tones else "warn" if "warn" in tones else "ok"
+
+    @property
+    def next_due(self) -> datetime | None:
+        dues = [c.due_at for c in self.clocks if c.due_at is not None]
+        return min(dues) if dues else None
+
+
+def board_rows(facility: Facility, now: datetime | None = None) -> list[BoardRow]:
+    """Every open table of the facility with its clocks, in ONE query whatever the number of tables."""
+    now = now or timezone.now()
+    dice = DiceSet.objects.filter(table=OuterRef("pk"), removed_at__isnull=True).order_by()
+    decks = DeckSet.objects.filter(table=OuterRef("pk"), removed_at__isnull=True).order_by()
+    alerts = EquipmentAlert.objects.filter(table=OuterRef("pk"), resolved_at__isnull=True)
+    tables = (
+        GamingTable.objects.filter(facility=facility, is_open=True)
+        .select_related("game", "game__equipment_requirement")
+        .annotate(
+            dice_placed=Subquery(dice.values("placed_at")[:1]),
+            dice_due=Subquery(dice.values("due_at")[:1]),
+            deck_placed=Subquery(decks.values("placed_at")[:1]),
+            deck_due=Subquery(decks.values("due_at")[:1]),
+            open_alert=Exists(alerts),
+        )
+        .order_by("pit", "number")
+    )
+    rows = []
+    for table in tables:
+        requirement: EquipmentRequirement | None = getattr(table.game, "equipment_requirement", None)
+        clocks = []
+        if requirement is None or requirement.uses_dice:
+            required = requirement is not None and requirement.dice_required_to_open
+            if required or table.dice_due is not None:
+                clocks.append(Clock("Dice", table.dice_placed, table.dice_due, now, required))
+        if requirement is not None and requirement.uses_decks:
+            clocks.append(Clock("Cards", table.deck_placed, table.deck_due, now))
+        rows.append(BoardRow(table, clocks, table.open_alert))
+    return rows
+
+
+# --- alerts, people ------------------------------------------------------------------------------------
+
+
+def open_alerts(facility: Facility) -> QuerySet[EquipmentAlert]:
+    return (
+        EquipmentAlert.objects.filter(facility=facility, resolved_at__isnull=True)
+        .select_related("table", "dice_set", "deck_set")
+        .order_by("due_at")
+    )
+
+
+def dealers_for(facility: Facility) -> QuerySet[Any]:
+    """Active dealers assigned to the facility: who may witness a placement or inspect cards."""
+    return (
+        get_user_model()
+        .objects.filter(
+            is_active=True, profile__active=True, profile__facilities=facility, groups__name=Role.DEALER.value
+        )
+        .select_related("profile")
+        .order_by("profile__full_name")
+        .distinct()
+    )
+
+
+# --- the compliance report ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OverdueIncident:
+    table: str
+    kind: str
+    placed_at: datetime
+    due_at: datetime
+    ended_at: datetime | None  # removal, or None while still in play
+    overdue_open_for: timedelta  # time overdue while the table was open for gaming
+
+    @property
+    def duration_text(self) -> str:
+        return format_duration(self.overdue_open_for)
+
+
+@dataclass
+class EquipmentReport:
+    facility: Facility
+    start: date
+    end: date
+    generated_at: datetime
+    dice_changes: int = 0
+    deck_changes: int = 0
+    on_time: int = 0
+    incidents: list[OverdueIncident] = field(default_factory=list)
+    forced_by_reason: list[tuple[str, int]] = field(default_factory=list)
+    changes_by_reason: list[tuple[str, int]] = field(default_factory=list)
+
+    citation = ("577.4(d)", "675a.3(b)(1)", "668a.3(a)–(d)", "539.2(a)–(b)", "575.2(c)(1)(i)", "575.3(c)(1)–(2)")
+
+    @property
+    def changes(self) -> int:
+        return self.dice_changes + self.deck_changes
+
+    @property
+    def on_time_percent(self) -> Decimal | None:
+        """Share of changes logged no later than the set's due time; exact decimal, one place."""
+        if not self.changes:
+            return None
+        return (Decimal(100 * self.on_time) / Decimal(self.changes)).quantize(Decimal("0.1"), ROUND_HALF_UP)
+
+    @property
+    def total_overdue(self) -> timedelta:
+        return sum((i.overdue_open_for for i in self.incidents), timedelta(0))
+
+    def summary_rows(self) -> list[tuple[str, str]]:
+        pct = self.on_time_percent
+        return [
+            ("Period", f"{self.start:%d %b %Y} – {self.end:%d %b %Y}"),
+            ("Dice changes made", str(self.dice_changes)),
+            ("Deck changes made", str(self.deck_changes)),
+            ("Changes on time", f"{self.on_time} of {self.changes}"),
+            ("On-time percentage", "—" if pct is None else f"{pct}%"),
+            ("Overdue incidents", str(len(self.incidents))),
+            ("Total time overdue while open", format_duration(self.total_overdue)),
+            ("Forced changes", str(sum(n for _, n in self.forced_by_reason))),
+        ]
+
+
+def _period(start: date, end: date) -> tuple[datetime, datetime]:
+    tz = timezone.get_current_timezone()
+    return (
+        datetime.combine(start, time.min, tzinfo=tz),
+        datetime.combine(end + timedelta(days=1), time.min, tzinfo=tz),
+    )
+
+
+def _overlap(a: tuple[datetime, datetime], b: tuple[datetime, datetime]) -> timedelta:
+    start, end = max(a[0], b[0]), min(a[1], b[1])
+    return end - start if end > start else timedelta(0)
+
+
+def equipment_report(facility: Facility, start: date, end: date, *, now: datetime | None = None) -> EquipmentReport:
+    """Changes made, on-time share, overdue incidents with durations, forced changes by reason.
+
+    A change is on time when the set left play no later than its due time (24:00:00 in play is on
+    time). An overdue incident is a set kept past its due time while its table was open for gaming
+    (a set left in a closed table is not in use); its duration is that overlap, within the period.
+    """
+    now = now or timezone.now()
+    begin, finish = _period(start, end)
+    report = EquipmentReport(facility=facility, start=start, end=end, generated_at=now)
+    reasons: Counter[str] = Counter()
+    for removal_model, set_field in ((DiceRemoval, "dice_set"), (DeckRemoval, "deck_set")):
+        removals = removal_model.objects.filter(
+            facility=facility, removed_at__gte=begin, removed_at__lt=finish
+        ).values_list("reason", "removed_at", f"{set_field}__due_at")
+        count = 0
+        for reason, removed_at, due_at in removals:
+            count += 1
+            reasons[reason] += 1
+            report.on_time += removed_at <= due_at
+        if set_field == "dice_set":
+            report.dice_changes = count
+        else:
+            report.deck_changes = count
+    labels = dict(RemovalReason.choices)
+    report.changes_by_reason = [(labels[r], n) for r, n in reasons.most_common()]
+    report.forced_by_reason = [(labels[r], n) for r, n in reasons.most_common() if r in RemovalReason.forced()]
+
+    horizon = min(now, finish)
+    late = Q(facility=facility, due_at__lt=horizon) & (
+        Q(removed_at__isnull=True, due_at__lt=now) | (Q(removed_at__gt=begin) & Q(removed_at__gt=F("due_at")))
+    )
+    candidates: list[tuple[str, Any]] = [("Dice", s) for s in DiceSet.objects.filter(late).select_related("table")]
+    candidates += [("Cards", s) for s in DeckSet.objects.filter(late).select_related("table")]
+    if candidates:
+        sessions: dict[int, list[tuple[datetime, datetime]]] = {}
+        for table_id, opened, closed in TableSession.objects.filter(
+            table_id__in={s.table_id for _, s in candidates}, opened_at__lt=horizon
+        ).values_list("table_id", "opened_at", "closed_at"):
+            sessions.setdefault(table_id, []).append((opened, closed or now))
+        for kind, item in candidates:
+            overdue = (max(item.due_at, begin), min(item.removed_at or now, horizon))
+            open_for = sum((_overlap(overdue, s) for s in sessions.get(item.table_id, [])), timedelta(0))
+            if open_for > timedelta(0):
+                report.incidents.append(
+                    OverdueIncident(item.table.number, kind, item.placed_at, item.due_at, item.removed_at, open_for)
+                )
+    report.incidents.sort(key=lambda i: (i.due_at, i.table))
+    return report

@@ -1,0 +1,424 @@
+"""Screens of the equipment logs. Views only call services and selectors; every query is scoped
+to the facility the user works in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils import timezone
+from django.views import View
+from django.views.generic import DetailView, FormView, TemplateView
+
+from compliance.models import GamingTable
+from compliance.roles import Capability
+from compliance.views import CapabilityRequiredMixin
+from equipment import reports, selectors, services
+from equipment.forms import DeckChangeForm, DiceChangeForm, InspectionForm, MalfunctionForm, ReportPeriodForm
+from equipment.models import (
+    DeckSet,
+    DiceSet,
+    EquipmentAlert,
+    EquipmentRequirement,
+    Malfunction,
+    OpeningInspection,
+    TableSession,
+)
+
+_CLOCK_CITATIONS: tuple[str, ...] = (
+    "577.4(d)",
+    "675a.3(b)(1)",
+    "668a.3(a)–(d)",
+    "539.2(a)–(b)",
+    "575.2(c)(1)(i)",
+    "575.3(c)(1)–(2)",
+)
+
+
+class _TableMixin(CapabilityRequiredMixin):
+    """Views about one table of the facility (``table_pk`` in the URL)."""
+
+    kwargs: dict[str, Any]
+
+    def get_table(self) -> GamingTable:
+        if not hasattr(self, "_table"):
+            self._table = get_object_or_404(
+                GamingTable.objects.select_related("game"), pk=self.kwargs["table_pk"], facility=self.facility
+            )
+        return self._table
+
+    def table_url(self) -> str:
+        return reverse("equipment:table", args=[self.get_table().pk])
+
+
+class _ServiceFormView(_TableMixin, FormView):
+    """A form whose valid data goes to one service; the service's refusal is shown on the form."""
+
+    template_name = "equipment/form.html"
+    heading = ""
+    submit_label = "Save"
+
+    def call_service(self, form: Any) -> Any:
+        raise NotImplementedError
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        try:
+            record = self.call_service(form)
+        except ValidationError as error:
+            for message in error.messages:
+                form.add_error(None, message)
+            return self.form_invalid(form)
+        messages.success(self.request, f"Recorded: {record}.")
+        return HttpResponseRedirect(self.table_url())
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context.update(table=self.get_table(), heading=self.heading, submit_label=self.submit_label)
+        return context
+
+
+# --- board ------------------------------------------------------------------------------------------------
+
+
+class BoardView(CapabilityRequiredMixin, TemplateView):
+    template_name = "equipment/board.html"
+    title = "Live table board"
+    citation = _CLOCK_CITATIONS
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["rows"] = selectors.board_rows(self.facility)
+        context["now"] = timezone.now()
+        return context
+
+
+class BoardFragmentView(BoardView):
+    """The board's rows alone, fetched by static/equipment/board.js every 30 seconds."""
+
+    template_name = "equipment/_board_rows.html"
+    title = "Live table board (rows)"
+
+
+# --- tables -----------------------------------------------------------------------------------------------
+
+
+class TableDetailView(_TableMixin, TemplateView):
+    template_name = "equipment/table_detail.html"
+    title = "Table equipment"
+    citation = _CLOCK_CITATIONS
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        table = self.get_table()
+        requirement = EquipmentRequirement.objects.filter(game_id=table.game_id).first()
+        context.update(
+            table=table,
+            requirement=requirement,
+            now=timezone.now(),
+            dice_in_play=DiceSet.objects.filter(table=table, removed_at__isnull=True).first(),
+            decks_in_play=DeckSet.objects.filter(table=table, removed_at__isnull=True).first(),
+            dice_log=DiceSet.objects.filter(table=table).select_related("removal")[:10],
+            deck_log=DeckSet.objects.filter(table=table).select_related("removal")[:10],
+            inspections=OpeningInspection.objects.filter(table=table)[:5],
+            malfunctions=Malfunction.objects.filter(table=table)[:5],
+            sessions=TableSession.objects.filter(table=table).select_related(
+                "opened_by__profile", "closed_by__profile"
+            )[:5],
+            alerts=EquipmentAlert.objects.filter(table=table, resolved_at__isnull=True),
+        )
+        return context
+
+
+class TableOpenView(_TableMixin, View):
+    capability = Capability.OPEN_CLOSE_TABLES
+    title = "Open a table"
+    citation: tuple[str, ...] = ("577.4(d)", "539.5(a)(1)–(2)", "575.4(a)–(b)")
+
+    def post(self, request: HttpRequest, table_pk: int) -> HttpResponse:
+        try:
+            services.table_open(table=self.get_table(), user=request.user)
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+        else:
+            messages.success(request, f"Table {self.get_table().number} is open.")
+        return HttpResponseRedirect(self.table_url())
+
+
+class TableCloseView(TableOpenView):
+    title = "Close a table"
+    citation = ("577.4(d)",)
+
+    def post(self, request: HttpRequest, table_pk: int) -> HttpResponse:
+        try:
+            services.table_close(table=self.get_table(), user=request.user)
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+        else:
+            messages.success(request, f"Table {self.get_table().number} is closed.")
+        return HttpResponseRedirect(self.table_url())
+
+
+# --- log forms --------------------------------------------------------------------------------------------
+
+
+class DiceChangeView(_ServiceFormView):
+    form_class = DiceChangeForm
+    capability = Capability.VERIFY_EQUIPMENT
+    title = "Put dice in play"
+    citation = ("577.4(a)", "577.4(d)", "675a.3(a), (d)", "668a.3(a)–(d)", "539.2(a)–(b)", "575.2(c)(1)(i)")
+    heading = "Put a new set of dice in play"
+    submit_label = "Sign and put in play"
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        kwargs = super().get_form_kwargs()
+        table = self.get_table()
+        kwargs["requirement"] = services.requirement_for(table)
+        kwargs["has_current"] = DiceSet.objects.filter(table=table, removed_at__isnull=True).exists()
+        kwargs["dealers"] = selectors.dealers_for(self.facility)
+        return kwargs
+
+    def call_service(self, form: DiceChangeForm) -> Any:
+        data = form.cleaned_data
+        return services.dice_set_change(
+            table=self.get_table(),
+            user=self.request.user,
+            password=data["password"],
+            dealer=data["dealer"],
+            dealer_password=data["dealer_password"],
+            identifiers=data["identifiers"],
+            colours=data.get("colours") or "",
+            dice_count=data["dice_count"],
+            reason=data.get("reason") or "scheduled",
+            dice_lost=data.get("dice_lost") or 0,
+            note=data.get("note") or "",
+        )
+
+
+class DeckChangeView(_ServiceFormView):
+    form_class = DeckChangeForm
+    capability = Capability.VERIFY_EQUIPMENT
+    title = "Put cards in play"
+    citation = ("575.3(a)–(b)", "575.3(c)(1)–(2)", "575.4(a)–(b)")
+    heading = "Put cards in play (dealer inspects, floorperson verifies)"
+    submit_label = "Sign and put in play"
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        kwargs = super().get_form_kwargs()
+        kwargs["has_current"] = DeckSet.objects.filter(table=self.get_table(), removed_at__isnull=True).exists()
+        kwargs["dealers"] = selectors.dealers_for(self.facility)
+        return kwargs
+
+    def call_service(self, form: DeckChangeForm) -> Any:
+        data = form.cleaned_data
+        return services.deck_set_change(
+            table=self.get_table(),
+            user=self.request.user,
+            password=data["password"],
+            reason=data.get("reason") or "scheduled",
+            note=data.get("note") or "",
+            dealer=data["dealer"],
+            dealer_password=data["dealer_password"],
+            deck_count=data["deck_count"],
+            back_colours=data["back_colours"],
+            identifiers=data.get("identifiers") or "",
+            dealt_from=data["dealt_from"],
+            automated_shuffler=data["automated_shuffler"],
+            jokers_per_deck=data["jokers_per_deck"],
+            second_joker_torn=data["second_joker_torn"],
+        )
+
+
+class InspectionCreateView(_ServiceFormView):
+    form_class = InspectionForm
+    capability = Capability.VERIFY_EQUIPMENT
+    title = "Opening inspection"
+    citation = "539.5(a)(1)–(2)"
+    heading = "Opening inspection of the electrical device and shaker"
+    submit_label = "Sign the inspection"
+
+    def call_service(self, form: InspectionForm) -> Any:
+        data = form.cleaned_data
+        return services.inspection_record(
+            table=self.get_table(),
+            user=self.request.user,
+            password=data["password"],
+            values_entered=[data["value_1"], data["value_2"], data["value_3"]],
+            combinations_illuminated=data["combinations_illuminated"],
+            automated_shaker_in_use=data["automated_shaker_in_use"],
+            shaker_operations=data.get("shaker_operations") or 0,
+            shaker_tossed_properly=data["shaker_tossed_properly"],
+            note=data.get("note") or "",
+        )
+
+
+class MalfunctionCreateView(_ServiceFormView):
+    form_class = MalfunctionForm
+    capability = Capability.VERIFY_EQUIPMENT
+    title = "Record a malfunction"
+    citation = ("539.7(b)–(d)", "575.13(l)–(n)")
+    heading = "Record a device malfunction"
+    submit_label = "Sign and record"
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        kwargs = super().get_form_kwargs()
+        kwargs["devices"] = services.devices_for(services.requirement_for(self.get_table()))
+        return kwargs
+
+    def call_service(self, form: MalfunctionForm) -> Any:
+        data = form.cleaned_data
+        return services.malfunction_record(
+            table=self.get_table(),
+            user=self.request.user,
+            password=data["password"],
+            device=data["device"],
+            description=data["description"],
+            round_outcome=data["round_outcome"],
+            out_of_order=data["out_of_order"],
+        )
+
+
+# --- records and logs -------------------------------------------------------------------------------------
+
+
+class _RecordDetailView(CapabilityRequiredMixin, DetailView):
+    template_name = "equipment/record_detail.html"
+    context_object_name = "record"
+
+    def get_queryset(self) -> QuerySet[Any]:
+        return self.model.objects.filter(facility=self.facility).select_related("table")
+
+
+class DiceDetailView(_RecordDetailView):
+    model = DiceSet
+    title = "Dice set"
+    citation = ("577.4(d)", "668a.3(a)–(d)")
+
+    def get_queryset(self) -> QuerySet[Any]:
+        return super().get_queryset().select_related("removal", "floorperson__profile", "dealer__profile")
+
+
+class DeckDetailView(_RecordDetailView):
+    model = DeckSet
+    title = "Cards in play"
+    citation = ("575.3(a)–(b)", "575.4(a)–(b)")
+
+    def get_queryset(self) -> QuerySet[Any]:
+        return super().get_queryset().select_related("removal", "floorperson__profile", "dealer__profile")
+
+
+class InspectionDetailView(_RecordDetailView):
+    model = OpeningInspection
+    title = "Opening inspection"
+    citation = "539.5(a)(1)–(2)"
+
+
+class MalfunctionDetailView(_RecordDetailView):
+    model = Malfunction
+    title = "Malfunction"
+    citation = ("539.7(b)–(d)", "575.13(l)–(n)")
+
+
+class DiceLogView(CapabilityRequiredMixin, TemplateView):
+    template_name = "equipment/log.html"
+    title = "Dice change log"
+    citation: tuple[str, ...] = ("577.4(d)", "675a.3(b)(1)", "668a.3(a)–(d)", "539.2(a)–(b)", "575.2(c)(1)(i)")
+    model: Any = DiceSet
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        records = (
+            self.model.objects.filter(facility=self.facility)
+            .select_related("table", "removal", "floorperson__profile", "dealer__profile")
+            .order_by("-placed_at", "-pk")
+        )
+        context["page"] = Paginator(records, 50).get_page(self.request.GET.get("page"))
+        context["is_dice"] = self.model is DiceSet
+        context["now"] = timezone.now()
+        return context
+
+
+class DeckLogView(DiceLogView):
+    title = "Deck change log"
+    citation = ("575.3(c)(1)–(2)", "575.4(a)–(b)")
+    model = DeckSet
+
+
+class AlertListView(CapabilityRequiredMixin, TemplateView):
+    template_name = "equipment/alerts.html"
+    title = "Equipment alerts"
+    citation = _CLOCK_CITATIONS
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["open_alerts"] = selectors.open_alerts(self.facility)
+        context["resolved"] = (
+            EquipmentAlert.objects.filter(facility=self.facility, resolved_at__isnull=False)
+            .select_related("table")
+            .order_by("-resolved_at")[:50]
+        )
+        context["now"] = timezone.now()
+        return context
+
+
+class RequirementListView(CapabilityRequiredMixin, TemplateView):
+    template_name = "equipment/requirements.html"
+    title = "Equipment required per game"
+    citation = ("577.4(a)", "675a.3(a), (d)", "675a.6(e)–(f)", "668a.3(a)–(d)", "539.2(a)–(b)", "575.3(a)–(b)")
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["requirements"] = EquipmentRequirement.objects.select_related("game")
+        return context
+
+
+# --- report -----------------------------------------------------------------------------------------------
+
+
+class ReportView(CapabilityRequiredMixin, TemplateView):
+    template_name = "equipment/report.html"
+    title = "Equipment compliance report"
+    citation = _CLOCK_CITATIONS
+
+    def get_report(self) -> tuple[ReportPeriodForm, selectors.EquipmentReport | None]:
+        start, end = ReportPeriodForm.default_period()
+        data = self.request.GET if "start" in self.request.GET else {"start": start, "end": end}
+        form = ReportPeriodForm(data)
+        if not form.is_valid():
+            return form, None
+        return form, selectors.equipment_report(self.facility, form.cleaned_data["start"], form.cleaned_data["end"])
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["form"], context["report"] = self.get_report()
+        context["query"] = self.request.GET.urlencode()
+        return context
+
+
+class ReportCsvView(ReportView):
+    title = "Equipment compliance report (CSV)"
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        _form, report = self.get_report()
+        if report is None:
+            return HttpResponseRedirect(reverse("equipment:report"))
+        response = HttpResponse(reports.report_csv(report), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{reports.filename(report, "csv")}"'
+        return response
+
+
+class ReportPdfView(ReportView):
+    title = "Equipment compliance report (PDF)"
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        _form, report = self.get_report()
+        if report is None:
+            return HttpResponseRedirect(reverse("equipment:report"))
+        response = HttpResponse(reports.report_pdf(report), content_type="application/pdf")
+        response["Content-Disposition"] = f'attachment; filename="{reports.filename(report, "pdf")}"'
+        return response

@@ -1,0 +1,84 @@
+"""The equipment compliance report shows what the logs say: changes, on-time share, incidents, reasons."""
+
+from __future__ import annotations
+
+import io
+from datetime import date, timedelta
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+from pypdf import PdfReader
+
+from equipment import reports, services
+from equipment.selectors import equipment_report
+from tests.equipment.conftest import local
+
+pytestmark = pytest.mark.django_db
+
+T0 = local(2026, 3, 2, 8, 0)
+
+
+@pytest.fixture
+def month(tdf, asia, place_dice, place_decks, floorperson):
+    """A small month at two tables: on-time, late and forced changes, and a table left closed."""
+    place_dice(tdf, T0)
+    services.table_open(table=tdf, user=floorperson, at=T0)
+    place_dice(tdf, T0 + timedelta(hours=24), identifiers="B")  # exactly 24:00 → on time
+    place_dice(tdf, T0 + timedelta(hours=26), identifiers="C", reason="die_lost", dice_lost=1)  # forced
+    place_dice(tdf, T0 + timedelta(hours=51), identifiers="D")  # 25 h in play → 1 h late while open
+    place_dice(tdf, T0 + timedelta(hours=52), identifiers="E", reason="tampering")  # forced
+    services.table_close(table=tdf, user=floorperson, at=T0 + timedelta(hours=53))
+    place_decks(asia, T0)
+    services.table_open(table=asia, user=floorperson, at=T0)
+    place_decks(asia, T0 + timedelta(hours=4, minutes=30), back_colours="blue")  # hand-dealt, 30 min late
+    services.table_close(table=asia, user=floorperson, at=T0 + timedelta(hours=5))
+    # The blue deck stays on the closed table past its 4 hours: not an incident while closed.
+    return equipment_report(tdf.facility, date(2026, 3, 1), date(2026, 3, 31), now=T0 + timedelta(days=5))
+
+
+def test_the_report_counts_changes_and_the_on_time_share(month):
+    assert (month.dice_changes, month.deck_changes) == (4, 1)
+    assert month.on_time == 3
+    assert month.on_time_percent == Decimal("60.0")
+
+
+def test_overdue_incidents_carry_their_duration_while_the_table_was_open(month):
+    found = [(i.table, i.kind, i.overdue_open_for) for i in month.incidents]
+    assert found == [("AP-1", "Cards", timedelta(minutes=30)), ("TDF-1", "Dice", timedelta(hours=1))]
+    assert month.total_overdue == timedelta(minutes=90)
+
+
+def test_forced_changes_are_grouped_by_reason(month):
+    assert dict(month.forced_by_reason) == {
+        "Die went off the table and was lost": 1,
+        "Signs of tampering or alteration, or marked": 1,
+    }
+
+
+def test_a_set_still_overdue_at_an_open_table_is_an_ongoing_incident(tdf, place_dice, floorperson):
+    place_dice(tdf, T0)
+    services.table_open(table=tdf, user=floorperson, at=T0)
+    report = equipment_report(tdf.facility, date(2026, 3, 1), date(2026, 3, 31), now=T0 + timedelta(hours=30))
+    (incident,) = report.incidents
+    assert incident.ended_at is None and incident.overdue_open_for == timedelta(hours=6)
+
+
+def test_the_pdf_and_csv_carry_the_figures(month, tmp_path):
+    pdf = reports.report_pdf(month)
+    assert pdf.startswith(b"%PDF-")
+    text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
+    for expected in ("Equipment compliance report", "60.0%", "TDF-1", "AP-1", "1 h 00 min", "30 min", "577.4(d)"):
+        assert expected in text, expected
+    (tmp_path / "report.pdf").write_bytes(pdf)
+    csv_text = reports.report_csv(month)
+    assert "Overdue incidents" in csv_text and "60.0%" in csv_text and "Die went off the table" in csv_text
+
+
+def test_the_report_page_shows_the_summary(month, tdf, compliance_officer, client_for):
+    html = (
+        client_for(compliance_officer)
+        .get(reverse("equipment:report"), {"start": "2026-03-01", "end": "2026-03-31"})
+        .content.decode()
+    )
+    assert "60.0%" in html and "TDF-1" in html and "Die went off the table and was lost" in html
