@@ -115,3 +115,24 @@ def test_audit_csv_exports_what_the_filters_show(
 
 def test_audit_page_is_refused_to_roles_without_audit_access(facility, dealer, client_for):
     assert client_for(dealer).get("/audit/").status_code == 403
+
+
+def test_audit_page_renders_in_a_constant_number_of_queries(
+    facility, compliance_officer, marketing_supervisor, client_for, as_user, django_assert_max_num_queries
+):
+    client = client_for(compliance_officer)
+
+    def add(count: int) -> None:
+        with as_user(marketing_supervisor):
+            regulated_bulk_create(TwoPersonForm, [TwoPersonForm(facility=facility, note="n") for _ in range(count)])
+
+    add(5)
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as few:
+        client.get("/audit/")
+    add(300)
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        response = client.get("/audit/")
+    assert len(response.context["page"].object_list) == 50
