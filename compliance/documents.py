@@ -1,0 +1,133 @@
+"""The common frame of every PDF the system prints (reportlab).
+
+Each regulated document carries the facility (name and logo, § 525.21(c)(1) style), its title, the
+clause it implements, page numbers "Page n of N", when and for whom it was printed, and — for signed
+records — a signature block that reads like the paper form's: meaning, printed name, Board-issued
+credential number, date and time. Apps build their content as plain data and flowables and hand them
+to :func:`render_pdf`.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils import timezone
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import letter
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.units import inch
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import Flowable, Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+from compliance.citations import cite
+
+__all__ = ["DocumentMeta", "render_pdf", "signature_block", "styles"]
+
+styles = getSampleStyleSheet()
+SMALL = ParagraphStyle("small", parent=styles["Normal"], fontSize=8, leading=10)
+CELL = ParagraphStyle("cell", parent=styles["Normal"], fontSize=9, leading=11)
+
+
+@dataclass(frozen=True)
+class DocumentMeta:
+    title: str
+    facility_name: str
+    citation: str  # a catalogue reference, e.g. "525.21(j)"
+    printed_for: str = ""
+    logo_path: str = ""
+    subtitle: str = ""
+
+
+class _NumberedCanvas(Canvas):
+    """Draws "Page n of N" once the total is known."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pages: list[dict[str, Any]] = []
+
+    def showPage(self) -> None:  # reportlab names it so
+        self._pages.append(dict(self.__dict__))
+        self._startPage()
+
+    def save(self) -> None:
+        total = len(self._pages)
+        for state in self._pages:
+            self.__dict__.update(state)
+            self.setFont("Helvetica", 8)
+            self.drawRightString(letter[0] - 0.6 * inch, 0.45 * inch, f"Page {self._pageNumber} of {total}")
+            super().showPage()
+        super().save()
+
+
+def signature_block(record: Any) -> Table:
+    """The record's required signatures, given or not, as lines of the paper form."""
+    rows: list[list[Any]] = [[Paragraph("<b>Signature</b>", CELL), Paragraph("<b>Signed</b>", CELL)]]
+    for requirement, signature in record.signature_slots():
+        if signature is None:
+            signed = Paragraph("<i>not signed</i>", CELL)
+        else:
+            local = timezone.localtime(signature.signed_at)
+            signed = Paragraph(
+                f"{signature.get_meaning_display()}: <b>{signature.printed_name}</b>, Board-issued credential "
+                f"no. <b>{signature.credential_number}</b>, {local:%d %b %Y %H:%M} {local.tzname()}",
+                CELL,
+            )
+        rows.append([Paragraph(requirement.label, CELL), signed])
+    table = Table(rows, colWidths=[2.4 * inch, 4.6 * inch], repeatRows=1)
+    table.setStyle(
+        TableStyle(
+            [
+                ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
+                ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e9eef2")),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("TOPPADDING", (0, 1), (-1, -1), 8),
+                ("BOTTOMPADDING", (0, 1), (-1, -1), 8),
+            ]
+        )
+    )
+    return table
+
+
+def render_pdf(meta: DocumentMeta, body: Sequence[Flowable]) -> bytes:
+    citation = cite(meta.citation)
+    printed = timezone.localtime()
+    buffer = io.BytesIO()
+
+    def frame(canvas: Canvas, doc: Any) -> None:
+        canvas.saveState()
+        canvas.setFont("Helvetica", 8)
+        footer = f"{citation.label}"
+        if citation.current:
+            footer += f" ({citation.current})"
+        canvas.drawString(0.6 * inch, 0.45 * inch, footer)
+        stamp = f"Printed {printed:%d %b %Y %H:%M} {printed.tzname()}"
+        if meta.printed_for:
+            stamp += f" for {meta.printed_for}"
+        canvas.drawString(0.6 * inch, 0.3 * inch, stamp)
+        canvas.restoreState()
+
+    doc = SimpleDocTemplate(
+        buffer,
+        pagesize=letter,
+        leftMargin=0.6 * inch,
+        rightMargin=0.6 * inch,
+        topMargin=0.6 * inch,
+        bottomMargin=0.8 * inch,
+        title=meta.title,
+        author=meta.facility_name,
+        subject=citation.label,
+    )
+    header: list[Flowable] = []
+    if meta.logo_path:
+        header.append(Image(meta.logo_path, width=1.2 * inch, height=0.6 * inch, kind="proportional"))
+    header += [
+        Paragraph(meta.facility_name, styles["Heading3"]),
+        Paragraph(meta.title, styles["Title"]),
+        Paragraph(f"{citation.label}" + (f" — {meta.subtitle}" if meta.subtitle else ""), styles["Normal"]),
+        Spacer(1, 0.2 * inch),
+    ]
+    doc.build([*header, *body], onFirstPage=frame, onLaterPages=frame, canvasmaker=_NumberedCanvas)
+    return buffer.getvalue()
