@@ -116,15 +116,11 @@ def signature_sign(*, record: RegulatedRecord, slot: str, user: Any, password: s
         raise ValidationError(
             "This signature could not be given: the slot was just signed, or you already signed this record."
         ) from None
-    AuditEvent.objects.create(
-        occurred_at=signature.signed_at,
-        facility_id=record.facility_id,
-        actor=user,
+    AuditEvent.log(
+        record,
         action=AuditEvent.Action.SIGNED,
-        model_label=record._meta.label,
-        model_name=str(record._meta.verbose_name),
-        object_id=str(record.pk),
-        object_repr=str(record)[:200],
+        actor=user,
+        occurred_at=signature.signed_at,
         changes={"slot": slot, "meaning": requirement.meaning, "content_hash": content_hash},
     )
     record.after_signature(signature)
@@ -167,14 +163,10 @@ def record_correct(*, original: RegulatedRecord, reason: str, user: Any, changes
     correction.created_by = user
     with acting_as(user):
         correction.save()
-    AuditEvent.objects.create(
-        facility_id=original.facility_id,
-        actor=user,
+    AuditEvent.log(
+        original,
         action=AuditEvent.Action.CORRECTED,
-        model_label=original._meta.label,
-        model_name=str(original._meta.verbose_name),
-        object_id=str(original.pk),
-        object_repr=str(original)[:200],
+        actor=user,
         changes={"corrected_by": correction.pk},
         reason=correction.correction_reason,
     )

@@ -74,6 +74,31 @@ class AuditEvent(models.Model):
         return getattr(instance, "facility_id", None)
 
     @classmethod
+    def log(
+        cls,
+        instance: models.Model,
+        *,
+        action: str,
+        actor: Any,
+        changes: dict[str, Any] | None = None,
+        reason: str = "",
+        occurred_at: Any = None,
+    ) -> AuditEvent:
+        """An event that is not a history row (a signature, a correction, an export)."""
+        return cls.objects.create(
+            occurred_at=occurred_at or timezone.now(),
+            facility_id=cls.facility_id_of(instance),
+            actor=actor,
+            action=action,
+            model_label=instance._meta.label,
+            model_name=str(instance._meta.verbose_name),
+            object_id=str(instance.pk),
+            object_repr=str(instance)[:200],
+            changes=changes or {},
+            reason=reason,
+        )
+
+    @classmethod
     def record_bulk_created(cls, instances: Sequence[models.Model], *, actor: Any) -> None:
         if not instances:
             return
