@@ -34,6 +34,10 @@ NAVIGATION: tuple[NavItem, ...] = (
     NavItem("Equipment alerts", "equipment:alerts", Capability.VIEW_RECORDS, "Floor"),
     NavItem("Equipment report", "equipment:report", Capability.VIEW_RECORDS, "Floor"),
     NavItem("Equipment rules", "equipment:requirements", Capability.VIEW_RECORDS, "Floor"),
+    # Match Play Coupons (issue 3)
+    NavItem("Coupons", "coupons:home", Capability.VIEW_RECORDS, "Coupons"),
+    NavItem("Marketing today", "coupons:today", Capability.VIEW_RECORDS, "Coupons"),
+    NavItem("Coupon ledger", "coupons:ledger", Capability.VIEW_RECORDS, "Coupons"),
 )
 
 

@@ -202,3 +202,8 @@ CELERY_BEAT_SCHEDULE["equipment-sweep-clocks"] = {
     "task": "equipment.tasks.sweep_equipment_clocks",
     "schedule": crontab(minute="*"),
 }
+# Match Play Coupons: the monthly inventory reminder (§ 525.21(n)), refreshed daily; idempotent.
+CELERY_BEAT_SCHEDULE["coupons-monthly-inventory-reminder"] = {
+    "task": "coupons.tasks.monthly_inventory_reminder",
+    "schedule": crontab(minute=5, hour=6),
+}

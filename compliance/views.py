@@ -25,8 +25,9 @@ from compliance.citations import cite
 from compliance.dashboard import panels_for
 from compliance.forms import AuditFilterForm, SignatureForm
 from compliance.implementations import implementations_by_clause
+from compliance.middleware import SAFE_METHODS
 from compliance.models import AuditEvent, GamingTable, Profile, RegulatedRecord, Signature
-from compliance.roles import Capability, has_capability, roles_of
+from compliance.roles import Capability, has_capability, is_inspector, roles_of
 
 __all__ = [
     "AuditCsvView",
@@ -64,7 +65,14 @@ class CapabilityRequiredMixin(FacilityRequiredMixin):
     capability: Capability = Capability.VIEW_RECORDS
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if request.user.is_authenticated and not has_capability(request.user, self.capability):
+        # The Board inspector sees every screen, the forms staff fill in included, exactly as staff
+        # see them; the middleware refuses anything it would submit.
+        reading_inspector = request.method in SAFE_METHODS and is_inspector(request.user)
+        if (
+            request.user.is_authenticated
+            and not reading_inspector
+            and not has_capability(request.user, self.capability)
+        ):
             raise PermissionDenied("Your role does not give access to this page.")
         return super().dispatch(request, *args, **kwargs)
 
