@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.models import User
 from django.http import HttpRequest
 from simple_history.admin import SimpleHistoryAdmin
 
@@ -69,3 +71,34 @@ class SignatureAdmin(ReadOnlyAdmin):
 class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ["occurred_at", "action", "model_label", "object_id", "actor"]
     list_filter = ["action", "model_label"]
+
+
+class ProfileInline(admin.StackedInline):
+    """A person's regulated identity, edited with their account: name, credential, department, facilities."""
+
+    model = Profile
+    can_delete = False
+    filter_horizontal = ["facilities"]
+    extra = 1
+    max_num = 1
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class PersonAdmin(UserAdmin):
+    inlines = [ProfileInline]
+    list_display = ["username", "full_name", "credential", "is_active"]
+    list_select_related = ["profile"]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # people who signed records stay; deactivate them instead
+
+    @admin.display(description="Full name")
+    def full_name(self, user: Any) -> str:
+        return getattr(getattr(user, "profile", None), "full_name", "")
+
+    @admin.display(description="Credential")
+    def credential(self, user: Any) -> str:
+        return getattr(getattr(user, "profile", None), "credential_number", "")
