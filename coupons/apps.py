@@ -4,3 +4,13 @@ from django.apps import AppConfig
 class CouponsConfig(AppConfig):
     name = "coupons"
     verbose_name = "Match Play Coupons"
+
+    def ready(self) -> None:
+        from compliance.dashboard import register_panel
+        from compliance.reference import REFERENCE_SEEDERS
+        from coupons.dashboard import coupon_panel
+        from coupons.reference import seed_coupon_programs
+
+        register_panel(coupon_panel)
+        if seed_coupon_programs not in REFERENCE_SEEDERS:
+            REFERENCE_SEEDERS.append(seed_coupon_programs)

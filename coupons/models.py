@@ -229,6 +229,8 @@ class CouponDocument(RegulatedRecord):
         return f"{self.kind_label} #{self.pk} ({self.gaming_date:%d %b %Y})"
 
     def get_absolute_url(self) -> str:
+        if self.url_name == "coupons:document":
+            return reverse("coupons:ledger") + f"?kind=&serial=&page=1#doc-{self.pk}"
         return reverse(self.url_name, args=[self.pk])
 
     def ledger_lines(self) -> models.QuerySet[LedgerLine]:
@@ -370,6 +372,10 @@ class CouponRequisition(RegulatedRecord):
 
     def get_absolute_url(self) -> str:
         return reverse("coupons:requisition-detail", args=[self.pk])
+
+    @property
+    def denomination(self) -> str:
+        return format_cents(self.denomination_cents)
 
 
 class CouponIssuance(CouponDocument):
@@ -729,6 +735,10 @@ class CouponRange(AuditedModel):
     @property
     def quantity(self) -> int:
         return self.last_serial - self.first_serial + 1
+
+    @property
+    def span(self) -> str:
+        return self.series.span(self.first_serial, self.last_serial)
 
 
 # --------------------------------------------------------------------------------------------

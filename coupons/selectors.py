@@ -155,6 +155,8 @@ class ReconciliationData:
     form_id: int | None = None
     signatures: list[Signature] = field(default_factory=list)
     expired_held: list[RangeRow] = field(default_factory=list)
+    record: Any = None
+    logo_path: str = ""
 
     citation: str = "58 Pa. Code § 525.21(j)"
     title: str = "Daily Match Play Coupon Reconciliation Form"
@@ -222,7 +224,9 @@ def reconciliation_data(facility: Facility, gaming_date: date, form: Reconciliat
         Q(closed_by__isnull=True) | Q(closed_by__gaming_date__gte=gaming_date),
         facility=facility, state=S.ISSUED, opened_by__gaming_date__lt=gaming_date,
     )
+    logo = getattr(facility, "logo", None)
     data = ReconciliationData(
+        logo_path=logo.path if logo else "",
         facility_name=facility.name,
         certificate_holder=facility.certificate_holder,
         gaming_date=gaming_date,
@@ -237,6 +241,7 @@ def reconciliation_data(facility: Facility, gaming_date: date, form: Reconciliat
         data.variation_explanation = form.variation_explanation
         data.disposition = form.get_disposition_display() + (f": {form.kept_in}" if form.kept_in_id else "")
         data.signatures = list(form.signatures.all())
+        data.record = form
     else:
         data.expired_held = _range_rows(expired_held(facility, gaming_date))
     return data

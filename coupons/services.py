@@ -513,10 +513,9 @@ def receipt_record(
         with transaction.atomic(), acting_as(user):
             lines = regulated_bulk_create(LedgerLine, lines)
             regulated_bulk_create(CouponRange, [
-                CouponRange(facility=facility, series=series, first_serial=line.first_serial,
-                            last_serial=line.last_serial, state=S.IN_STOCK, location=location, opened_by=line,
-                            since=line)
-                for line in lines
+                CouponRange(facility=facility, series=series, first_serial=first, last_serial=last,
+                            state=S.IN_STOCK, location=location, opened_by=line, since=line)
+                for line, (first, last) in zip(lines, received, strict=True)
             ])
     except IntegrityError:
         # Another receipt of the same serials committed between the check and the insert.

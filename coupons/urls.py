@@ -1,4 +1,40 @@
-from django.urls import URLPattern
+from django.urls import URLPattern, path
+
+from coupons import views
 
 app_name = "coupons"
-urlpatterns: list[URLPattern] = []
+urlpatterns: list[URLPattern] = [
+    path("", views.HomeView.as_view(), name="home"),
+    path("program/", views.ProgramView.as_view(), name="program"),
+    path("program/approvals/new/", views.ApprovalCreateView.as_view(), name="approval-create"),
+    path("program/locations/new/", views.LocationCreateView.as_view(), name="location-create"),
+    path("series/new/", views.SeriesCreateView.as_view(), name="series-create"),
+    path("series/<int:pk>/", views.SeriesDetailView.as_view(), name="series-detail"),
+    path("series/<int:pk>/expire/", views.ExpireView.as_view(), name="series-expire"),
+    path("receipts/new/", views.ReceiptCreateView.as_view(), name="receipt-create"),
+    path("receipts/<int:pk>/", views.ReceiptDetailView.as_view(), name="receipt-detail"),
+    path("requisitions/", views.RequisitionListView.as_view(), name="requisition-list"),
+    path("requisitions/new/", views.RequisitionCreateView.as_view(), name="requisition-create"),
+    path("requisitions/<int:pk>/", views.RequisitionDetailView.as_view(), name="requisition-detail"),
+    path("requisitions/<int:pk>/issue/", views.IssuanceCreateView.as_view(), name="issuance-create"),
+    path("issuances/<int:pk>/", views.IssuanceDetailView.as_view(), name="issuance-detail"),
+    path("today/", views.TodayView.as_view(), name="today"),
+    path("today/distribute/", views.DistributeView.as_view(), name="distribute"),
+    path("today/void/", views.VoidView.as_view(), name="void"),
+    path("reconciliation/", views.ReconciliationView.as_view(), name="reconciliation-today"),
+    path("reconciliation/<str:day>/", views.ReconciliationView.as_view(), name="reconciliation"),
+    path("reconciliation/<str:day>/form.pdf", views.ReconciliationPdfView.as_view(), name="reconciliation-pdf"),
+    path("reconciliation-forms/<int:pk>/", views.ReconciliationDetailView.as_view(), name="reconciliation-detail"),
+    path("returns/new/", views.ReturnCreateView.as_view(), name="return-create"),
+    path("returns/<int:pk>/", views.ReturnDetailView.as_view(), name="return-detail"),
+    path("finance/process/", views.ProcessView.as_view(), name="process"),
+    path("finance/process/<int:pk>/", views.ProcessingDetailView.as_view(), name="processing-detail"),
+    path("inventory/new/", views.InventoryCreateView.as_view(), name="inventory-create"),
+    path("inventory/<int:pk>/", views.InventoryDetailView.as_view(), name="inventory-detail"),
+    path("reports/", views.ReportsView.as_view(), name="reports"),
+    path("reports/<str:kind>/<int:pk>/resolve/", views.ResolveView.as_view(), name="report-resolve"),
+    path("ledger/", views.LedgerView.as_view(), name="ledger"),
+    path("ledger/export.csv", views.LedgerCsvView.as_view(), name="ledger-csv"),
+    path("ledger/export.pdf", views.LedgerPdfView.as_view(), name="ledger-pdf"),
+    path("documents/<int:content_type_id>/<int:object_id>/", views.DocumentRedirectView.as_view(), name="document"),
+]

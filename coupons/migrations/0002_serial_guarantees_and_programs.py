@@ -13,6 +13,8 @@ embedded default): triggers that raise on the same conditions.
 from django.contrib.postgres.operations import BtreeGistExtension
 from django.db import migrations
 
+from coupons.reference import seed_coupon_programs
+
 PG_FORWARD = [
     """ALTER TABLE coupons_couponrange ADD CONSTRAINT coupon_range_open_no_overlap
        EXCLUDE USING gist (series_id WITH =, int8range(first_serial, last_serial, '[]') WITH &&)
@@ -73,15 +75,6 @@ def backwards(apps, schema_editor):
         schema_editor.execute(sql, params=None)
 
 
-PROGRAMS = [("match-play", "Match Play Coupon"), ("direct-bet", "Direct Bet Coupon")]
-
-
-def programs(apps, schema_editor):
-    CouponProgram = apps.get_model("coupons", "CouponProgram")
-    for code, name in PROGRAMS:
-        CouponProgram.objects.get_or_create(code=code, defaults={"name": name})
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("coupons", "0001_initial"),
@@ -91,5 +84,5 @@ class Migration(migrations.Migration):
     operations = [
         BtreeGistExtension(),
         migrations.RunPython(forwards, backwards),
-        migrations.RunPython(programs, migrations.RunPython.noop),
+        migrations.RunPython(seed_coupon_programs, migrations.RunPython.noop),
     ]

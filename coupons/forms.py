@@ -1,0 +1,317 @@
+"""Forms of the coupon ledger: what the clerk types, in the clerk's words. Services do the rules."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from compliance.models import Game
+from coupons.models import (
+    CouponProgram,
+    CouponSeries,
+    ProgramApproval,
+    ReconciliationForm,
+    StorageLocation,
+)
+
+DATE = forms.DateInput(attrs={"type": "date"})
+SERIALS_HELP = "Serial numbers or ranges, e.g. 100001-100500, 100601. Printed serials and scans (one per line) work too."
+
+
+def password_field(label: str = "Your password") -> forms.CharField:
+    return forms.CharField(
+        label=label, strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        help_text="Entering your password is your electronic signature on this record.",
+    )
+
+
+def people_in(facility: Any, roles: list[str] | None = None, department: str | None = None) -> Any:
+    users = get_user_model().objects.filter(profile__facilities=facility, profile__active=True, is_active=True)
+    if roles:
+        users = users.filter(groups__name__in=roles)
+    if department:
+        users = users.filter(profile__department__code=department)
+    return users.select_related("profile").distinct().order_by("profile__full_name")
+
+
+class PersonChoice(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        profile = getattr(obj, "profile", None)
+        return f"{profile.full_name} ({profile.credential_number})" if profile else obj.username
+
+
+def dollars_to_cents(value: Any) -> int:
+    try:
+        amount = Decimal(str(value).replace("$", "").replace(",", "").strip())
+    except InvalidOperation:
+        raise forms.ValidationError("Enter an amount in dollars, e.g. 25 or 25.00.") from None
+    cents = amount * 100
+    if cents != cents.to_integral_value() or cents <= 0:
+        raise forms.ValidationError("Enter a whole number of cents above $0, e.g. 25 or 25.50.")
+    return int(cents)
+
+
+class FacilityForm(forms.Form):
+    def __init__(self, *args: Any, facility: Any, **kwargs: Any) -> None:
+        self.facility = facility
+        super().__init__(*args, **kwargs)
+
+    def field(self, name: str) -> Any:
+        return self.fields[name]
+
+
+class ApprovalForm(FacilityForm):
+    program = forms.ModelChoiceField(queryset=CouponProgram.objects.filter(active=True), empty_label=None)
+    kind = forms.ChoiceField(choices=ProgramApproval.Kind.choices, label="What was approved")
+    series = forms.ModelChoiceField(queryset=CouponSeries.objects.none(), required=False,
+                                    help_text="For a design approval: the series whose design was approved")
+    approved_on = forms.DateField(widget=DATE, label="Date approved")
+    reference = forms.CharField(max_length=120, label="Approval reference", help_text="Letter or approval number")
+    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    password = password_field()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.field("series").queryset = CouponSeries.objects.filter(facility=self.facility)
+
+
+class LocationForm(FacilityForm):
+    name = forms.CharField(max_length=120)
+    department = forms.ChoiceField(choices=StorageLocation.Department.choices)
+    bcc_approved_on = forms.DateField(widget=DATE, label="Approved by the Bureau of Casino Compliance on")
+    bcc_approval_reference = forms.CharField(max_length=100, label="Approval reference")
+    internal_controls_reference = forms.CharField(max_length=100, required=False,
+                                                  label="Where the internal controls name it")
+
+
+class SeriesForm(FacilityForm):
+    program = forms.ModelChoiceField(queryset=CouponProgram.objects.filter(active=True), empty_label=None)
+    code = forms.SlugField(max_length=40, help_text="Short name, e.g. mp25-2026")
+    name = forms.CharField(max_length=150, help_text="e.g. $25 Match Play, winter 2026")
+    denomination = forms.CharField(label="Denomination ($)", help_text="The stated value, e.g. 25")
+    serial_prefix = forms.CharField(max_length=10, required=False, help_text="Printed before the number, e.g. MP")
+    serial_digits = forms.IntegerField(min_value=1, max_value=18, initial=7, help_text="Printed width of the number")
+    expires_on = forms.DateField(widget=DATE, help_text="The expiry date printed on the coupon, § 525.21(c)(5)")
+    games = forms.ModelMultipleChoiceField(queryset=Game.objects.filter(banking=True),
+                                           widget=forms.CheckboxSelectMultiple,
+                                           help_text="Games the coupon may be used on, § 525.21(c)(4)")
+    wager_restrictions = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}),
+                                         help_text="Wagers it may be used on and other restrictions")
+    printed_name = forms.CharField(max_length=200, required=False, help_text="Defaults to the facility name")
+    shows_logo = forms.BooleanField(required=False, initial=True, label="The logo is printed")
+    design_specification = forms.CharField(max_length=200, required=False, label="Design document reference")
+
+    def clean_denomination(self) -> int:
+        return dollars_to_cents(self.cleaned_data["denomination"])
+
+
+class ReceiptForm(FacilityForm):
+    series = forms.ModelChoiceField(queryset=CouponSeries.objects.none())
+    source = forms.ChoiceField(choices=[("provider", "Gaming service provider"),
+                                        ("internal", "Printed in house, § 525.21(p)")])
+    supplier = forms.CharField(max_length=150, label="Provider or print shop")
+    invoice_number = forms.CharField(max_length=60)
+    invoice_quantity = forms.IntegerField(min_value=1, label="Quantity on the invoice")
+    invoice_first_serial = forms.IntegerField(min_value=0, label="First serial on the invoice")
+    invoice_last_serial = forms.IntegerField(min_value=0, label="Last serial on the invoice")
+    received = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label="Serials received",
+                               help_text="Leave empty if exactly the invoice's serials arrived. " + SERIALS_HELP)
+    received_on = forms.DateField(widget=DATE, label="Date received")
+    location = forms.ModelChoiceField(queryset=StorageLocation.objects.none(), label="Stored in",
+                                      help_text="Approved locked finance area, § 525.21(i)")
+    password = password_field("Your password (finance supervisor recording)")
+    examiner_finance = PersonChoice(queryset=get_user_model().objects.none(), required=False,
+                                    label="Finance member who examined (optional, signs now)")
+    examiner_finance_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput,
+                                                label="Their password")
+    examiner_marketing = PersonChoice(queryset=get_user_model().objects.none(), required=False,
+                                      label="Marketing member who examined (optional, signs now)")
+    examiner_marketing_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput,
+                                                  label="Their password")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.field("series").queryset = CouponSeries.objects.filter(facility=self.facility)
+        self.field("location").queryset = StorageLocation.objects.filter(
+            facility=self.facility, department="finance", active=True)
+        self.field("examiner_finance").queryset = people_in(self.facility, department="finance")
+        self.field("examiner_marketing").queryset = people_in(self.facility, department="marketing")
+        self.fields["received_on"].initial = timezone.localdate()
+
+
+class RequisitionForm(FacilityForm):
+    program = forms.ModelChoiceField(queryset=CouponProgram.objects.filter(active=True), empty_label=None)
+    needed_for = forms.DateField(widget=DATE, label="Date the coupons are needed", help_text="§ 525.21(g)(2)")
+    promotion = forms.CharField(max_length=150, required=False, help_text="Promotion, if any")
+    denomination = forms.ChoiceField(label="Denomination", help_text="§ 525.21(g)(3)")
+    quantity = forms.IntegerField(min_value=1, help_text="Your estimate for the gaming day or promotion")
+    password = password_field("Your password (marketing supervisor completing the requisition)")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        values = sorted(set(CouponSeries.objects.filter(facility=self.facility).values_list(
+            "denomination_cents", flat=True)))
+        from coupons.models import format_cents
+
+        self.field("denomination").choices = [(v, format_cents(v)) for v in values]
+        self.fields["needed_for"].initial = timezone.localdate()
+
+
+class IssuanceForm(FacilityForm):
+    series = forms.ModelChoiceField(queryset=CouponSeries.objects.none(), empty_label=None)
+    serials = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), label="Serials issued",
+                              help_text=SERIALS_HELP, required=False)
+    void_serials = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False,
+                                   label="Serials voided at issuance", help_text="§ 525.21(h)(4)")
+    void_reason = forms.CharField(required=False, label="Why they were voided")
+    password = password_field("Your password (finance supervisor issuing)")
+    receiver = PersonChoice(queryset=get_user_model().objects.none(), required=False,
+                            label="Marketing supervisor receiving (optional, signs now)")
+    receiver_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput,
+                                        label="Their password")
+
+    def __init__(self, *args: Any, requisition: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.field("series").queryset = CouponSeries.objects.filter(
+            facility=self.facility, denomination_cents=requisition.denomination_cents, program=requisition.program)
+        self.field("receiver").queryset = people_in(self.facility, roles=["marketing_supervisor"])
+
+
+class DistributionForm(FacilityForm):
+    series = forms.ModelChoiceField(queryset=CouponSeries.objects.none(), empty_label=None)
+    serials = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "autofocus": True}),
+                              label="Serials handed to patrons", help_text=SERIALS_HELP)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.field("series").queryset = CouponSeries.objects.filter(facility=self.facility)
+
+
+class VoidForm(DistributionForm):
+    reason = forms.CharField(max_length=300, label="Why they are voided", help_text="§ 525.21(j)(6)")
+    password = password_field("Your password (supervisor voiding)")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["serials"].label = "Serials to void"
+
+
+class ReconciliationCompleteForm(FacilityForm):
+    variation_explanation = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), required=False, label="Variations and their explanation",
+        help_text="Required when a count differs from the ledger, § 525.21(j)(7)")
+    disposition = forms.ChoiceField(choices=ReconciliationForm.Disposition.choices, widget=forms.RadioSelect,
+                                    initial="return", label="Undistributed coupons")
+    kept_in = forms.ModelChoiceField(queryset=StorageLocation.objects.none(), required=False,
+                                     label="Approved locked marketing area (if kept)")
+    password = password_field("Your password (marketing supervisor completing the form)")
+    receiver = PersonChoice(queryset=get_user_model().objects.none(), required=False,
+                            label="Finance supervisor receiving the return (optional, signs now)")
+    receiver_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput,
+                                        label="Their password")
+
+    def __init__(self, *args: Any, denominations: list[tuple[int, str, int]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        counted: dict[str, forms.Field] = {}
+        for cents, label, expected in denominations:
+            counted[f"count_{cents}"] = forms.IntegerField(
+                min_value=0, initial=expected, label=f"{label} coupons counted remaining",
+                help_text=f"The ledger expects {expected:,}.")
+        self.fields = {**counted, **self.fields}
+        self.field("kept_in").queryset = StorageLocation.objects.filter(
+            facility=self.facility, department="marketing", active=True)
+        self.field("receiver").queryset = people_in(self.facility, roles=["finance_supervisor"])
+
+    def counts(self) -> dict[int, int]:
+        return {int(name.removeprefix("count_")): value for name, value in self.cleaned_data.items()
+                if name.startswith("count_")}
+
+
+class ReturnForm(FacilityForm):
+    what = forms.ChoiceField(choices=[("expired", "Only the expired coupons (daily return, § 525.21(k))"),
+                                      ("all", "Every coupon marketing holds")], widget=forms.RadioSelect,
+                             initial="expired")
+    gaming_date = forms.DateField(widget=DATE)
+    password = password_field("Your password (marketing supervisor returning)")
+    receiver = PersonChoice(queryset=get_user_model().objects.none(), required=False,
+                            label="Finance supervisor receiving (optional, signs now)")
+    receiver_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput,
+                                        label="Their password")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["gaming_date"].initial = timezone.localdate()
+        self.field("receiver").queryset = people_in(self.facility, roles=["finance_supervisor"])
+
+
+class ProcessForm(FacilityForm):
+    gaming_date = forms.DateField(widget=DATE)
+    counted_returned = forms.IntegerField(min_value=0, label="Returned coupons counted")
+    counted_voided = forms.IntegerField(min_value=0, label="Voided coupons counted")
+    counted_redeemed = forms.IntegerField(min_value=0, label="Redeemed coupons counted")
+    restock_location = forms.ModelChoiceField(queryset=StorageLocation.objects.none(), required=False,
+                                              label="Returned coupons go back to",
+                                              help_text="Approved locked finance area, § 525.21(i)")
+    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    password = password_field("Your password (finance, counted and reviewed)")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.field("restock_location").queryset = StorageLocation.objects.filter(
+            facility=self.facility, department="finance", active=True)
+
+
+class InventoryForm(FacilityForm):
+    counted_on = forms.DateField(widget=DATE, label="Date counted")
+    password = password_field("Your password (finance, took the inventory)")
+
+    def __init__(self, *args: Any, expected: list[tuple[CouponSeries, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.series_by_field: dict[str, CouponSeries] = {}
+        counted: dict[str, forms.Field] = {}
+        for series, expected_text in expected:
+            name = f"series_{series.pk}"
+            self.series_by_field[name] = series
+            counted[name] = forms.CharField(
+                required=False, widget=forms.Textarea(attrs={"rows": 2}), label=f"{series.name}: serials counted",
+                help_text=f"The ledger expects: {expected_text or 'none'}. Leave empty if none were found.")
+        self.fields = {**counted, **self.fields}
+        self.fields["counted_on"].initial = timezone.localdate()
+
+
+class ResolveForm(forms.Form):
+    resolution = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), label="Resolution")
+
+
+class LedgerFilterForm(FacilityForm):
+    date_from = forms.DateField(required=False, widget=DATE, label="From")
+    date_to = forms.DateField(required=False, widget=DATE, label="To")
+    kind = forms.ChoiceField(required=False, label="Entry")
+    series = forms.ModelChoiceField(queryset=CouponSeries.objects.none(), required=False)
+    state = forms.ChoiceField(required=False, label="State")
+    serial = forms.IntegerField(required=False, min_value=0, label="Serial number")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from coupons.models import CouponState, LedgerLine
+
+        super().__init__(*args, **kwargs)
+        self.field("kind").choices = [("", "Any entry"), *LedgerLine.Kind.choices]
+        self.field("state").choices = [("", "Any state"), *CouponState.choices]
+        self.field("series").queryset = CouponSeries.objects.filter(facility=self.facility)
+
+    def filters(self) -> dict[str, Any]:
+        if not self.is_valid():
+            return {}
+        data = self.cleaned_data
+        return {
+            "date_from": data.get("date_from"),
+            "date_to": data.get("date_to"),
+            "kind": data.get("kind") or "",
+            "series_id": data["series"].pk if data.get("series") else None,
+            "state": data.get("state") or "",
+            "serial": data.get("serial"),
+        }

@@ -1,0 +1,146 @@
+"""PDF documents of the coupon ledger (reportlab), built from the selectors' plain data."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from io import BytesIO
+from typing import Any
+
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import landscape, letter
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.units import inch
+from reportlab.platypus import KeepTogether, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+from coupons.selectors import LEDGER_STATES, RangeRow, ReconciliationData
+
+__all__ = ["ledger_pdf", "reconciliation_pdf"]
+
+_STYLES = getSampleStyleSheet()
+_H1 = ParagraphStyle("h1", parent=_STYLES["Title"], fontSize=15, spaceAfter=2)
+_SUB = ParagraphStyle("sub", parent=_STYLES["Normal"], fontSize=9, alignment=1, textColor=colors.HexColor("#333333"))
+_H2 = ParagraphStyle("h2", parent=_STYLES["Heading3"], fontSize=10, spaceBefore=8, spaceAfter=3)
+_BODY = ParagraphStyle("body", parent=_STYLES["Normal"], fontSize=9, leading=11)
+_SMALL = ParagraphStyle("small", parent=_BODY, fontSize=7.5, leading=9)
+
+_GRID = TableStyle([
+    ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
+    ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e6e6e6")),
+    ("FONTNAME", (0, 0), (-1, 0), "Helvetica-Bold"),
+    ("FONTSIZE", (0, 0), (-1, -1), 8),
+    ("VALIGN", (0, 0), (-1, -1), "TOP"),
+    ("ALIGN", (1, 1), (-1, -1), "LEFT"),
+])
+
+
+def _table(header: list[str], rows: list[list[Any]], widths: list[float]) -> Table:
+    body = [[Paragraph(str(cell), _SMALL) for cell in row] for row in rows] or [
+        [Paragraph("None", _SMALL)] + [""] * (len(header) - 1)
+    ]
+    table = Table([header, *body], colWidths=widths, repeatRows=1)
+    table.setStyle(_GRID)
+    return table
+
+
+def _ranges(rows: list[RangeRow], note_header: str = "") -> list[list[Any]]:
+    return [[r.series, r.denomination, r.span, f"{r.quantity:,}", *([r.note] if note_header else [])] for r in rows]
+
+
+def _numbered(number: int, text: str) -> Paragraph:
+    return Paragraph(f"<b>({number})</b> {text}", _H2)
+
+
+def reconciliation_pdf(data: ReconciliationData, *, printed_for: str = "") -> bytes:
+    """The daily Match Play Coupon Reconciliation Form, laid out like the paper form: items (1)–(8)."""
+    from compliance.documents import DocumentMeta, render_pdf, signature_block
+
+    width = letter[0] - 1.2 * inch
+    story: list[Any] = [
+        Paragraph(data.certificate_holder, _SUB),
+        _numbered(1, f"Date: <b>{data.gaming_date:%A, %d %B %Y}</b>"
+                  + ("" if data.completed else "  <font color='#a4161a'>(DRAFT — not yet signed)</font>")),
+        _numbered(2, "Serial numbers of the coupons received from the finance department"),
+        _table(["Series", "Denomination", "Serial numbers", "Quantity", "Issuance"],
+               _ranges(data.received_ranges, "note"), [1.9 * inch, 0.9 * inch, 2.3 * inch, 0.8 * inch, 1.4 * inch]),
+    ]
+    if data.carried_ranges:
+        story += [Paragraph("Carried over from the previous gaming day (kept in an approved locked area, § 525.21(k)):",
+                            _BODY),
+                  _table(["Series", "Denomination", "Serial numbers", "Quantity"], _ranges(data.carried_ranges),
+                         [2.3 * inch, 1.1 * inch, 2.8 * inch, 1.1 * inch])]
+    figure_rows = [
+        [f.denomination, f"{f.carried_in:,}", f"{f.received:,}", f"{f.to_distribute:,}", f"{f.distributed:,}",
+         f"{f.voided:,}", f"{f.returned:,}", f"{f.remaining:,}",
+         "" if f.remaining_counted is None else f"{f.remaining_counted:,}"]
+        for f in data.figures
+    ]
+    story += [
+        _numbered(3, "Denomination and quantity of coupons to distribute to patrons; "
+                     "<b>(4)</b> distributed to patrons; <b>(5)</b> remaining"),
+        _table(["Denomination", "Carried in", "Received", "(3) To distribute", "(4) Distributed", "Voided",
+                "Returned", "(5) Remaining", "Counted"], figure_rows, [width / 9] * 9),
+        _numbered(5, "Denomination, quantity and serial numbers of the coupons remaining"),
+        _table(["Series", "Denomination", "Serial numbers", "Quantity"], _ranges(data.remaining_ranges),
+               [2.3 * inch, 1.1 * inch, 2.8 * inch, 1.1 * inch]),
+        _numbered(6, "Serial numbers of coupons voided and the reason they were voided"),
+        _table(["Series", "Denomination", "Serial numbers", "Quantity", "Reason"], _ranges(data.voided, "reason"),
+               [1.7 * inch, 0.9 * inch, 1.9 * inch, 0.7 * inch, 2.1 * inch]),
+        _numbered(7, "Variations discovered and their explanation"),
+        Paragraph(
+            (f"Variation of {data.total_variance:,} coupon(s). " if data.total_variance else "No variation. ")
+            + (data.variation_explanation or ""), _BODY),
+    ]
+    if data.disposition:
+        story.append(Paragraph(f"End of day: {data.disposition}.", _BODY))
+    if data.record is not None:
+        block: Any = signature_block(data.record)
+    else:
+        block = Table(
+            [["Name", "Board-issued credential number", "Signature", "Date / time"], ["", "", "", ""]],
+            colWidths=[2.0 * inch, 1.8 * inch, 1.8 * inch, 1.7 * inch], rowHeights=[None, 0.45 * inch],
+        )
+        block.setStyle(_GRID)
+    story += [
+        KeepTogether([_numbered(8, "Name, signature and Board-issued credential number of the marketing department "
+                                   "supervisor completing the form"), block]),
+        Spacer(1, 6),
+        Paragraph(
+            "Prepared from the Match Play Coupon ledger" + (f"; form #{data.form_id}" if data.form_id else "")
+            + ". A copy of this form goes to the finance department with the undistributed coupons at the end of "
+            "the gaming day, § 525.21(k).", _SMALL),
+    ]
+    meta = DocumentMeta(title=data.title, facility_name=data.facility_name, citation="525.21(j)",
+                        printed_for=printed_for, logo_path=data.logo_path,
+                        subtitle=f"gaming day {data.gaming_date:%d %b %Y}")
+    return render_pdf(meta, story)
+
+
+def ledger_pdf(facility: Any, filters: dict[str, Any], rows: Iterable[dict[str, Any]]) -> bytes:
+    buffer = BytesIO()
+    page = landscape(letter)
+    doc = SimpleDocTemplate(buffer, pagesize=page, leftMargin=0.4 * inch, rightMargin=0.4 * inch,
+                            topMargin=0.4 * inch, bottomMargin=0.4 * inch, title="Match Play Coupon ledger")
+    period = " to ".join(str(filters[k]) for k in ("date_from", "date_to") if filters.get(k))
+    story: list[Any] = [
+        Paragraph(f"{facility.name} — Match Play Coupon ledger", _H1),
+        Paragraph(f"58 Pa. Code § 525.21(d), (f), (h), (l), (n) · {period}", _SUB),
+        Spacer(1, 6),
+    ]
+    short = {"in_stock": "Stock", "issued": "Mktg", "distributed": "Distr.", "voided": "Void", "returned": "Ret.",
+             "expired": "Exp.", "redeemed": "Redm.", "cancelled": "Canc."}
+    header = ["Date", "Entry", "Series", "Denom.", "Serials", "Qty", *[short[s] for s in LEDGER_STATES]]
+    body = [
+        [f"{r['gaming_date']:%d %b %Y}", r["kind_label"], r["series_name"], r["denomination"], r["span"],
+         f"{r['quantity']:,}", *[f"{b:,}" for b in r["balances"]]]
+        for r in rows
+    ]
+    widths = [0.8 * inch, 1.2 * inch, 1.3 * inch, 0.55 * inch, 1.9 * inch, 0.6 * inch] + [0.5 * inch] * 8
+    table = Table([header, *body] if body else [header, ["No entries"] + [""] * (len(header) - 1)],
+                  colWidths=widths, repeatRows=1)
+    style = TableStyle([*_GRID.getCommands(), ("FONTSIZE", (0, 0), (-1, -1), 7), ("ALIGN", (5, 1), (-1, -1), "RIGHT")])
+    table.setStyle(style)
+    story.append(table)
+    story.append(Spacer(1, 4))
+    story.append(Paragraph("Balances are the running totals for the line's denomination after the entry.", _SMALL))
+    doc.build(story)
+    return buffer.getvalue()

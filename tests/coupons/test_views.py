@@ -1,0 +1,148 @@
+"""Screens of the coupon ledger: the clerk's flow, refusals in words, the inspector's read-only access."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from compliance.models import Signature
+from coupons import services
+from coupons.models import CouponIssuance, CouponReceipt, CouponRequisition, LedgerLine, ReconciliationForm
+from tests.coupons.conftest import PASSWORD, TODAY
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_gaming_day_through_the_screens(program, client_for, finance_supervisor, finance_staff, marketing_staff,
+                                          marketing_supervisor):
+    finance = client_for(finance_supervisor)
+    response = finance.post(reverse("coupons:receipt-create"), {
+        "series": program.series.pk, "source": "provider", "supplier": "Gaming Printers Inc.",
+        "invoice_number": "INV-9", "invoice_quantity": 1000, "invoice_first_serial": 1, "invoice_last_serial": 1000,
+        "received": "", "received_on": TODAY.isoformat(), "location": program.vault.pk, "password": PASSWORD,
+        "examiner_finance": finance_staff.pk, "examiner_finance_password": PASSWORD,
+        "examiner_marketing": marketing_staff.pk, "examiner_marketing_password": PASSWORD,
+    })
+    receipt = CouponReceipt.objects.get()
+    assert response.status_code == 302 and receipt.is_complete
+    assert "MP-0000001–MP-0001000" in finance.get(receipt.get_absolute_url()).content.decode()
+
+    marketing = client_for(marketing_supervisor)
+    marketing.post(reverse("coupons:requisition-create"), {
+        "program": program.program.pk, "needed_for": TODAY.isoformat(), "denomination": 2500, "quantity": 100,
+        "password": PASSWORD,
+    })
+    requisition = CouponRequisition.objects.get()
+    sign = reverse("sign", args=[Signature._meta.get_field("content_type").related_model.objects.get_for_model(
+        CouponRequisition).pk, requisition.pk, "authorized"])
+    assert finance.post(sign, {"password": PASSWORD}).status_code == 302
+
+    form_page = finance.get(reverse("coupons:issuance-create", args=[requisition.pk]))
+    assert "1-100" in form_page.content.decode()  # pre-filled from the ledger
+    response = finance.post(reverse("coupons:issuance-create", args=[requisition.pk]), {
+        "series": program.series.pk, "serials": "1-100", "password": PASSWORD,
+        "receiver": marketing_supervisor.pk, "receiver_password": PASSWORD,
+    })
+    assert response.status_code == 302 and CouponIssuance.objects.get().is_complete
+
+    staff = client_for(marketing_staff)
+    staff.post(reverse("coupons:distribute"), {"series": program.series.pk, "serials": "MP-0000001\nMP-0000002"})
+    staff.post(reverse("coupons:distribute"), {"series": program.series.pk, "serials": "3-10"})
+    today = marketing.get(reverse("coupons:today")).content.decode()
+    assert "MP-0000011–MP-0000100" in today
+
+    day = reverse("coupons:reconciliation", args=[TODAY.isoformat()])
+    page = marketing.get(day).content.decode()
+    assert "The ledger expects 90." in page
+    refused = marketing.post(day, {"count_2500": 89, "disposition": "return", "password": PASSWORD})
+    assert "Explain the variation" in refused.content.decode() and not ReconciliationForm.objects.exists()
+    done = marketing.post(day, {"count_2500": 90, "disposition": "return", "password": PASSWORD,
+                                "receiver": finance_supervisor.pk, "receiver_password": PASSWORD})
+    assert done.status_code == 302 and ReconciliationForm.objects.get().is_complete
+
+    pdf = marketing.get(reverse("coupons:reconciliation-pdf", args=[TODAY.isoformat()]))
+    assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF-")
+
+    ledger = finance.get(reverse("coupons:ledger")).content.decode()
+    assert "Returned to finance" in ledger and "MP-0000011–MP-0000100" in ledger
+
+
+def test_a_refused_receipt_explains_itself_and_saves_nothing(program, receive, client_for, finance_supervisor):
+    first = receive(1, 100)
+    response = client_for(finance_supervisor).post(reverse("coupons:receipt-create"), {
+        "series": program.series.pk, "source": "provider", "supplier": "X", "invoice_number": "2",
+        "invoice_quantity": 100, "invoice_first_serial": 50, "invoice_last_serial": 149, "received_on": "2026-11-03",
+        "location": program.vault.pk, "password": PASSWORD,
+    })
+    assert response.status_code == 200
+    assert f"were already received on 3 Nov 2026 (receipt #{first.pk})" in response.content.decode()
+    assert CouponReceipt.objects.count() == 1
+
+
+def _seeded_day(program: Any, receive: Any, issue: Any, marketing_supervisor: Any) -> None:
+    receive(1, 100)
+    issue(1, 10)
+    services.reconciliation_complete(facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 10},
+                                     user=marketing_supervisor, password=PASSWORD, disposition="keep",
+                                     kept_in=program.marketing_safe)
+
+
+def test_the_inspector_reads_everything_and_writes_nothing(program, receive, issue, marketing_supervisor, inspector,
+                                                          client_for):
+    _seeded_day(program, receive, issue, marketing_supervisor)
+    receipt = CouponReceipt.objects.get()
+    requisition = CouponRequisition.objects.get()
+    issuance = CouponIssuance.objects.get()
+    line = LedgerLine.objects.first()
+    assert line is not None
+    client = client_for(inspector)
+    reads = [
+        reverse("coupons:home"), reverse("coupons:program"), reverse("coupons:series-detail", args=[program.series.pk]),
+        reverse("coupons:receipt-detail", args=[receipt.pk]), reverse("coupons:requisition-list"),
+        reverse("coupons:requisition-detail", args=[requisition.pk]),
+        reverse("coupons:issuance-detail", args=[issuance.pk]), reverse("coupons:today"),
+        reverse("coupons:reconciliation-today"), reverse("coupons:reconciliation", args=[TODAY.isoformat()]),
+        reverse("coupons:reconciliation-pdf", args=[TODAY.isoformat()]), reverse("coupons:reports"),
+        reverse("coupons:ledger"), reverse("coupons:ledger-csv"), reverse("coupons:ledger-pdf"),
+    ]
+    for url in reads:
+        assert client.get(url).status_code == 200, url
+    assert client.get(reverse("coupons:document", args=[line.document_type_id, line.document_id])).status_code == 302
+    writes = [
+        reverse("coupons:approval-create"), reverse("coupons:location-create"), reverse("coupons:series-create"),
+        reverse("coupons:series-expire", args=[program.series.pk]), reverse("coupons:receipt-create"),
+        reverse("coupons:requisition-create"), reverse("coupons:issuance-create", args=[requisition.pk]),
+        reverse("coupons:distribute"), reverse("coupons:void"), reverse("coupons:reconciliation-today"),
+        reverse("coupons:reconciliation", args=[TODAY.isoformat()]), reverse("coupons:return-create"),
+        reverse("coupons:process"), reverse("coupons:inventory-create"),
+        reverse("coupons:report-resolve", args=["exception", 1]),
+        reverse("coupons:report-resolve", args=["deviation", 1]),
+    ]
+    for url in writes:
+        assert client.post(url, {"password": PASSWORD}).status_code == 403, url
+
+
+def test_clerks_open_every_form(program, receive, issue, marketing_supervisor, finance_supervisor, compliance_officer,
+                                finance_staff, client_for):
+    _seeded_day(program, receive, issue, marketing_supervisor)
+    requisition = CouponRequisition.objects.get()
+    pages = {
+        compliance_officer: ["coupons:approval-create", "coupons:location-create"],
+        finance_supervisor: ["coupons:series-create", "coupons:receipt-create"],
+        marketing_supervisor: ["coupons:requisition-create", "coupons:return-create", "coupons:void"],
+        finance_staff: ["coupons:process", "coupons:inventory-create"],
+    }
+    for user, names in pages.items():
+        client = client_for(user)
+        for name in names:
+            assert client.get(reverse(name)).status_code == 200, name
+    assert client_for(finance_supervisor).get(
+        reverse("coupons:issuance-create", args=[requisition.pk])).status_code == 200
+    dashboard = client_for(marketing_supervisor).get(reverse("dashboard")).content.decode()
+    assert "Match Play Coupons" in dashboard
+
+
+def test_roles_without_the_capability_cannot_open_a_form(program, client_for, dealer):
+    assert client_for(dealer).get(reverse("coupons:receipt-create")).status_code == 403
