@@ -11,3 +11,4 @@ class ComplianceConfig(AppConfig):
         from compliance import actors, signals  # noqa: F401  (connect receivers)
 
         post_migrate.connect(signals.grant_administrator_permissions, sender=self)
+        post_migrate.connect(signals.protect_history_tables, sender=self)

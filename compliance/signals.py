@@ -53,3 +53,29 @@ def grant_administrator_permissions(**kwargs: Any) -> None:
         content_type__app_label__in=["compliance", "coupons", "equipment", "auth"]
     ).exclude(codename__startswith="delete_")
     group.permissions.add(*wanted)
+
+
+def protect_history_tables(using: str = "default", **kwargs: Any) -> None:
+    """On PostgreSQL, make every simple_history table append-only in the database itself.
+
+    History rows are the evidence of every change; no code path edits them, so the database refuses
+    UPDATE and DELETE on them as it does on signatures and audit events (migration 0003 defines the
+    function). Runs after every ``migrate``, so history tables of apps added later are covered too.
+    """
+    from django.apps import apps
+    from django.db import connections
+
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        return
+    tables = [
+        model._meta.db_table
+        for model in apps.get_models()
+        if hasattr(model, "instance_type") and model.__name__.startswith("Historical")
+    ]
+    with connection.cursor() as cursor:
+        for table in tables:
+            cursor.execute(
+                f'CREATE OR REPLACE TRIGGER "{table}_append_only" BEFORE UPDATE OR DELETE ON "{table}" '
+                "FOR EACH ROW EXECUTE FUNCTION compliance_refuse_change()"
+            )

@@ -7,6 +7,7 @@ import io
 
 import pytest
 from django.core.management import call_command
+from django.db import IntegrityError, connection, transaction
 
 from compliance.actors import SYSTEM_USERNAME
 from compliance.models import AuditEvent, Facility, GamingTable, RegulatedWriteError, regulated_bulk_create
@@ -136,3 +137,14 @@ def test_audit_page_renders_in_a_constant_number_of_queries(
     with django_assert_max_num_queries(len(few.captured_queries)):
         response = client.get("/audit/")
     assert len(response.context["page"].object_list) == 50
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the append-only triggers are PostgreSQL's")
+def test_history_rows_cannot_be_changed_even_with_raw_sql(facility, marketing_supervisor, as_user):
+    with as_user(marketing_supervisor):
+        form = TwoPersonForm.objects.create(facility=facility, note="original")
+    table = TwoPersonForm.history.model._meta.db_table
+    for statement in (f"UPDATE {table} SET note = 'forged'", f"DELETE FROM {table}"):  # noqa: S608
+        with pytest.raises(IntegrityError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(statement)
+    assert TwoPersonForm.history.get(id=form.pk).note == "original"
