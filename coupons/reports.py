@@ -37,7 +37,8 @@ def _table(header: list[str], rows: list[list[Any]], widths: list[float]) -> Tab
     body = [[Paragraph(str(cell), _SMALL) for cell in row] for row in rows] or [
         [Paragraph("None", _SMALL)] + [""] * (len(header) - 1)
     ]
-    table = Table([header, *body], colWidths=widths, repeatRows=1)
+    head = [Paragraph(f"<b>{cell}</b>", _SMALL) for cell in header]
+    table = Table([head, *body], colWidths=widths, repeatRows=1)
     table.setStyle(_GRID)
     return table
 

@@ -1,0 +1,84 @@
+"""The reconciliation form as data, as a PDF that reads like the paper form, and the ledger's exports."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+from pypdf import PdfReader
+
+from coupons import reports, selectors, services
+from tests.coupons.conftest import PASSWORD, TODAY
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def closed_day(program, receive, issue, marketing_supervisor, marketing_staff, finance_supervisor):
+    receive(100001, 101000)
+    issue(100001, 100200)
+    services.distribution_record(facility=program.facility, series=program.series, spans=[(100001, 100050)],
+                                 user=marketing_staff)
+    services.void_record(facility=program.facility, series=program.series, spans=[(100051, 100052)],
+                         reason="Coffee spilled on them", user=marketing_supervisor, password=PASSWORD)
+    return services.reconciliation_complete(
+        facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 147}, user=marketing_supervisor,
+        password=PASSWORD, variation_explanation="One coupon missing; surveillance review requested.",
+        receiver=services.CoSigner(finance_supervisor, PASSWORD),
+    )
+
+
+def test_the_form_content_is_plain_data(program, closed_day, marketing_supervisor):
+    data = selectors.reconciliation_preview(program.facility, TODAY)
+    assert data.completed and data.citation == "58 Pa. Code § 525.21(j)"
+    (figure,) = data.figures
+    assert (figure.to_distribute, figure.distributed, figure.voided, figure.remaining, figure.remaining_counted) == (
+        200, 50, 2, 148, 147)
+    assert [r.span for r in data.received_ranges] == ["MP-0100001–MP-0100200"]
+    assert [r.span for r in data.remaining_ranges] == ["MP-0100053–MP-0100200"]
+    assert [(r.span, r.note) for r in data.voided] == [("MP-0100051–MP-0100052", "Coffee spilled on them")]
+    assert data.total_variance == 1 and "surveillance" in data.variation_explanation
+    (signature,) = data.signatures
+    assert signature.credential_number == marketing_supervisor.profile.credential_number
+
+
+def test_the_pdf_reads_like_the_paper_form(program, closed_day, marketing_supervisor):
+    pdf = reports.reconciliation_pdf(selectors.reconciliation_preview(program.facility, TODAY))
+    assert pdf.startswith(b"%PDF-")
+    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
+    for expected in ("Daily Match Play Coupon Reconciliation Form", "525.21(j)", "Keystone Downs Casino",
+                     "03 November 2026", "MP-0100001–MP-0100200", "MP-0100053–MP-0100200", "Coffee spilled",
+                     "surveillance review", marketing_supervisor.profile.full_name,
+                     marketing_supervisor.profile.credential_number):
+        assert expected in text, expected
+    for item in range(1, 9):
+        assert f"({item})" in text
+    if shutil.which("pdftoppm"):
+        out = Path("/tmp/coupons-reconciliation")
+        Path(f"{out}.pdf").write_bytes(pdf)
+        subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", f"{out}.pdf", str(out)], check=True)
+
+
+def test_a_draft_form_prints_as_a_draft_with_a_blank_signature_block(program, receive, issue):
+    receive(1, 100)
+    issue(1, 10)
+    pdf = reports.reconciliation_pdf(selectors.reconciliation_preview(program.facility, TODAY))
+    text = PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
+    assert "DRAFT" in text and "Board-issued credential number" in text
+
+
+def test_the_ledger_exports_as_csv_and_pdf(program, closed_day, client_for, finance_supervisor):
+    client = client_for(finance_supervisor)
+    csv_text = b"".join(client.get(reverse("coupons:ledger-csv")).streaming_content).decode()
+    header, *rows = csv_text.strip().splitlines()
+    assert header.startswith("occurred_at,gaming_date,entry") and "balance_in_stock" in header
+    assert any("MP-0100053–MP-0100200" in row for row in rows)
+    # Running balance of coupons in finance stock after the receipt line.
+    assert rows[0].split(",")[-8] == "1000"
+    pdf = client.get(reverse("coupons:ledger-pdf"), {"date_from": "2026-11-01", "date_to": "2026-11-30"}).content
+    text = PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
+    assert pdf.startswith(b"%PDF-") and "Match Play Coupon ledger" in text and "Received" in text
