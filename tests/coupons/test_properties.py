@@ -1,0 +1,247 @@
+"""Property: over random sequences of receive / issue / distribute / void / return / expire / redeem and
+day closings, every serial is in exactly one state (the one a per-coupon model predicts) and every
+gaming day's reconciliation balances."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+import pytest
+import time_machine
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from compliance.services import signature_sign
+from coupons import services
+from coupons.models import CouponRange, CouponState, ReconciliationForm
+from tests.coupons.conftest import PASSWORD, TODAY, approve, make_series
+
+pytestmark = pytest.mark.django_db
+S = CouponState
+SERIALS = 40  # per series: small, so the model can track every coupon one by one
+
+OPS = ("receive", "issue", "distribute", "void", "return", "expire", "redeem", "next_day")
+# Serial runs start on a grid of 5 so that moves line up often enough to be accepted, and split
+# ranges often enough (lengths 1-12) to exercise every split.
+operation = st.tuples(
+    st.sampled_from((*OPS, "issue", "issue", "distribute", "distribute", "redeem", "return")), st.integers(0, 1), st.integers(0, 7).map(lambda k: 5 * k + 1),
+    st.sampled_from([1, 2, 5, 10, 12]), st.booleans(), st.booleans(),
+)
+# Most sequences start by receiving part or all of both series; the random receives that follow
+# exercise the refusal of serials already received.
+opening = st.lists(st.tuples(st.just("receive"), st.integers(0, 1), st.sampled_from([1, 21]),
+                             st.sampled_from([20, 40]), st.just(False), st.just(False)), min_size=1, max_size=3)
+
+
+@dataclass
+class Model:
+    """What the ledger should say, one coupon at a time."""
+
+    day: date = TODAY
+    state: list[dict[int, str]] = field(default_factory=lambda: [{}, {}])
+
+    def states(self, series: int, first: int, last: int) -> set[str | None]:
+        return {self.state[series].get(n) for n in range(first, last + 1)}
+
+    def set(self, series: int, first: int, last: int, value: str) -> None:
+        for n in range(first, last + 1):
+            self.state[series][n] = value
+
+    def count(self, value: str) -> int:
+        return sum(1 for per_series in self.state for s in per_series.values() if s == value)
+
+
+def _at(day: date) -> Any:
+    return time_machine.travel(timezone.make_aware(datetime.combine(day, time(12, 0))), tick=False)
+
+
+@pytest.fixture
+def cast(program, finance_supervisor, finance_staff, marketing_staff, marketing_supervisor, dealer,
+         compliance_officer):
+    short = make_series(program.facility, program.program, finance_supervisor, code="mp10", prefix="MS",
+                        denomination_cents=1000, expires_on=TODAY + timedelta(days=1))
+    approve(program.facility, program.program, compliance_officer, short, kinds=("design",))
+    return {
+        "program": program, "series": [program.series, short], "fin": finance_supervisor, "fin_staff": finance_staff,
+        "mkt_staff": marketing_staff, "mkt": marketing_supervisor, "dealer": dealer,
+    }
+
+
+def _attempt(expected_ok: bool, call: Any, name: str = "") -> bool:
+    event(f"{name} accepted" if expected_ok else "refused")
+    try:
+        call()
+    except ValidationError as error:
+        assert not expected_ok, f"refused but the model allows it: {error.messages}"
+        return False
+    assert expected_ok, "accepted but the model forbids it"
+    return True
+
+
+def _attempt_named(name: str, expected_ok: bool, call: Any) -> bool:
+    return _attempt(expected_ok, call, name)
+
+
+def _close_day(c: dict[str, Any], model: Model, keep: bool) -> None:
+    program, facility = c["program"], c["program"].facility
+    expired_held = any(
+        s == S.ISSUED and series.is_expired_on(model.day)
+        for i, series in enumerate(c["series"]) for s in model.state[i].values()
+    )
+    complete = {
+        "facility": facility, "gaming_date": model.day, "counted_remaining": {}, "user": c["mkt"],
+        "password": PASSWORD, "disposition": "keep" if keep else "return", "kept_in": program.marketing_safe,
+        "receiver": services.CoSigner(c["fin"], PASSWORD),
+    }
+    if expired_held:
+        with pytest.raises(ValidationError, match="Expired coupons must be returned"):
+            services.reconciliation_complete(**complete)
+        services.return_record(facility=facility, user=c["mkt"], password=PASSWORD, gaming_date=model.day,
+                               expired_only=True, receiver=services.CoSigner(c["fin"], PASSWORD))
+        for i, series in enumerate(c["series"]):
+            if series.is_expired_on(model.day):
+                for n, s in model.state[i].items():
+                    if s == S.ISSUED:
+                        model.state[i][n] = S.RETURNED
+    held = model.count(S.ISSUED)
+    form = services.reconciliation_complete(**complete)
+    figures = list(form.figures.all())
+    assert sum(f.remaining_expected for f in figures) == held
+    for f in figures:
+        assert f.carried_in + f.received == f.distributed + f.voided + f.returned + f.remaining_expected
+    if not keep:
+        for per_series in model.state:
+            for n, s in per_series.items():
+                if s == S.ISSUED:
+                    per_series[n] = S.RETURNED
+    processing = services.finance_day_process(
+        facility=facility, gaming_date=model.day, counted_returned=model.count(S.RETURNED),
+        counted_voided=model.count(S.VOIDED), counted_redeemed=model.count(S.REDEEMED), user=c["fin_staff"],
+        password=PASSWORD, restock_location=program.vault,
+    )
+    assert processing.variance == 0
+    assert processing.given_to_marketing == (
+        processing.returned + processing.voided + processing.distributed + processing.carried_forward
+    )
+    for i, series in enumerate(c["series"]):
+        for n, s in model.state[i].items():
+            if s in (S.VOIDED, S.REDEEMED):
+                model.state[i][n] = S.CANCELLED
+            elif s == S.RETURNED:
+                model.state[i][n] = S.EXPIRED if series.is_expired_on(model.day) else S.IN_STOCK
+    model.day += timedelta(days=1)
+
+
+# An aimed operation starts at a serial in the state the step needs (so it is often accepted);
+# an unaimed one starts anywhere (so refusals are exercised too).
+SOURCE = {"issue": S.IN_STOCK, "distribute": S.ISSUED, "void": S.ISSUED, "return": S.ISSUED,
+          "redeem": S.DISTRIBUTED}
+
+
+def _apply(c: dict[str, Any], model: Model, op: tuple[str, int, int, int, bool, bool]) -> None:
+    name, index, first, length, flag, aim = op
+    candidates = sorted(n for n, s in model.state[index].items() if s == SOURCE.get(name))
+    if aim and candidates:
+        first = candidates[first % len(candidates)]
+        run = 1
+        while run < length and first + run in model.state[index] and model.state[index][first + run] == SOURCE[name]:
+            run += 1
+        length = run
+    series = c["series"][index]
+    facility = c["program"].facility
+    last = min(SERIALS, first + length - 1)
+    spans = [(first, last)]
+    states = model.states(index, first, last)
+    expired = series.is_expired_on(model.day)
+    if name == "receive":
+        ok = states == {None}
+
+        def call() -> None:
+            receipt = services.receipt_record(
+                facility=facility, series=series, received_on=model.day, supplier="P", invoice_number="I",
+                invoice_quantity=last - first + 1, invoice_first_serial=first, invoice_last_serial=last,
+                received=spans, location=c["program"].vault, user=c["fin"], password=PASSWORD,
+            )
+            signature_sign(record=receipt, slot="examined_finance", user=c["fin_staff"], password=PASSWORD)
+            signature_sign(record=receipt, slot="examined_marketing", user=c["mkt_staff"], password=PASSWORD)
+
+        if _attempt_named(name, ok, call):
+            model.set(index, first, last, S.IN_STOCK)
+    elif name == "issue":
+        ok = states == {S.IN_STOCK} and not expired
+
+        def call() -> None:
+            requisition = services.requisition_prepare(
+                facility=facility, program=series.program, denomination_cents=series.denomination_cents,
+                quantity=last - first + 1, needed_for=model.day, user=c["mkt"], password=PASSWORD)
+            signature_sign(record=requisition, slot="authorized", user=c["fin"], password=PASSWORD)
+            services.issuance_record(requisition=requisition, series=series, issued=spans, user=c["fin"],
+                                     password=PASSWORD, gaming_date=model.day,
+                                     receiver=services.CoSigner(c["mkt"], PASSWORD))
+
+        if _attempt_named(name, ok, call):
+            model.set(index, first, last, S.ISSUED)
+    elif name == "distribute":
+        ok = states == {S.ISSUED} and not expired
+        if _attempt_named(name, ok, lambda: services.distribution_record(facility=facility, series=series, spans=spans,
+                                                             user=c["mkt_staff"], gaming_date=model.day)):
+            model.set(index, first, last, S.DISTRIBUTED)
+    elif name == "void":
+        ok = bool(states) and states <= {S.IN_STOCK, S.ISSUED}
+        user = c["mkt"] if S.ISSUED in states else c["fin"]
+        if _attempt_named(name, ok, lambda: services.void_record(facility=facility, series=series, spans=spans, reason="torn",
+                                                     user=user, password=PASSWORD, gaming_date=model.day)):
+            model.set(index, first, last, S.VOIDED)
+    elif name == "return":
+        ok = states == {S.ISSUED}
+        if _attempt_named(name, ok, lambda: services.return_record(
+                facility=facility, user=c["mkt"], password=PASSWORD, gaming_date=model.day,
+                spans={series: spans}, receiver=services.CoSigner(c["fin"], PASSWORD))):
+            model.set(index, first, last, S.RETURNED)
+    elif name == "expire":
+        held = [n for n, s in model.state[index].items() if s in (S.IN_STOCK, S.RETURNED)]
+        ok = expired and bool(held)
+        if _attempt_named(name, ok, lambda: services.stock_expire(series=series, user=c["fin_staff"], on_date=model.day)):
+            for n in held:
+                model.state[index][n] = S.EXPIRED
+    elif name == "redeem":
+        ok = states == {S.DISTRIBUTED} and not expired
+        if _attempt_named(name, ok, lambda: services.redemption_record(facility=facility, series=series, spans=spans,
+                                                           user=c["dealer"], gaming_date=model.day)):
+            model.set(index, first, last, S.REDEEMED)
+    elif name == "next_day":
+        event("day closed")
+        _close_day(c, model, keep=flag)
+
+
+def _assert_every_serial_in_exactly_one_state(c: dict[str, Any], model: Model) -> None:
+    for index, series in enumerate(c["series"]):
+        seen: dict[int, str] = {}
+        for first, last, state in CouponRange.objects.filter(series=series, closed_by__isnull=True).values_list(
+                "first_serial", "last_serial", "state"):
+            for n in range(first, last + 1):
+                assert n not in seen, f"serial {n} is in two states"
+                seen[n] = state
+        assert seen == model.state[index]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first_ops=opening, ops=st.lists(operation, min_size=8, max_size=25))
+def test_every_serial_is_in_one_state_and_every_day_balances(cast, first_ops, ops):
+    model = Model()
+    ops = first_ops + ops
+    with transaction.atomic():
+        for op in ops:
+            with _at(model.day):
+                _apply(cast, model, op)
+            _assert_every_serial_in_exactly_one_state(cast, model)
+        with _at(model.day):
+            _close_day(cast, model, keep=False)
+        _assert_every_serial_in_exactly_one_state(cast, model)
+        assert ReconciliationForm.objects.count() >= 1
+        transaction.set_rollback(True)
