@@ -12,6 +12,7 @@ On PostgreSQL the database is created (if missing) and migrated; nothing else is
 from __future__ import annotations
 
 import os
+import secrets
 import sys
 import tempfile
 import time
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+PASSWORD = secrets.token_urlsafe(16)  # the bench people's password, new every run
 sys.path.insert(0, str(ROOT))
 
 
@@ -30,7 +32,7 @@ def _configure() -> str:
         url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='coupons-bench-')) / 'bench.sqlite3'}"
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "compliance.settings")
-    os.environ["FAST_PASSWORD_HASHER"] = "1"
+    os.environ["FAST_PASSWORD_HASHER"] = "1"  # noqa: S105 - a switch, not a password
     os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"
     os.environ.pop("REDIS_URL", None)
     if url.startswith("postgres"):
@@ -75,7 +77,7 @@ def _seed() -> dict[str, Any]:
     ]:
         people[key] = profile_create(
             username=f"{key}{stamp}", full_name=f"Bench {key}", credential_number=f"B{stamp}{key}",
-            department_code=department, roles=[role], facilities=[facility], password="bench-password-123",
+            department_code=department, roles=[role], facilities=[facility], password=PASSWORD,
         )
     program = CouponProgram.objects.get(code="match-play")
     vault = services.location_create(facility=facility, name="Vault", department="finance", user=people["officer"],
@@ -85,9 +87,11 @@ def _seed() -> dict[str, Any]:
 
 
 def _series(ctx: dict[str, Any], code: str) -> Any:
+    from django.utils import timezone
+
     from coupons import services
 
-    people, today = ctx["people"], date.today()
+    people, today = ctx["people"], timezone.localdate()
     series = services.series_create(
         facility=ctx["facility"], program=ctx["program"], code=code, name=code, denomination_cents=2500,
         expires_on=today + timedelta(days=365), games=ctx["games"], wager_restrictions="Even money only",
@@ -96,7 +100,7 @@ def _series(ctx: dict[str, Any], code: str) -> Any:
     for kind in ("design", "internal_controls"):
         services.approval_record(facility=ctx["facility"], program=ctx["program"], kind=kind,
                                  approved_on=today - timedelta(days=30), reference=f"REF-{code}-{kind}",
-                                 series=series, user=people["officer"], password="bench-password-123")
+                                 series=series, user=people["officer"], password=PASSWORD)
     return series
 
 
@@ -105,7 +109,7 @@ def _receive_and_issue(ctx: dict[str, Any], series: Any, received: int, issued: 
 
     from coupons import services
 
-    people, password, today = ctx["people"], "bench-password-123", timezone.localdate()
+    people, password, today = ctx["people"], PASSWORD, timezone.localdate()
     services.receipt_record(
         facility=ctx["facility"], series=series, received_on=today, supplier="Printer", invoice_number="1",
         invoice_quantity=received, invoice_first_serial=1, invoice_last_serial=received, received=[(1, received)],
