@@ -197,3 +197,30 @@ def test_the_dashboard_shows_overdue_and_due_soon(logged, facility, floorperson,
 def test_a_marketing_person_sees_no_equipment_panel(facility, client_for):
     html = client_for(make_person(Role.MARKETING_STAFF, facility)).get(reverse("dashboard")).content.decode()
     assert "Dice and deck changes" not in html
+
+
+def test_every_equipment_citation_resolves_against_the_catalogue():
+    from compliance.citations import cite
+    from equipment import models, views
+    from equipment.reference import REQUIREMENTS
+
+    refs: set[str] = set()
+    for view in vars(views).values():
+        citation = getattr(view, "citation", None)
+        refs |= {citation} if isinstance(citation, str) else set(citation or ())
+    for model in (models.DiceSet, models.DeckSet, models.DiceRemoval, models.OpeningInspection, models.Malfunction):
+        refs |= {model.citation} | {r.citation for r in model.signature_requirements if r.citation}
+    refs |= {
+        row[key]
+        for row in REQUIREMENTS
+        for key in ("dice_citation", "deck_citation", "inspection_citation")
+        if row.get(key)
+    }
+    refs |= {clause for _outcome, clause in models.Malfunction.OUTCOMES.values()}
+    for ref in refs:
+        assert cite(ref), ref
+
+
+def test_the_regulations_page_lists_the_equipment_screens(floorperson, client_for):
+    html = client_for(floorperson).get(reverse("regulation-list")).content.decode()
+    assert "Live table board" in html and "539.5(a)" in html
