@@ -319,6 +319,12 @@ def _move(
     )
     # Every serial asked for must be in an open range in an accepted state.
     missing = spans_.subtract(spans, [(r.first_serial, r.last_serial) for r in rows])
+    if missing and _already_received(series, missing):
+        # Received, yet no open range: another transaction moved them while this one waited for the lock.
+        raise ValidationError(
+            f"Serials {spans_.describe(series, missing)} of {series.name} were just moved by someone else. "
+            f"Reload the page and try again."
+        )
     if missing:
         raise ValidationError(
             f"Serials {spans_.describe(series, missing)} of {series.name} were never received into the ledger."

@@ -61,7 +61,7 @@ class CouponPage(CapabilityRequiredMixin):
 
     capability = Capability.VIEW_RECORDS
     title = "Match Play Coupons"
-    citation: str | tuple[str, ...] = "525.21"
+    citation: str | tuple[str, ...] = "525.21(d)"
 
 
 class CouponFormView(CouponPage, FormView):
@@ -521,6 +521,9 @@ class ReconciliationView(CouponFormView):
 
 
 class ReconciliationDetailView(CouponPage, View):
+    title = "Reconciliation form"
+    citation = "525.21(j)"
+
     def get(self, request: HttpRequest, pk: int) -> HttpResponse:
         form = get_object_or_404(ReconciliationForm, pk=pk, facility=self.facility)
         return redirect("coupons:reconciliation", form.gaming_date.isoformat())
@@ -788,6 +791,8 @@ class LedgerPdfView(LedgerMixin, View):
 
 class DocumentRedirectView(CouponPage, View):
     """A ledger line's document, whatever its type."""
+
+    title = "Ledger document"
 
     def get(self, request: HttpRequest, content_type_id: int, object_id: int) -> HttpResponse:
         content_type = get_object_or_404(ContentType, pk=content_type_id, app_label="coupons")
