@@ -23,6 +23,7 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
@@ -145,6 +146,15 @@ class InPlayRecord(RegulatedRecord):
 
     def remaining(self, now: Any) -> timedelta:
         return self.due_at - now
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self._state.adding and self.corrects_id and self.removed_at is None:
+            # Two rows "in play" for one table would break the one-set-in-play rule: a set is
+            # corrected once it is out of play (its removal is then copied to the correction).
+            raise ValidationError(
+                f"Correct this {self.kind_label} record after it leaves play; while it is in play, change it instead."
+            )
+        super().save(*args, **kwargs)
 
     def mark_removed(self, removed_at: Any) -> None:
         """Set the derived in-play marker; the removal itself is its own signed record.

@@ -383,3 +383,17 @@ def test_people_of_another_facility_cannot_log_equipment(tdf, other_facility, de
             colours="4 green, 2 red",
             at=T0,
         )
+
+
+def test_a_set_in_play_is_corrected_only_after_it_leaves_play(tdf, place_dice, shift_manager, floorperson):
+    from compliance.services import record_correct
+
+    in_play = place_dice(tdf, T0)
+    with pytest.raises(ValidationError, match="after it leaves play"):
+        record_correct(original=in_play, reason="Typo in the lot", user=shift_manager, changes={"identifiers": "LOT-X"})
+    place_dice(tdf, T0 + timedelta(hours=2), identifiers="LOT-B")
+    in_play.refresh_from_db()
+    correction = record_correct(
+        original=in_play, reason="Typo in the lot", user=shift_manager, changes={"identifiers": "LOT-A 001-006 (corr.)"}
+    )
+    assert correction.removed_at == in_play.removed_at and correction.corrects == in_play
