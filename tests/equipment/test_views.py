@@ -224,3 +224,41 @@ def test_every_equipment_citation_resolves_against_the_catalogue():
 def test_the_regulations_page_lists_the_equipment_screens(floorperson, client_for):
     html = client_for(floorperson).get(reverse("regulation-list")).content.decode()
     assert "Live table board" in html and "539.5(a)" in html
+
+
+def test_cards_inspection_and_opening_from_the_tablet(asia, sic_bo, place_dice, floorperson, dealer, client_for):
+    client = client_for(floorperson)
+    response = client.post(
+        reverse("equipment:deck-change", args=[asia.pk]),
+        {"deck_count": "2", "back_colours": "red / blue", "dealt_from": "automated_shoe", "automated_shuffler": "on",
+         "jokers_per_deck": "2", "second_joker_torn": "on", "dealer": dealer.pk, "dealer_password": PASSWORD,
+         "password": PASSWORD},
+    )  # fmt: skip
+    assert response.status_code == 302
+    assert client.post(reverse("equipment:table-open", args=[asia.pk])).status_code == 302
+    asia.refresh_from_db()
+    assert asia.is_open
+
+    place_dice(sic_bo, T0)
+    response = client.post(
+        reverse("equipment:inspection-create", args=[sic_bo.pk]),
+        {"value_1": "1", "value_2": "5", "value_3": "6", "combinations_illuminated": "on", "password": PASSWORD},
+    )
+    assert response.status_code == 302
+    inspection_page = client.get(reverse("equipment:table", args=[sic_bo.pk])).content.decode()
+    assert "1-5-6" in inspection_page and "passed" in inspection_page
+
+    response = client.post(
+        reverse("equipment:malfunction-create", args=[asia.pk]),
+        {"device": "card_shuffler", "description": "Jammed mid-shuffle", "round_outcome": "reshuffled",
+         "password": PASSWORD},
+    )  # fmt: skip
+    assert response.status_code == 302
+    assert "Cards reshuffled" in client.get(reverse("equipment:table", args=[asia.pk])).content.decode()
+
+
+def test_the_logs_show_what_was_recorded(tdf, place_dice, floorperson, client_for):
+    place_dice(tdf, T0)
+    place_dice(tdf, T0 + timedelta(hours=25), identifiers="LOT-LATE")
+    html = client_for(floorperson).get(reverse("equipment:dice-log")).content.decode()
+    assert "LOT-LATE" in html and "late" in html and "Scheduled change (clock)" in html
