@@ -219,7 +219,7 @@ class ReconciliationCompleteForm(FacilityForm):
         counted: dict[str, forms.Field] = {}
         for cents, label, expected in denominations:
             counted[f"count_{cents}"] = forms.IntegerField(
-                min_value=0, initial=expected, label=f"{label} coupons counted remaining",
+                min_value=0, label=f"{label} coupons counted remaining",
                 help_text=f"The ledger expects {expected:,}.")
         self.fields = {**counted, **self.fields}
         self.field("kept_in").queryset = StorageLocation.objects.filter(

@@ -207,6 +207,10 @@ class CouponSeries(AuditedModel):
     def span(self, first: int, last: int) -> str:
         return self.serial(first) if first == last else f"{self.serial(first)}–{self.serial(last)}"
 
+    @property
+    def serial_example(self) -> str:
+        return self.serial(1)
+
     def is_expired_on(self, day: Any) -> bool:
         return day > self.expires_on
 
@@ -227,6 +231,16 @@ class CouponDocument(RegulatedRecord):
 
     def __str__(self) -> str:
         return f"{self.kind_label} #{self.pk} ({self.gaming_date:%d %b %Y})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self._state.adding and self.corrects_id:
+            # A copy of a movement document would carry none of its ledger lines: in the coupon
+            # ledger, a mistake is corrected by a compensating movement (void, return, inventory).
+            raise RegulatedWriteError(
+                f"A {self._meta.verbose_name} is corrected in the ledger by a new movement (a void, a return or "
+                f"an inventory count), not by a copy of the document."
+            )
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         if self.url_name == "coupons:document":

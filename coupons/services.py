@@ -114,6 +114,18 @@ def _cosign(record: RegulatedRecord, slot: str, co_signer: CoSigner | None) -> N
         _sign(record, slot, co_signer.user, co_signer.password)
 
 
+def _as_user(function: Any) -> Any:
+    """Attribute every row the service writes (history, audit events, bulk inserts) to its ``user``."""
+    import functools
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with acting_as(kwargs["user"]):
+            return function(*args, **kwargs)
+
+    return wrapper
+
+
 def _create(model: type[Any], user: Any, **fields: Any) -> Any:
     with acting_as(user):
         return model.objects.create(created_by=user, **fields)
@@ -164,6 +176,7 @@ def _require_gates(series: CouponSeries, on_date: date, *, internal_print: bool 
 
 
 @transaction.atomic
+@_as_user
 def approval_record(
     *,
     facility: Facility,
@@ -194,6 +207,7 @@ def approval_record(
 
 
 @transaction.atomic
+@_as_user
 def series_create(
     *,
     facility: Facility,
@@ -239,6 +253,7 @@ def series_create(
 
 
 @transaction.atomic
+@_as_user
 def location_create(
     *,
     facility: Facility,
@@ -365,8 +380,11 @@ def _move_rows(
         ]
         pieces.extend((row, first, last) for first, last in inside)
     lines = [
+        # A location is kept only while the coupons stay in the same custody (e.g. voiding stock in
+        # the vault); coupons handed over leave the location behind unless the step names a new one.
         _line(document, series, kind, first, last, last - first + 1, from_state=row.state, to_state=to_state,
-              reason=reason, location=location if location is not None else row.location, doc_type=doc_type)
+              reason=reason, location=location if location is not None else (
+                  row.location if to_state == row.state else None), doc_type=doc_type)
         for row, first, last in pieces
     ]
     lines = regulated_bulk_create(LedgerLine, lines)
@@ -464,6 +482,7 @@ def _deviation(invoice_quantity: int, invoice_first: int, invoice_last: int, rec
 
 
 @transaction.atomic
+@_as_user
 def receipt_record(
     *,
     facility: Facility,
@@ -581,6 +600,7 @@ def deviation_report_send(*, report: DeviationReport) -> None:
 
 
 @transaction.atomic
+@_as_user
 def deviation_report_close(*, report: DeviationReport, resolution: str, user: Any) -> DeviationReport:
     require_capability(user, Capability.RESOLVE_COUPON_EXCEPTION)
     if not resolution.strip():
@@ -596,6 +616,7 @@ def deviation_report_close(*, report: DeviationReport, resolution: str, user: An
 # Requisition and issuance, § 525.21(g)–(h)
 # --------------------------------------------------------------------------------------------
 @transaction.atomic
+@_as_user
 def requisition_prepare(
     *,
     facility: Facility,
@@ -642,6 +663,7 @@ def _require_examined_receipts(series: CouponSeries, spans: Sequence[Span]) -> N
 
 
 @transaction.atomic
+@_as_user
 def issuance_record(
     *,
     requisition: CouponRequisition,
@@ -708,6 +730,7 @@ def issuance_record(
 # Marketing's day: distribution, voids, the reconciliation form, returns, § 525.21(j)–(l)
 # --------------------------------------------------------------------------------------------
 @transaction.atomic
+@_as_user
 def distribution_record(
     *, facility: Facility, series: CouponSeries, spans: Sequence[Span], user: Any, gaming_date: date | None = None
 ) -> CouponDistribution:
@@ -730,6 +753,7 @@ def distribution_record(
 
 
 @transaction.atomic
+@_as_user
 def void_record(
     *,
     facility: Facility,
@@ -828,6 +852,7 @@ def expired_held_by_marketing(facility: Facility, on_date: date) -> list[CouponR
 
 
 @transaction.atomic
+@_as_user
 def return_record(
     *,
     facility: Facility,
@@ -874,6 +899,7 @@ def return_record(
 
 
 @transaction.atomic
+@_as_user
 def reconciliation_complete(
     *,
     facility: Facility,
@@ -960,6 +986,7 @@ def reconciliation_complete(
 # Finance daily processing, § 525.21(m); expiry; redemption (seam)
 # --------------------------------------------------------------------------------------------
 @transaction.atomic
+@_as_user
 def finance_day_process(
     *,
     facility: Facility,
@@ -1113,6 +1140,7 @@ def exception_report_send(*, report: ExceptionReport) -> None:
 
 
 @transaction.atomic
+@_as_user
 def exception_report_resolve(*, report: ExceptionReport, resolution: str, user: Any) -> ExceptionReport:
     require_capability(user, Capability.RESOLVE_COUPON_EXCEPTION)
     if not resolution.strip():
@@ -1129,6 +1157,7 @@ def exception_report_resolve(*, report: ExceptionReport, resolution: str, user: 
 
 
 @transaction.atomic
+@_as_user
 def stock_expire(*, series: CouponSeries, user: Any, on_date: date | None = None) -> CouponExpiry:
     """Take expired coupons in finance custody (stock, returned) out of circulation."""
     require_capability(user, Capability.PROCESS_FINANCE_DAY)
@@ -1145,6 +1174,7 @@ def stock_expire(*, series: CouponSeries, user: Any, on_date: date | None = None
 
 
 @transaction.atomic
+@_as_user
 def redemption_record(
     *, facility: Facility, series: CouponSeries, spans: Sequence[Span], user: Any, gaming_date: date | None = None,
     table: Any = None,
@@ -1182,6 +1212,7 @@ def expected_inventory(facility: Facility) -> dict[CouponSeries, list[Span]]:
 
 
 @transaction.atomic
+@_as_user
 def inventory_record(
     *,
     facility: Facility,

@@ -368,3 +368,22 @@ def test_expired_stock_leaves_circulation(program, receive, finance_staff):
         services.stock_expire(series=program.series, user=finance_staff)
     services.stock_expire(series=program.series, user=finance_staff, on_date=date(2027, 1, 1))
     assert states(program.series) == [(1, 100, S.EXPIRED)]
+
+
+def test_a_movement_document_is_corrected_by_a_new_movement_not_a_copy(program, receive, finance_supervisor):
+    from compliance.models import RegulatedWriteError
+    from compliance.services import record_correct
+
+    receipt = receive(1, 10)
+    with pytest.raises(RegulatedWriteError, match="by a new movement"):
+        record_correct(original=receipt, reason="typo", user=finance_supervisor, changes={"supplier": "Other"})
+
+
+def test_every_row_a_service_writes_is_attributed_to_its_user(program, receive, issue, finance_supervisor):
+    from compliance.models import AuditEvent
+
+    receive(1, 10)
+    issue(1, 5)
+    ranges = AuditEvent.objects.filter(model_label__in=["coupons.CouponRange", "coupons.LedgerLine"])
+    assert ranges.exists() and not ranges.filter(actor__isnull=True).exists()
+    assert CouponRange.history.filter(history_user__isnull=True).count() == 0

@@ -1,0 +1,89 @@
+"""Demo data for the coupon ledger: an approved program, a series, storage and a gaming day in progress."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from compliance.actors import acting_as
+from compliance.models import Facility, Game
+from compliance.roles import Role
+from compliance.services import signature_sign
+from coupons import services
+from coupons.models import CouponProgram, CouponSeries
+
+__all__ = ["coupons_demo_seed"]
+
+
+def _person(facility: Facility, role: Role) -> object:
+    user = get_user_model().objects.filter(groups__name=role, profile__facilities=facility).order_by("pk").first()
+    if user is None:
+        raise RuntimeError(f"The demo facility has no {role.label}; run `manage.py seed_demo` first.")
+    return user
+
+
+@transaction.atomic
+def coupons_demo_seed(*, facility: Facility) -> CouponSeries | None:
+    """Idempotent: does nothing when the facility already has a series. Needs the foundation's demo people.
+
+    Signatures need passwords, so the demo people get a throwaway password for the seeding and their
+    passwords are then set back to what they were.
+    """
+    if CouponSeries.objects.filter(facility=facility).exists():
+        return None
+    roles = [Role.COMPLIANCE_OFFICER, Role.FINANCE_SUPERVISOR, Role.FINANCE_STAFF, Role.MARKETING_SUPERVISOR,
+             Role.MARKETING_STAFF]
+    people = {role: _person(facility, role) for role in roles}
+    temporary = secrets.token_urlsafe(16)
+    saved = {}
+    for user in people.values():
+        saved[user.pk] = user.password  # type: ignore[attr-defined]
+        user.set_password(temporary)  # type: ignore[attr-defined]
+        user.save(update_fields=["password"])  # type: ignore[attr-defined]
+    officer, finsup = people[Role.COMPLIANCE_OFFICER], people[Role.FINANCE_SUPERVISOR]
+    mktsup = people[Role.MARKETING_SUPERVISOR]
+    today = timezone.localdate()
+    program = CouponProgram.objects.get(code="match-play")
+    with acting_as(finsup):
+        series = services.series_create(
+            facility=facility, program=program, code="mp25", name="$25 Match Play (winter)", denomination_cents=2500,
+            expires_on=today + timedelta(days=60), games=list(Game.objects.filter(code__in=["craps", "roulette",
+                                                                                             "blackjack"])),
+            wager_restrictions="Even-money wagers only; Craps: Pass or Don't Pass line.", user=finsup,
+            serial_prefix="MP",
+        )
+    for kind in ("design", "internal_controls"):
+        services.approval_record(facility=facility, program=program, kind=kind, approved_on=today - timedelta(days=30),
+                                 reference=f"BGO-2026-{kind[:3].upper()}-17", series=series, user=officer,
+                                 password=temporary)
+    vault = services.location_create(facility=facility, name="Finance vault, cage 2", department="finance",
+                                     user=officer, bcc_approved_on=today - timedelta(days=90),
+                                     bcc_approval_reference="BCC-LOC-0042")
+    services.location_create(facility=facility, name="Marketing locked cabinet", department="marketing",
+                             user=officer, bcc_approved_on=today - timedelta(days=90),
+                             bcc_approval_reference="BCC-LOC-0043")
+    receipt = services.receipt_record(
+        facility=facility, series=series, received_on=today, supplier="Keystone Gaming Printers",
+        invoice_number="KGP-4471", invoice_quantity=10_000, invoice_first_serial=100_001, invoice_last_serial=110_000,
+        received=[(100_001, 110_000)], location=vault, user=finsup, password=temporary,
+        examiners=[("examined_finance", services.CoSigner(people[Role.FINANCE_STAFF], temporary)),
+                   ("examined_marketing", services.CoSigner(people[Role.MARKETING_STAFF], temporary))],
+    )
+    requisition = services.requisition_prepare(facility=facility, program=program, denomination_cents=2500,
+                                               quantity=500, needed_for=today, user=mktsup, password=temporary)
+    signature_sign(record=requisition, slot="authorized", user=finsup, password=temporary)
+    services.issuance_record(requisition=requisition, series=series, issued=[(100_001, 100_500)], user=finsup,
+                             password=temporary, receiver=services.CoSigner(mktsup, temporary))
+    services.distribution_record(facility=facility, series=series, spans=[(100_001, 100_120)],
+                                 user=people[Role.MARKETING_STAFF])
+    services.void_record(facility=facility, series=series, spans=[(100_121, 100_121)], reason="Torn at the desk",
+                         user=mktsup, password=temporary)
+    for user in people.values():
+        user.password = saved[user.pk]  # type: ignore[attr-defined]
+        user.save(update_fields=["password"])  # type: ignore[attr-defined]
+    assert receipt.pk
+    return series
