@@ -1,7 +1,7 @@
 """Equipment sweep benchmark: 1,000 open tables with a year of dice and deck logs; target < 1 s.
 
 Standalone: uses its own SQLite file (``var/bench/equipment.sqlite3``, rebuilt each run) unless
-``DATABASE_URL`` is given; migrates, seeds with ``regulated_bulk_create`` (history and audit rows
+``DATABASE_URL`` (an empty database) is given; migrates, seeds with ``regulated_bulk_create`` (history and audit rows
 included), then times ``equipment.services.equipment_sweep`` and counts its queries, first over the
 10 tables of a baseline seeded in the same run, then over all 1,000, and prints the ratio. It also
 counts the queries of the live table board for 10 and 1,000 tables (must be equal).
@@ -187,6 +187,10 @@ def main() -> None:
 
     began = time.perf_counter()
     call_command("migrate", verbosity=0)
+    from equipment.models import DiceSet
+
+    if DiceSet.objects.exists():
+        raise SystemExit("The benchmark needs an empty database: DATABASE_URL points at one with equipment logs.")
     now = timezone.now().replace(microsecond=0)
     print(f"database: {connection.vendor}; {args.tables} tables, {args.days} days of logs")
     with acting_as(system_user()):
