@@ -126,11 +126,11 @@ class ReceiptForm(FacilityForm):
     password = password_field("Your password (finance supervisor recording)")
     examiner_finance = PersonChoice(queryset=get_user_model().objects.none(), required=False,
                                     label="Finance member who examined (optional, signs now)")
-    examiner_finance_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput,
+    examiner_finance_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "off"}),
                                                 label="Their password")
     examiner_marketing = PersonChoice(queryset=get_user_model().objects.none(), required=False,
                                       label="Marketing member who examined (optional, signs now)")
-    examiner_marketing_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput,
+    examiner_marketing_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "off"}),
                                                   label="Their password")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -141,6 +141,10 @@ class ReceiptForm(FacilityForm):
         self.field("examiner_finance").queryset = people_in(self.facility, department="finance")
         self.field("examiner_marketing").queryset = people_in(self.facility, department="marketing")
         self.fields["received_on"].initial = timezone.localdate()
+        for name in ("series", "location"):  # one choice: choose it
+            only = list(self.field(name).queryset[:2])
+            if len(only) == 1:
+                self.fields[name].initial = only[0].pk
 
 
 class RequisitionForm(FacilityForm):
@@ -171,7 +175,7 @@ class IssuanceForm(FacilityForm):
     password = password_field("Your password (finance supervisor issuing)")
     receiver = PersonChoice(queryset=get_user_model().objects.none(), required=False,
                             label="Marketing supervisor receiving (optional, signs now)")
-    receiver_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput,
+    receiver_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "off"}),
                                         label="Their password")
 
     def __init__(self, *args: Any, requisition: Any, **kwargs: Any) -> None:
@@ -211,7 +215,7 @@ class ReconciliationCompleteForm(FacilityForm):
     password = password_field("Your password (marketing supervisor completing the form)")
     receiver = PersonChoice(queryset=get_user_model().objects.none(), required=False,
                             label="Finance supervisor receiving the return (optional, signs now)")
-    receiver_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput,
+    receiver_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "off"}),
                                         label="Their password")
 
     def __init__(self, *args: Any, denominations: list[tuple[int, str, int]], **kwargs: Any) -> None:
@@ -239,7 +243,7 @@ class ReturnForm(FacilityForm):
     password = password_field("Your password (marketing supervisor returning)")
     receiver = PersonChoice(queryset=get_user_model().objects.none(), required=False,
                             label="Finance supervisor receiving (optional, signs now)")
-    receiver_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput,
+    receiver_password = forms.CharField(required=False, strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "off"}),
                                         label="Their password")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

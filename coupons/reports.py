@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from io import BytesIO
 from typing import Any
 
+from django.utils import timezone
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import landscape, letter
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
@@ -143,5 +144,15 @@ def ledger_pdf(facility: Any, filters: dict[str, Any], rows: Iterable[dict[str, 
     story.append(table)
     story.append(Spacer(1, 4))
     story.append(Paragraph("Balances are the running totals for the line's denomination after the entry.", _SMALL))
-    doc.build(story)
+    printed = timezone.localtime()
+
+    def footer(canvas: Any, document: Any) -> None:
+        canvas.saveState()
+        canvas.setFont("Helvetica", 7)
+        canvas.drawString(0.4 * inch, 0.25 * inch, f"{facility.name} · Match Play Coupon ledger · printed "
+                                                   f"{printed:%d %b %Y %H:%M} {printed.tzname()}")
+        canvas.drawRightString(page[0] - 0.4 * inch, 0.25 * inch, f"Page {document.page}")
+        canvas.restoreState()
+
+    doc.build(story, onFirstPage=footer, onLaterPages=footer)
     return buffer.getvalue()

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.views import View
 from django.views.generic import FormView, TemplateView
 
-from compliance.roles import Capability
+from compliance.roles import Capability, has_capability
 from compliance.views import CapabilityRequiredMixin
 from coupons import forms as f
 from coupons import reports, selectors, services
@@ -350,7 +350,8 @@ class RequisitionDetailView(DocumentDetailView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         record = context["record"]
-        if record.is_complete:
+        outstanding = record.quantity - sum(i.quantity for i in record.issuances.all())
+        if record.is_complete and outstanding > 0 and has_capability(self.request.user, Capability.ISSUE_COUPONS):
             context["actions"] = [("Issue coupons against this requisition",
                                    reverse("coupons:issuance-create", args=[record.pk]))]
         context["related"] = [(str(i), i.get_absolute_url()) for i in record.issuances.all()]
