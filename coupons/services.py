@@ -938,9 +938,15 @@ def reconciliation_complete(
             f"so the form shows what marketing received."
         )
     figures = day_figures(facility, gaming_date)
+    uncounted = [f.denomination for f in figures if f.remaining and f.denomination_cents not in counted_remaining]
+    if uncounted:
+        raise ValidationError(
+            f"Count the coupons remaining ({', '.join(uncounted)}) and enter what you counted; the form records the "
+            f"physical count against the ledger (§ 525.21(j)(5))."
+        )
     variations = []
     for figure in figures:
-        counted = counted_remaining.get(figure.denomination_cents, figure.remaining)
+        counted = counted_remaining.get(figure.denomination_cents, 0)
         if counted < 0:
             raise ValidationError("A count cannot be negative.")
         if counted != figure.remaining:
@@ -971,7 +977,7 @@ def reconciliation_complete(
             ReconciliationFigure(
                 form=form, denomination_cents=f.denomination_cents, carried_in=f.carried_in, received=f.received,
                 distributed=f.distributed, voided=f.voided, returned=f.returned, remaining_expected=f.remaining,
-                remaining_counted=counted_remaining.get(f.denomination_cents, f.remaining),
+                remaining_counted=counted_remaining.get(f.denomination_cents, 0),
             )
             for f in figures
         ])

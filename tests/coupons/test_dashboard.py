@@ -53,7 +53,7 @@ def test_marketing_sees_expired_coupons_to_return(program, finance_supervisor, c
     receive(1, 10, series=short)
     services.issuance_record(requisition=requisition(10), series=short, issued=[(1, 10)], user=finance_supervisor,
                              password=PASSWORD, receiver=services.CoSigner(marketing_supervisor, PASSWORD))
-    services.reconciliation_complete(facility=program.facility, gaming_date=TODAY, counted_remaining={},
+    services.reconciliation_complete(facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 10},
                                      user=marketing_supervisor, password=PASSWORD, disposition="keep",
                                      kept_in=program.marketing_safe)
     with time_machine.travel("2026-11-04 15:00:00+00:00", tick=False):

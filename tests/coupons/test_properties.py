@@ -109,6 +109,10 @@ def _close_day(c: dict[str, Any], model: Model, keep: bool) -> None:
                     if s == S.ISSUED:
                         model.state[i][n] = S.RETURNED
     held = model.count(S.ISSUED)
+    complete["counted_remaining"] = {
+        series.denomination_cents: sum(1 for s in model.state[i].values() if s == S.ISSUED)
+        for i, series in enumerate(c["series"])
+    }
     form = services.reconciliation_complete(**complete)
     figures = list(form.figures.all())
     assert sum(f.remaining_expected for f in figures) == held

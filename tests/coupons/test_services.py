@@ -264,7 +264,7 @@ def test_the_day_cannot_close_while_marketing_holds_expired_coupons(program, fin
     receive(1, 100, series=short)
     services.issuance_record(requisition=requisition(20), series=short, issued=[(1, 20)], user=finance_supervisor,
                              password=PASSWORD, receiver=services.CoSigner(marketing_supervisor, PASSWORD))
-    services.reconciliation_complete(facility=program.facility, gaming_date=TODAY, counted_remaining={},
+    services.reconciliation_complete(facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 20},
                                      user=marketing_supervisor, password=PASSWORD,
                                      disposition="keep", kept_in=program.marketing_safe)
     tomorrow = TODAY + timedelta(days=1)
@@ -387,3 +387,11 @@ def test_every_row_a_service_writes_is_attributed_to_its_user(program, receive, 
     ranges = AuditEvent.objects.filter(model_label__in=["coupons.CouponRange", "coupons.LedgerLine"])
     assert ranges.exists() and not ranges.filter(actor__isnull=True).exists()
     assert CouponRange.history.filter(history_user__isnull=True).count() == 0
+
+
+def test_the_remaining_coupons_must_be_counted(program, receive, issue, marketing_supervisor):
+    receive(1, 100)
+    issue(1, 10)
+    with pytest.raises(ValidationError, match=r"Count the coupons remaining \(\$25\)"):
+        services.reconciliation_complete(facility=program.facility, gaming_date=TODAY, counted_remaining={},
+                                         user=marketing_supervisor, password=PASSWORD)
