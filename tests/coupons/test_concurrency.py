@@ -1,0 +1,75 @@
+"""Two clerks at once, with real threads on PostgreSQL: the database keeps every serial in one state."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import connection, connections
+
+from coupons import services
+from coupons.models import CouponRange, LedgerLine
+from tests.coupons.conftest import PASSWORD, TODAY
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks and exclusion constraints are PostgreSQL's"),
+]
+
+
+def _race(*calls: Callable[[], Any]) -> list[str]:
+    """Run the calls at the same moment; "ok" or the refusal of each."""
+    barrier = threading.Barrier(len(calls))
+    outcomes: list[str] = [""] * len(calls)
+
+    def run(index: int, call: Callable[[], Any]) -> None:
+        try:
+            barrier.wait()
+            call()
+            outcomes[index] = "ok"
+        except ValidationError as error:
+            outcomes[index] = " ".join(error.messages)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return outcomes
+
+
+def test_two_clerks_distributing_overlapping_serials(program, receive, issue, marketing_staff, second_marketing_supervisor):
+    receive(1, 100)
+    issue(1, 50)
+
+    def distribute(first: int, last: int) -> Callable[[], Any]:
+        return lambda: services.distribution_record(facility=program.facility, series=program.series,
+                                                    spans=[(first, last)], user=marketing_staff, gaming_date=TODAY)
+
+    outcomes = _race(distribute(1, 30), distribute(20, 50))
+    assert sorted(o == "ok" for o in outcomes) == [False, True], outcomes
+    refusal = next(o for o in outcomes if o != "ok")
+    assert "distributed to a patron" in refusal or "just moved by someone else" in refusal
+    open_rows = list(CouponRange.objects.filter(series=program.series, closed_by__isnull=True).order_by("first_serial"))
+    covered = sum(r.quantity for r in open_rows)
+    assert covered == 100 and all(a.last_serial < b.first_serial for a, b in itertools.pairwise(open_rows))
+
+
+def test_two_receipts_of_the_same_serials_at_once(program, finance_supervisor, second_finance_supervisor):
+    def receipt(user: Any, first: int, last: int) -> Callable[[], Any]:
+        return lambda: services.receipt_record(
+            facility=program.facility, series=program.series, received_on=TODAY, supplier="P", invoice_number="I",
+            invoice_quantity=last - first + 1, invoice_first_serial=first, invoice_last_serial=last,
+            received=[(first, last)], location=program.vault, user=user, password=PASSWORD,
+        )
+
+    outcomes = _race(receipt(finance_supervisor, 1, 100), receipt(second_finance_supervisor, 51, 150))
+    assert sorted(o == "ok" for o in outcomes) == [False, True], outcomes
+    assert "already received" in next(o for o in outcomes if o != "ok")
+    assert LedgerLine.objects.filter(kind="receive").count() == 1
