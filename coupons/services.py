@@ -697,6 +697,8 @@ def issuance_record(
         raise ValidationError(f"{series.name} expired on {_day(series.expires_on)}; it cannot be issued.")
     _marketing_day_open(facility, gaming_date)
     issued = spans_.merge(issued)
+    if not issued and not voids:
+        raise ValidationError("Enter the serials issued (or voided).")
     quantity = spans_.count(issued)
     outstanding = requisition.quantity - _issued_so_far(requisition)
     if quantity > outstanding:
@@ -1230,6 +1232,8 @@ def inventory_record(
     """Record the monthly inventory in the ledger against what the ledger expects; flag discrepancies."""
     require_capability(user, Capability.TAKE_COUPON_INVENTORY)
     counted_on = counted_on or _today()
+    if any(series.facility_id != facility.pk for series in counted):
+        raise ValidationError("A counted series belongs to another facility.")
     expected = expected_inventory(facility)
     every_series = sorted(set(expected) | set(counted), key=lambda s: s.code)
     inventory = _create(CouponInventory, user, facility=facility, gaming_date=counted_on)

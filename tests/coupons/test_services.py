@@ -160,7 +160,7 @@ def test_internal_controls_must_be_approved_before_any_coupon_is_issued(
 
 
 def test_coupons_printed_in_house_need_their_own_approval(program, finance_supervisor, compliance_officer):
-    kwargs: dict[str, Any] = {
+    kwargs = {
         "facility": program.facility, "series": program.series, "received_on": TODAY, "supplier": "Print shop",
         "invoice_number": "RUN-7", "invoice_quantity": 100, "invoice_first_serial": 1, "invoice_last_serial": 100,
         "received": [(1, 100)], "location": program.vault, "user": finance_supervisor, "password": PASSWORD, "source": "internal",
