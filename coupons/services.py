@@ -432,6 +432,11 @@ def _by_series(rows: Iterable[CouponRange]) -> dict[CouponSeries, list[CouponRan
     return grouped
 
 
+def _require_facility(series: CouponSeries, facility: Facility) -> None:
+    if series.facility_id != facility.pk:
+        raise ValidationError(f"{series.name} belongs to another facility.")
+
+
 def _marketing_day_open(facility: Facility, gaming_date: date) -> None:
     form = ReconciliationForm.objects.filter(facility=facility, gaming_date=gaming_date).first()
     if form is not None:
@@ -506,8 +511,7 @@ def receipt_record(
     and examined the coupons and sign now; the others sign later on the signing page.
     """
     require_capability(user, Capability.RECORD_COUPON_RECEIPT)
-    if series.facility_id != facility.pk:
-        raise ValidationError("That series belongs to another facility.")
+    _require_facility(series, facility)
     if received_on > _today():
         raise ValidationError("The date received is in the future.")
     if source == CouponReceipt.Source.INTERNAL:
@@ -738,6 +742,7 @@ def distribution_record(
 ) -> CouponDistribution:
     """Coupons handed to patrons, by range or one scan (a range of one)."""
     require_capability(user, Capability.DISTRIBUTE_COUPONS)
+    _require_facility(series, facility)
     gaming_date = gaming_date or _today()
     _require_gates(series, gaming_date)
     if series.is_expired_on(gaming_date):
@@ -769,6 +774,7 @@ def void_record(
     """Void coupons held by marketing (or in finance stock), with the reason, § 525.21(j)(6)."""
     if not reason.strip():
         raise ValidationError("Explain why the coupons are voided (§ 525.21(j)(6)).")
+    _require_facility(series, facility)
     gaming_date = gaming_date or _today()
     void = _create(CouponVoid, user, facility=facility, series=series, gaming_date=gaming_date,
                    quantity=spans_.count(spans_.merge(spans)), reason=reason.strip())
@@ -886,6 +892,7 @@ def return_record(
             moved += sum(line.quantity for line in lines)
     else:
         for series, wanted in spans.items():
+            _require_facility(series, facility)
             lines = _move(document=document, series=series, spans=wanted, kind=K.RETURN, from_states=[S.ISSUED],
                           to_state=S.RETURNED, step="only coupons held by marketing can be returned")
             moved += sum(line.quantity for line in lines)
@@ -1189,6 +1196,7 @@ def redemption_record(
 ) -> CouponRedemption:
     """Coupons redeemed at a banking table (seam for the redemption issue, which adds its checks and screens)."""
     require_capability(user, Capability.REDEEM_COUPONS)
+    _require_facility(series, facility)
     gaming_date = gaming_date or _today()
     _require_gates(series, gaming_date)
     if series.is_expired_on(gaming_date):

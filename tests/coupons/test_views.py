@@ -150,3 +150,25 @@ def test_clerks_open_every_form(program, receive, issue, marketing_supervisor, f
 
 def test_roles_without_the_capability_cannot_open_a_form(program, client_for, dealer):
     assert client_for(dealer).get(reverse("coupons:receipt-create")).status_code == 403
+
+
+def test_another_facilitys_staff_see_none_of_these_coupons(program, receive, other_facility, client_for):
+    from compliance.roles import Role
+    from tests.factories import make_person
+
+    receipt = receive(1, 10)
+    outsider = make_person(Role.FINANCE_SUPERVISOR, other_facility)
+    client = client_for(outsider)
+    assert client.get(reverse("coupons:series-detail", args=[program.series.pk])).status_code == 404
+    assert client.get(reverse("coupons:receipt-detail", args=[receipt.pk])).status_code == 404
+    assert client.get(reverse("coupons:ledger")).context["page"].count == 0
+
+
+def test_a_service_refuses_a_series_of_another_facility(program, receive, issue, other_facility, marketing_staff):
+    from django.core.exceptions import ValidationError
+
+    receive(1, 10)
+    issue(1, 5)
+    with pytest.raises(ValidationError, match="another facility"):
+        services.distribution_record(facility=other_facility, series=program.series, spans=[(1, 1)],
+                                     user=marketing_staff)
