@@ -1,0 +1,83 @@
+"""Marketing's day in a real browser (headless Chromium): scans at the desk, then the day's form."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coupons.models import CouponDistribution, ReconciliationForm
+from tests.factories import PASSWORD
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+
+
+@pytest.fixture(autouse=True)
+def _frozen_day() -> Iterator[None]:
+    # The browser keeps real time (session cookies expire by its clock), so no time travel here.
+    yield
+
+
+@pytest.fixture
+def page(live_server: Any) -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (make browser-deps installs it)")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--no-sandbox", "--disable-gpu"])
+        context = browser.new_context(viewport={"width": 1024, "height": 768})
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        yield page
+        browser.close()
+
+
+def _sign_in(page: Any, live_server: Any, user: Any) -> None:
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.get_by_label("Username").fill(user.username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{live_server.url}/")
+
+
+def test_marketing_scans_coupons_and_completes_the_form(page, live_server, program, receive, issue,
+                                                        marketing_staff, marketing_supervisor):
+    from django.utils import timezone
+
+    receive(1, 100)
+    issue(1, 20, gaming_date=timezone.localdate())
+
+    _sign_in(page, live_server, marketing_staff)
+    page.goto(f"{live_server.url}/coupons/today/")
+    page.get_by_label("Serials handed to patrons").fill("MP-0000001\nMP-0000002\nMP-0000003")
+    page.get_by_role("button", name="Record").click()
+    assert page.get_by_text("3 coupons recorded as distributed").is_visible()
+    assert page.get_by_text("MP-0000004–MP-0000020").is_visible()
+    assert CouponDistribution.objects.get().quantity == 3
+
+    page.get_by_role("button", name="Sign out").click()
+    _sign_in(page, live_server, marketing_supervisor)
+    page.goto(f"{live_server.url}/coupons/reconciliation/")
+    page.get_by_label("$25 coupons counted remaining").fill("16")
+    page.get_by_label("Your password (marketing supervisor completing the form)").fill(PASSWORD)
+    page.get_by_role("button", name="Complete and sign the form").click()
+    assert page.get_by_text("Explain the variation before signing").is_visible()
+    assert not ReconciliationForm.objects.exists()
+
+    page.get_by_label("$25 coupons counted remaining").fill("17")
+    page.get_by_label("Your password (marketing supervisor completing the form)").fill(PASSWORD)
+    page.get_by_role("button", name="Complete and sign the form").click()
+    assert page.get_by_text("Completed — day closed").is_visible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "coupons-reconciliation.png"), full_page=True)
+    assert ReconciliationForm.objects.get().is_complete
