@@ -29,7 +29,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from compliance.models import AuditedModel, Meaning, RegulatedRecord, SignatureRequirement
-from compliance.models.base import AuditedModel as _AuditedModel
 from compliance.roles import Role
 
 __all__ = [
@@ -159,11 +158,11 @@ class InPlayRecord(RegulatedRecord):
     def mark_removed(self, removed_at: Any) -> None:
         """Set the derived in-play marker; the removal itself is its own signed record.
 
-        Bypasses only the "signed records are never saved" check of ``RegulatedRecord.save``:
-        ``removed_at`` is not part of the signed content, and the change is kept in history.
+        ``removed_at`` is not part of the signed content (``unsigned_fields``), so it may change
+        after signing; the change is kept in history.
         """
         self.removed_at = removed_at
-        _AuditedModel.save(self, update_fields=["removed_at"])
+        self.save_unsigned_fields("removed_at")
 
 
 def _placement_signatures(citation: str, dealer_label: str) -> tuple[SignatureRequirement, ...]:

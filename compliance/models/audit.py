@@ -113,7 +113,8 @@ class AuditEvent(models.Model):
                 model_label=meta.label,
                 model_name=str(meta.verbose_name),
                 object_id=str(obj.pk),
-                object_repr=str(obj)[:200],
+                # Not str(obj): a __str__ touching a related object would cost a query per row.
+                object_repr=f"{meta.verbose_name} #{obj.pk}",
             )
             for obj in instances
         ]

@@ -222,6 +222,20 @@ class RegulatedRecord(AuditedModel):
         payload = json.dumps(self.signable_content(), sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(payload.encode()).hexdigest()
 
+    def save_unsigned_fields(self, *fields: str) -> None:
+        """Save fields a signature does not vouch for (declared in ``unsigned_fields``), even once signed.
+
+        For derived markers kept on the record for the database's sake (e.g. "removed from play at",
+        set by a separate signed removal record). History keeps the change like any other.
+        """
+        stray = set(fields) - self.unsigned_fields
+        if not fields or stray:
+            raise SignedRecordError(
+                f"{type(self).__name__}: only fields left out of the signed content may change after signing; "
+                f"{', '.join(sorted(stray)) or 'no field'} given"
+            )
+        AuditedModel.save(self, update_fields=list(fields))
+
     @property
     def is_superseded(self) -> bool:
         return hasattr(self, "corrected_by")

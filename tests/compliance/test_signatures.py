@@ -156,3 +156,11 @@ def test_a_signature_detects_a_record_changed_behind_its_back(form, marketing_su
         cursor.execute("UPDATE testapp_twopersonform SET quantity = 1 WHERE id = %s", [form.pk])
     signature = Signature.objects.get(pk=signature.pk)
     assert not signature.matches_record()
+
+
+def test_only_fields_outside_the_signed_content_may_change_after_signing(form, marketing_supervisor, password):
+    signature_sign(record=form, slot="prepared", user=marketing_supervisor, password=password)
+    form.quantity = 1
+    with pytest.raises(SignedRecordError, match="quantity"):
+        form.save_unsigned_fields("quantity")
+    assert TwoPersonForm.objects.get(pk=form.pk).quantity == 500

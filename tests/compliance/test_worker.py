@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import uuid
 from typing import Any
 
 import pytest
@@ -40,6 +41,9 @@ def _forget_connections() -> None:
         del internals._local.backend
 
 
+QUEUE = f"test-{uuid.uuid4().hex}"
+
+
 @pytest.fixture
 def redis_worker():
     broker = "redis://127.0.0.1:6379/15"
@@ -47,7 +51,10 @@ def redis_worker():
     app.conf.update(broker_url=broker, result_backend=broker, task_always_eager=False)
     _forget_connections()
     try:
-        with start_worker(app, perform_ping_check=False, pool="solo", loglevel="WARNING", shutdown_timeout=10):
+        # A queue of this run's own: another test run on the same Redis must not take our tasks.
+        with start_worker(
+            app, perform_ping_check=False, pool="solo", loglevel="WARNING", shutdown_timeout=10, queues=[QUEUE]
+        ):
             yield app
     finally:
         app.conf.update(saved)
@@ -59,7 +66,7 @@ def test_history_from_a_task_on_a_real_worker_names_the_user_who_enqueued_it(
 ):
     with acting_as(marketing_supervisor):
         form = TwoPersonForm.objects.create(facility=facility, note="before", quantity=1)
-        result = renote_form.delay(form.pk, "after the worker")
+        result = renote_form.apply_async((form.pk, "after the worker"), queue=QUEUE)
     assert result.get(timeout=30) == "ok"
     latest = TwoPersonForm.history.filter(id=form.pk).latest("history_date")
     assert latest.note == "after the worker"
@@ -68,6 +75,6 @@ def test_history_from_a_task_on_a_real_worker_names_the_user_who_enqueued_it(
 
 def test_a_task_with_no_user_behind_it_acts_as_the_system_account(redis_worker, facility):
     form = TwoPersonForm.objects.create(facility=facility, note="before", quantity=1)
-    assert renote_form.delay(form.pk, "scheduled").get(timeout=30) == "ok"
+    assert renote_form.apply_async((form.pk, "scheduled"), queue=QUEUE).get(timeout=30) == "ok"
     latest = TwoPersonForm.history.filter(id=form.pk).latest("history_date")
     assert latest.history_user.username == "system"
