@@ -1,6 +1,6 @@
 """Benchmark: the coupon ledger's work does not depend on the number of coupons.
 
-Receives and issues 100 coupons (10 issued), then 100,000 coupons (10,000 issued), each with the
+Receives and issues 100 coupons, then receives 100,000 coupons and issues 10,000 of them, each with the
 signatures the regulations need, and prints the time and number of queries of each and their ratio.
 
     .venv/bin/python bench/coupons_bench.py                 # a SQLite database of its own (temporary)
@@ -156,8 +156,8 @@ def main() -> None:
 
     with acting_as(system_user()):
         ctx = _seed()
-        _measure(ctx, "warmup", 100, 10, repeats=1)
-        small = _measure(ctx, "small", 100, 10)
+        _measure(ctx, "warmup", 100, 100, repeats=1)
+        small = _measure(ctx, "small", 100, 100)
         large = _measure(ctx, "large", 100_000, 10_000)
     print(f"Database: {url.split('@')[-1]}")
     for figure in (small, large):
