@@ -296,6 +296,7 @@ class LedgerFilterForm(FacilityForm):
     date_to = forms.DateField(required=False, widget=DATE, label="To")
     kind = forms.ChoiceField(required=False, label="Entry")
     series = forms.ModelChoiceField(queryset=CouponSeries.objects.none(), required=False)
+    denomination = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Denomination")
     state = forms.ChoiceField(required=False, label="State")
     serial = forms.IntegerField(required=False, min_value=0, label="Serial number")
 
@@ -306,6 +307,11 @@ class LedgerFilterForm(FacilityForm):
         self.field("kind").choices = [("", "Any entry"), *LedgerLine.Kind.choices]
         self.field("state").choices = [("", "Any state"), *CouponState.choices]
         self.field("series").queryset = CouponSeries.objects.filter(facility=self.facility)
+        from coupons.models import format_cents
+
+        values = sorted(set(CouponSeries.objects.filter(facility=self.facility).values_list(
+            "denomination_cents", flat=True)))
+        self.field("denomination").choices = [("", "Any"), *((v, format_cents(v)) for v in values)]
 
     def filters(self) -> dict[str, Any]:
         if not self.is_valid():
@@ -316,6 +322,7 @@ class LedgerFilterForm(FacilityForm):
             "date_to": data.get("date_to"),
             "kind": data.get("kind") or "",
             "series_id": data["series"].pk if data.get("series") else None,
+            "denomination_cents": data.get("denomination"),
             "state": data.get("state") or "",
             "serial": data.get("serial"),
         }

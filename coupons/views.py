@@ -434,8 +434,12 @@ class TodayView(CouponPage, TemplateView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         today = timezone.localdate()
+        kept = (ReconciliationForm.objects.filter(facility=self.facility, gaming_date__lt=today,
+                                                  disposition=ReconciliationForm.Disposition.KEEP)
+                .select_related("kept_in").order_by("-gaming_date").first())
         context.update(
             today=today,
+            kept=kept,
             held=list(selectors.held_by_marketing(self.facility)),
             expired=selectors.expired_held(self.facility, today),
             preview=selectors.reconciliation_preview(self.facility, today),

@@ -172,3 +172,13 @@ def test_a_service_refuses_a_series_of_another_facility(program, receive, issue,
     with pytest.raises(ValidationError, match="another facility"):
         services.distribution_record(facility=other_facility, series=program.series, spans=[(1, 1)],
                                      user=marketing_staff)
+
+
+def test_the_ledger_filters_by_denomination_serial_and_entry(program, receive, issue, client_for, finance_supervisor):
+    receive(1, 100)
+    issue(1, 10)
+    client = client_for(finance_supervisor)
+    page = client.get(reverse("coupons:ledger"), {"denomination": 2500, "kind": "issue"}).context["page"]
+    assert [r["span"] for r in page.rows] == ["MP-0000001–MP-0000010"]
+    assert client.get(reverse("coupons:ledger"), {"serial": 50}).context["page"].count == 1
+    assert client.get(reverse("coupons:ledger"), {"denomination": 500}).status_code == 200
