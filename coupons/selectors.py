@@ -82,22 +82,33 @@ def serial_path(series: CouponSeries, serial: int) -> list[LedgerLine]:
     )
 
 
-def series_ranges(series: CouponSeries) -> list[dict[str, Any]]:
-    """Each current range of the series with the path of states it went through (closed rows + lines).
+def series_ranges(series: CouponSeries, page: int | str | None = None, per_page: int = 100) -> tuple[Any, list[dict[str, Any]]]:
+    """A page of the series' current ranges, each with the path of states its serials went through.
 
-    Two queries: the open ranges, and the series' movement lines; the path of a range is the lines
-    that contain it, which is the same for every serial in it (a range is split whenever its serials
-    part ways).
+    Two queries a page: the open ranges, and the movement lines overlapping the page's serials. The
+    path of a range is the lines that contain it, the same for every serial in it (a range is split
+    whenever its serials part ways), so the work is bounded by the page, not the series' history.
     """
-    rows = list(series.ranges.filter(closed_by__isnull=True).select_related("location", "since").order_by(
-        "first_serial"))
-    lines = list(series.ledger_lines.exclude(kind=K.INVENTORY).order_by("occurred_at", "pk"))
+    from django.core.paginator import Paginator
+
+    rows_page = Paginator(
+        series.ranges.filter(closed_by__isnull=True).select_related("location", "since").order_by("first_serial"),
+        per_page,
+    ).get_page(page)
+    rows = list(rows_page.object_list)
+    if not rows:
+        return rows_page, []
+    lines = list(
+        series.ledger_lines.filter(first_serial__lte=rows[-1].last_serial, last_serial__gte=rows[0].first_serial)
+        .exclude(kind=K.INVENTORY)
+        .order_by("occurred_at", "pk")
+    )
     result = []
     for row in rows:
         path = [ln for ln in lines if ln.first_serial is not None and ln.last_serial is not None
                 and ln.first_serial <= row.first_serial and ln.last_serial >= row.last_serial]
         result.append({"range": row, "span": series.span(row.first_serial, row.last_serial), "path": path})
-    return result
+    return rows_page, result
 
 
 # --------------------------------------------------------------------------------------------

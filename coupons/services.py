@@ -521,6 +521,9 @@ def receipt_record(
     received = spans_.merge(received)
     if not received:
         raise ValidationError("Enter the serials received.")
+    # Receipts of one series take turns: two simultaneous inserts checking the same exclusion
+    # constraint can deadlock on PostgreSQL, and waiting here lets the second see the first's serials.
+    CouponSeries.objects.select_for_update().filter(pk=series.pk).first()
     clashes = _already_received(series, received)
     if clashes:
         raise ValidationError(clashes)

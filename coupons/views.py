@@ -200,8 +200,9 @@ class SeriesDetailView(CouponPage, TemplateView):
         series = get_object_or_404(CouponSeries.objects.select_related("program").prefetch_related("games"),
                                    pk=kwargs["pk"], facility=self.facility)
         today = timezone.localdate()
+        page, ranges = selectors.series_ranges(series, self.request.GET.get("page"))
         context.update(
-            series=series, ranges=selectors.series_ranges(series), holders=HOLDER_OF_STATE,
+            series=series, ranges=ranges, page=page, holders=HOLDER_OF_STATE,
             refusals=services.program_gate_refusals(series, today), expired=series.is_expired_on(today),
         )
         return context
