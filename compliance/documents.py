@@ -24,7 +24,7 @@ from reportlab.platypus import Flowable, Image, Paragraph, SimpleDocTemplate, Sp
 
 from compliance.citations import cite
 
-__all__ = ["DocumentMeta", "render_pdf", "signature_block", "styles"]
+__all__ = ["DocumentMeta", "data_table", "render_pdf", "signature_block", "styles"]
 
 styles = getSampleStyleSheet()
 SMALL = ParagraphStyle("small", parent=styles["Normal"], fontSize=8, leading=10)
@@ -35,7 +35,7 @@ CELL = ParagraphStyle("cell", parent=styles["Normal"], fontSize=9, leading=11)
 class DocumentMeta:
     title: str
     facility_name: str
-    citation: str  # a catalogue reference, e.g. "525.21(j)"
+    citation: str | tuple[str, ...]  # catalogue reference(s), e.g. "525.21(j)"
     printed_for: str = ""
     logo_path: str = ""
     subtitle: str = ""
@@ -57,7 +57,7 @@ class _NumberedCanvas(Canvas):
         for state in self._pages:
             self.__dict__.update(state)
             self.setFont("Helvetica", 8)
-            self.drawRightString(letter[0] - 0.6 * inch, 0.45 * inch, f"Page {self._pageNumber} of {total}")
+            self.drawRightString(letter[0] - 0.6 * inch, 0.3 * inch, f"Page {self._pageNumber} of {total}")
             super().showPage()
         super().save()
 
@@ -91,18 +91,37 @@ def signature_block(record: Any) -> Table:
     return table
 
 
+GRID = TableStyle(
+    [
+        ("FONT", (0, 0), (-1, 0), "Helvetica-Bold", 9),
+        ("FONT", (0, 1), (-1, -1), "Helvetica", 9),
+        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e9eef2")),
+        ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#6b7785")),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+    ]
+)
+
+
+def data_table(header: Sequence[str], rows: Sequence[Sequence[Any]], widths: Sequence[float] | None = None) -> Table:
+    """A ruled table with a repeated header row, the grid every report uses."""
+    table = Table([list(header), *[list(r) for r in rows]], colWidths=widths, repeatRows=1, hAlign="LEFT")
+    table.setStyle(GRID)
+    return table
+
+
 def render_pdf(meta: DocumentMeta, body: Sequence[Flowable]) -> bytes:
-    citation = cite(meta.citation)
+    refs = (meta.citation,) if isinstance(meta.citation, str) else meta.citation
+    citations = [cite(ref) for ref in refs]
     printed = timezone.localtime()
     buffer = io.BytesIO()
 
     def frame(canvas: Canvas, doc: Any) -> None:
         canvas.saveState()
         canvas.setFont("Helvetica", 8)
-        footer = f"{citation.label}"
-        if citation.current:
-            footer += f" ({citation.current})"
-        canvas.drawString(0.6 * inch, 0.45 * inch, footer)
+        footer = "58 Pa. Code " + ", ".join(f"§ {c.ref}" for c in citations)
+        if len(citations) == 1 and citations[0].current:
+            footer += f" ({citations[0].current})"
+        canvas.drawString(0.6 * inch, 0.45 * inch, footer[:160])
         stamp = f"Printed {printed:%d %b %Y %H:%M} {printed.tzname()}"
         if meta.printed_for:
             stamp += f" for {meta.printed_for}"
@@ -118,7 +137,7 @@ def render_pdf(meta: DocumentMeta, body: Sequence[Flowable]) -> bytes:
         bottomMargin=0.8 * inch,
         title=meta.title,
         author=meta.facility_name,
-        subject=citation.label,
+        subject=", ".join(c.label for c in citations),
     )
     header: list[Flowable] = []
     if meta.logo_path:
@@ -126,7 +145,8 @@ def render_pdf(meta: DocumentMeta, body: Sequence[Flowable]) -> bytes:
     header += [
         Paragraph(meta.facility_name, styles["Heading3"]),
         Paragraph(meta.title, styles["Title"]),
-        Paragraph(f"{citation.label}" + (f" — {meta.subtitle}" if meta.subtitle else ""), styles["Normal"]),
+        *([Paragraph(meta.subtitle, styles["Normal"])] if meta.subtitle else []),
+        Paragraph(", ".join(c.label for c in citations), styles["Normal"]),
         Spacer(1, 0.2 * inch),
     ]
     doc.build([*header, *body], onFirstPage=frame, onLaterPages=frame, canvasmaker=_NumberedCanvas)

@@ -9,19 +9,16 @@ import csv
 import io
 
 from django.utils import timezone
-from reportlab.lib import colors
-from reportlab.lib.pagesizes import letter
-from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.lib.units import inch
-from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+from reportlab.platypus import Flowable, Paragraph, Spacer
 
+from compliance.citations import cite
+from compliance.documents import DocumentMeta, data_table, render_pdf, styles
 from equipment.selectors import EquipmentReport
 
 __all__ = ["filename", "report_csv", "report_pdf", "report_tables"]
 
-CITATION_TEXT = (
-    "58 Pa. Code § 577.4(d), § 675a.3(b)(1), § 668a.3(b)(1), § 539.2(b), § 575.2(c)(1)(i), § 575.3(c)(1)–(2)"
-)
+CITATIONS = ("577.4(d)", "675a.3(b)(1)", "668a.3(b)(1)", "539.2(b)", "575.2(c)(1)(i)", "575.3(c)(1)–(2)")
 
 
 def _when(dt: object) -> str:
@@ -53,7 +50,9 @@ def filename(report: EquipmentReport, extension: str) -> str:
 def report_csv(report: EquipmentReport) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow([f"Equipment compliance report — {report.facility.name}", CITATION_TEXT])
+    writer.writerow(
+        [f"Equipment compliance report — {report.facility.name}", ", ".join(cite(r).label for r in CITATIONS)]
+    )
     for title, header, rows in report_tables(report):
         writer.writerow([])
         writer.writerow([title])
@@ -62,46 +61,18 @@ def report_csv(report: EquipmentReport) -> str:
     return buffer.getvalue()
 
 
-def report_pdf(report: EquipmentReport) -> bytes:
-    buffer = io.BytesIO()
-    doc = SimpleDocTemplate(
-        buffer,
-        pagesize=letter,
-        leftMargin=0.7 * inch,
-        rightMargin=0.7 * inch,
-        topMargin=0.7 * inch,
-        bottomMargin=0.7 * inch,
-        title=f"Equipment compliance report — {report.facility.name}",
-    )
-    styles = getSampleStyleSheet()
-    story: list[object] = [
-        Paragraph(f"Equipment compliance report — {report.facility.name}", styles["Title"]),
-        Paragraph(
-            f"Dice and deck changes, {report.start:%d %B %Y} to {report.end:%d %B %Y}. "
-            f"Generated {timezone.localtime(report.generated_at):%d %B %Y %H:%M %Z}.",
-            styles["Normal"],
-        ),
-        Paragraph(CITATION_TEXT, styles["Italic"]),
-        Spacer(1, 0.2 * inch),
-    ]
+def report_pdf(report: EquipmentReport, *, printed_for: str = "") -> bytes:
+    story: list[Flowable] = []
     for title, header, rows in report_tables(report):
         story.append(Paragraph(title, styles["Heading2"]))
-        if not rows:
-            story.append(Paragraph("None in this period.", styles["Normal"]))
-            continue
-        table = Table([header, *rows], repeatRows=1, hAlign="LEFT")
-        table.setStyle(
-            TableStyle(
-                [
-                    ("FONT", (0, 0), (-1, 0), "Helvetica-Bold", 9),
-                    ("FONT", (0, 1), (-1, -1), "Helvetica", 9),
-                    ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e8edf3")),
-                    ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#9aa5b1")),
-                    ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                ]
-            )
-        )
-        story.append(table)
+        story.append(data_table(header, rows) if rows else Paragraph("None in this period.", styles["Normal"]))
         story.append(Spacer(1, 0.15 * inch))
-    doc.build(story)
-    return buffer.getvalue()
+    meta = DocumentMeta(
+        title="Equipment compliance report",
+        facility_name=report.facility.name,
+        citation=CITATIONS,
+        printed_for=printed_for,
+        subtitle=f"Dice and deck changes, {report.start:%d %B %Y} to {report.end:%d %B %Y}. "
+        f"Generated {timezone.localtime(report.generated_at):%d %B %Y %H:%M %Z}.",
+    )
+    return render_pdf(meta, story)

@@ -419,6 +419,13 @@ class ReportPdfView(ReportView):
         _form, report = self.get_report()
         if report is None:
             return HttpResponseRedirect(reverse("equipment:report"))
-        response = HttpResponse(reports.report_pdf(report), content_type="application/pdf")
+        response = HttpResponse(
+            reports.report_pdf(report, printed_for=_printed_for(self.request.user)), content_type="application/pdf"
+        )
         response["Content-Disposition"] = f'attachment; filename="{reports.filename(report, "pdf")}"'
         return response
+
+
+def _printed_for(user: Any) -> str:
+    profile = getattr(user, "profile", None)
+    return f"{profile.full_name} ({profile.credential_number})" if profile else user.get_username()
