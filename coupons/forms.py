@@ -103,6 +103,10 @@ class SeriesForm(FacilityForm):
                                          help_text="Wagers it may be used on and other restrictions")
     printed_name = forms.CharField(max_length=200, required=False, help_text="Defaults to the facility name")
     shows_logo = forms.BooleanField(required=False, initial=True, label="The logo is printed")
+    value_visible_on_surveillance = forms.BooleanField(
+        required=True, label="The value can be read through the surveillance system, § 525.21(c)(2)")
+    has_chip_area = forms.BooleanField(
+        required=True, label="The coupon has an area for the chips that does not hide the value, § 525.21(c)(6)")
     design_specification = forms.CharField(max_length=200, required=False, label="Design document reference")
 
     def clean_denomination(self) -> int:

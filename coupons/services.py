@@ -224,6 +224,8 @@ def series_create(
     printed_name: str = "",
     shows_logo: bool = True,
     design_specification: str = "",
+    value_visible_on_surveillance: bool = True,
+    has_chip_area: bool = True,
 ) -> CouponSeries:
     """A coupon series with what § 525.21(c) requires each coupon to show."""
     require_capability(user, Capability.RECORD_COUPON_RECEIPT)
@@ -237,6 +239,11 @@ def series_create(
             f"Match Play Coupons are used only at games where patrons wager against the house (§ 525.22(a)): "
             f"{', '.join(not_banking)} is not one."
         )
+    if not (value_visible_on_surveillance and has_chip_area):
+        raise ValidationError(
+            "A coupon's value must be readable through surveillance and the chips must have an area that does not "
+            "hide it (§ 525.21(c)(2), (6)); change the design before recording the series."
+        )
     if not wager_restrictions.strip():
         raise ValidationError("State the wagers the coupon may be used on and other restrictions (§ 525.21(c)(4)).")
     if CouponSeries.objects.filter(facility=facility, code=code).exists():
@@ -246,7 +253,8 @@ def series_create(
             facility=facility, program=program, code=code, name=name, denomination_cents=denomination_cents,
             expires_on=expires_on, wager_restrictions=wager_restrictions.strip(), serial_prefix=serial_prefix.strip(),
             serial_digits=serial_digits, printed_name=printed_name or facility.name, shows_logo=shows_logo,
-            design_specification=design_specification,
+            design_specification=design_specification, value_visible_on_surveillance=value_visible_on_surveillance,
+            has_chip_area=has_chip_area,
         )
         series.games.set(games)
     return series

@@ -579,8 +579,9 @@ class ReturnDetailView(DocumentDetailView):
     def facts(self, r: Any) -> list[tuple[str, Any]]:
         from coupons.models import LedgerLine
 
-        voids = LedgerLine.objects.filter(facility=r.facility, gaming_date=r.gaming_date, kind="void").select_related(
-            "series")
+        # (l)(4): the coupons marketing voided that day travel back with the return.
+        voids = LedgerLine.objects.filter(facility=r.facility, gaming_date=r.gaming_date, kind="void",
+                                          from_state=CouponState.ISSUED).select_related("series")
         return [
             ("Date returned, (l)(1)", f"{r.returned_on:%d %b %Y}"),
             ("Quantity, (l)(3)", f"{r.quantity:,}"),

@@ -25,6 +25,23 @@ def _frozen_day() -> Any:
         yield
 
 
+@pytest.fixture
+def fresh_content_types(transactional_db: Any) -> None:
+    """For transactional tests: make sure content types exist and the cache matches the table.
+
+    A ``serialized_rollback`` test (the browser tests) flushes without recreating content types, and
+    a flush that does recreate them gives them new ids while ``ContentType``'s cache keeps the old
+    ones; either way the next signature would point at a missing content type.
+    """
+    from django.apps import apps
+    from django.contrib.contenttypes.management import create_contenttypes
+    from django.contrib.contenttypes.models import ContentType
+
+    ContentType.objects.clear_cache()
+    for app_config in apps.get_app_configs():
+        create_contenttypes(app_config, verbosity=0)
+
+
 @dataclass
 class Program:
     facility: Any

@@ -14,7 +14,8 @@ from django.db import connections
 from coupons.models import CouponDistribution, ReconciliationForm
 from tests.factories import PASSWORD
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [
+    pytest.mark.usefixtures("fresh_content_types"),pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"

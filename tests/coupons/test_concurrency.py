@@ -16,6 +16,7 @@ from coupons.models import CouponRange, LedgerLine
 from tests.coupons.conftest import PASSWORD, TODAY
 
 pytestmark = [
+    pytest.mark.usefixtures("fresh_content_types"),
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks and exclusion constraints are PostgreSQL's"),
 ]

@@ -182,3 +182,21 @@ def test_the_ledger_filters_by_denomination_serial_and_entry(program, receive, i
     assert [r["span"] for r in page.rows] == ["MP-0000001–MP-0000010"]
     assert client.get(reverse("coupons:ledger"), {"serial": 50}).context["page"].count == 1
     assert client.get(reverse("coupons:ledger"), {"denomination": 500}).status_code == 200
+
+
+def test_a_new_series_through_its_form(program, client_for, finance_supervisor):
+    from compliance.models import Game
+    from coupons.models import CouponSeries
+
+    data = {
+        "program": program.program.pk, "code": "mp50", "name": "$50 Match Play", "denomination": "50",
+        "serial_prefix": "MF", "serial_digits": 7, "expires_on": "2027-03-31",
+        "games": [Game.objects.get(code="craps").pk], "wager_restrictions": "Pass line only",
+        "shows_logo": "on", "value_visible_on_surveillance": "on",
+    }
+    client = client_for(finance_supervisor)
+    refused = client.post(reverse("coupons:series-create"), data)
+    assert refused.status_code == 200 and "does not hide the value" in refused.content.decode()
+    assert client.post(reverse("coupons:series-create"), {**data, "has_chip_area": "on"}).status_code == 302
+    series = CouponSeries.objects.get(code="mp50")
+    assert series.denomination_cents == 5000 and series.serial(1) == "MF-0000001"
