@@ -505,8 +505,9 @@ class ReconciliationView(CouponFormView):
     def get_form_kwargs(self) -> dict[str, Any]:
         kwargs = super().get_form_kwargs()
         self.preview = selectors.reconciliation_preview(self.facility, self.day)
+        # A count is asked for each denomination marketing still holds (nothing left: nothing to count).
         kwargs["denominations"] = [(fig.denomination_cents, fig.denomination, fig.remaining)
-                                   for fig in self.preview.figures]
+                                   for fig in self.preview.figures if fig.remaining]
         return kwargs
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:

@@ -200,3 +200,54 @@ def test_a_new_series_through_its_form(program, client_for, finance_supervisor):
     assert client.post(reverse("coupons:series-create"), {**data, "has_chip_area": "on"}).status_code == 302
     series = CouponSeries.objects.get(code="mp50")
     assert series.denomination_cents == 5000 and series.serial(1) == "MF-0000001"
+
+
+def test_every_coupon_screen_declares_its_title_and_clause():
+    from coupons import urls
+
+    for pattern in urls.urlpatterns:
+        view = pattern.callback.view_class
+        assert view.title and view.citation, pattern.name
+
+
+def test_the_remaining_forms_through_the_screens(program, receive, issue, client_for, compliance_officer,
+                                                 marketing_supervisor, finance_supervisor, finance_staff):
+    from coupons.models import CouponInventory, CouponReturn, CouponVoid, ExceptionReport, FinanceDayProcessing
+
+    officer = client_for(compliance_officer)
+    assert officer.post(reverse("coupons:approval-create"), {
+        "program": program.program.pk, "kind": "internal_printing", "approved_on": "2026-10-02",
+        "reference": "PGCB-IC-9", "password": PASSWORD}).status_code == 302
+    assert officer.post(reverse("coupons:location-create"), {
+        "name": "Cage 3", "department": "finance", "bcc_approved_on": "2026-10-02",
+        "bcc_approval_reference": "BCC-9"}).status_code == 302
+
+    receive(1, 100)
+    issue(1, 20)
+    marketing = client_for(marketing_supervisor)
+    assert marketing.post(reverse("coupons:void"), {"series": program.series.pk, "serials": "20",
+                                                    "reason": "Torn", "password": PASSWORD}).status_code == 302
+    assert CouponVoid.objects.get().quantity == 1
+    assert marketing.post(reverse("coupons:return-create"), {
+        "what": "all", "gaming_date": TODAY.isoformat(), "password": PASSWORD,
+        "receiver": finance_supervisor.pk, "receiver_password": PASSWORD}).status_code == 302
+    assert CouponReturn.objects.get().quantity == 19
+    day = reverse("coupons:reconciliation", args=[TODAY.isoformat()])
+    assert marketing.post(day, {"disposition": "return", "password": PASSWORD}).status_code == 302
+
+    finance = client_for(finance_staff)
+    assert finance.post(reverse("coupons:process"), {
+        "gaming_date": TODAY.isoformat(), "counted_returned": 19, "counted_voided": 0, "counted_redeemed": 0,
+        "restock_location": program.vault.pk, "password": PASSWORD}).status_code == 302
+    processing = FinanceDayProcessing.objects.get()
+    assert processing.variance == 1  # the torn coupon was not brought to finance
+    assert finance.get(processing.get_absolute_url()).status_code == 200
+    assert finance.post(reverse("coupons:inventory-create"), {
+        f"series_{program.series.pk}": "1-19, 21-100", "counted_on": TODAY.isoformat(), "password": PASSWORD,
+    }).status_code == 302
+    assert CouponInventory.objects.get().discrepancy == 0
+
+    report = ExceptionReport.objects.get()
+    officer.post(reverse("coupons:report-resolve", args=["exception", report.pk]), {"resolution": "Found it."})
+    report.refresh_from_db()
+    assert report.status == "resolved" and report.resolved_by == compliance_officer
