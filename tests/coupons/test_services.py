@@ -395,3 +395,17 @@ def test_the_remaining_coupons_must_be_counted(program, receive, issue, marketin
     with pytest.raises(ValidationError, match=r"Count the coupons remaining \(\$25\)"):
         services.reconciliation_complete(facility=program.facility, gaming_date=TODAY, counted_remaining={},
                                          user=marketing_supervisor, password=PASSWORD)
+
+
+def test_the_database_lets_a_range_row_only_be_closed_once(program, receive, issue):
+    receive(1, 100)
+    issue(1, 10)
+    closed = CouponRange.objects.filter(series=program.series, closed_by__isnull=False).first()
+    open_row = CouponRange.objects.filter(series=program.series, closed_by__isnull=True).first()
+    assert closed is not None and open_row is not None
+    from django.db import connection as db
+
+    with pytest.raises(IntegrityError), transaction.atomic(), db.cursor() as cursor:
+        cursor.execute("UPDATE coupons_couponrange SET state = 'cancelled' WHERE id = %s", [open_row.pk])
+    with pytest.raises(IntegrityError), transaction.atomic(), db.cursor() as cursor:
+        cursor.execute("UPDATE coupons_couponrange SET closed_by_id = NULL WHERE id = %s", [closed.pk])
