@@ -80,7 +80,8 @@ def reconciliation_pdf(data: ReconciliationData, *, printed_for: str = "") -> by
         _numbered(3, "Denomination and quantity of coupons to distribute to patrons; "
                      "<b>(4)</b> distributed to patrons; <b>(5)</b> remaining"),
         _table(["Denomination", "Carried in", "Received", "(3) To distribute", "(4) Distributed", "Voided",
-                "Returned", "(5) Remaining", "Counted"], figure_rows, [width / 9] * 9),
+                "Returned", "(5) Remaining", "Counted"], figure_rows,
+               [1.0 * inch] + [(width - 1.0 * inch) / 8] * 8),
         _numbered(5, "Denomination, quantity and serial numbers of the coupons remaining"),
         _table(["Series", "Denomination", "Serial numbers", "Quantity"], _ranges(data.remaining_ranges),
                [2.3 * inch, 1.1 * inch, 2.8 * inch, 1.1 * inch]),
