@@ -543,7 +543,10 @@ class ReconciliationPdfView(CouponPage, View):
     def get(self, request: HttpRequest, day: str) -> HttpResponse:
         gaming_date = _parse_day(day)
         data = selectors.reconciliation_preview(self.facility, gaming_date)
-        response = HttpResponse(reports.reconciliation_pdf(data), content_type="application/pdf")
+        profile = getattr(request.user, "profile", None)
+        printed_for = f"{profile.full_name} (credential {profile.credential_number})" if profile else ""
+        response = HttpResponse(reports.reconciliation_pdf(data, printed_for=printed_for),
+                                content_type="application/pdf")
         response["Content-Disposition"] = (
             f'inline; filename="reconciliation-{self.facility.code}-{gaming_date.isoformat()}.pdf"')
         return response
