@@ -61,6 +61,7 @@ class Capability(StrEnum):
     PROCESS_FINANCE_DAY = "process_finance_day"
     TAKE_COUPON_INVENTORY = "take_coupon_inventory"
     RESOLVE_COUPON_EXCEPTION = "resolve_coupon_exception"
+    CLOSE_COUPON_DEVIATION = "close_coupon_deviation"
     REDEEM_COUPONS = "redeem_coupons"
     # Equipment
     LOG_EQUIPMENT = "log_equipment"
@@ -102,7 +103,11 @@ CAPABILITIES: dict[Capability, frozenset[Role]] = {
     Capability.RECEIVE_RETURNED_COUPONS: frozenset({_R.FINANCE_SUPERVISOR}),  # § 525.21(l)(5)
     Capability.PROCESS_FINANCE_DAY: frozenset({_R.FINANCE_STAFF, _R.FINANCE_SUPERVISOR}),  # § 525.21(m)
     Capability.TAKE_COUPON_INVENTORY: frozenset({_R.FINANCE_STAFF, _R.FINANCE_SUPERVISOR}),  # § 525.21(n)
-    Capability.RESOLVE_COUPON_EXCEPTION: frozenset({_R.COMPLIANCE_OFFICER, _R.FINANCE_SUPERVISOR}),
+    # Exception reports go to internal audit (§ 465a.3 today); finance, whose count it questions, does not
+    # close them: a compliance officer does (segregation of duties, § 525.21(r)(2)).
+    Capability.RESOLVE_COUPON_EXCEPTION: frozenset({_R.COMPLIANCE_OFFICER}),
+    # § 525.21(e): a shipment deviation is reported to a finance supervisor (and the Bureau), who follows it up.
+    Capability.CLOSE_COUPON_DEVIATION: frozenset({_R.FINANCE_SUPERVISOR, _R.COMPLIANCE_OFFICER}),
     Capability.REDEEM_COUPONS: frozenset({_R.DEALER, _R.FLOORPERSON}),  # § 525.22(b)
     Capability.LOG_EQUIPMENT: frozenset({_R.FLOORPERSON, _R.DEALER, _R.SHIFT_MANAGER}),
     Capability.VERIFY_EQUIPMENT: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),

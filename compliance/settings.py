@@ -146,6 +146,8 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "compliance@localhost")
 # Bureau of Casino Compliance address for reports the regulations send to the Bureau.
 BCC_BUREAU_EMAIL = env_str("BUREAU_OF_CASINO_COMPLIANCE_EMAIL", "bcc-bureau@localhost")
+# Internal audit, to whom exceptions in serial-number accounting are reported within 2 days.
+INTERNAL_AUDIT_EMAIL = env_str("INTERNAL_AUDIT_EMAIL")
 
 # Celery: eager in-process without Redis, a real broker with it.
 REDIS_URL = env_str("REDIS_URL")

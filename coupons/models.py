@@ -436,7 +436,7 @@ class CouponVoid(CouponDocument):
     kind_label = "Void"
     signature_requirements = (
         SignatureRequirement(
-            "voided", Meaning.RECORDED, "Supervisor voiding the coupons",
+            "voided", Meaning.VOIDED, "Supervisor voiding the coupons",
             roles=frozenset({Role.MARKETING_SUPERVISOR, Role.FINANCE_SUPERVISOR}), citation="525.21(j)(6)",
         ),
     )

@@ -617,7 +617,7 @@ def deviation_report_send(*, report: DeviationReport) -> None:
 @transaction.atomic
 @_as_user
 def deviation_report_close(*, report: DeviationReport, resolution: str, user: Any) -> DeviationReport:
-    require_capability(user, Capability.RESOLVE_COUPON_EXCEPTION)
+    require_capability(user, Capability.CLOSE_COUPON_DEVIATION)
     if not resolution.strip():
         raise ValidationError("Say how the deviation was resolved.")
     report.status = DeviationReport.Status.CLOSED
@@ -1123,7 +1123,7 @@ def _to_date(facility: Facility) -> tuple[int, int]:
 
 
 def _internal_audit_emails(facility: Facility) -> list[str]:
-    configured = getattr(settings, "INTERNAL_AUDIT_EMAIL", "")
+    configured = settings.INTERNAL_AUDIT_EMAIL
     if configured:
         return [configured]
     users = get_user_model().objects.filter(

@@ -705,7 +705,9 @@ class ReportsView(CouponPage, TemplateView):
 
 
 class ResolveView(CouponPage, View):
-    capability = Capability.RESOLVE_COUPON_EXCEPTION
+    # Who may resolve depends on the kind of report; the services check it (exceptions: compliance
+    # only, deviations: finance supervisors too).
+    capability = Capability.VIEW_RECORDS
     title = "Resolve a report"
     citation = ("525.21(e)", "525.21(m)")
 

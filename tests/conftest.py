@@ -21,9 +21,26 @@ def _reference_data(request: pytest.FixtureRequest) -> None:
         {"db", "transactional_db", "live_server"} & set(request.fixturenames)
     ):
         return
-    if "transactional_db" not in request.fixturenames and "live_server" not in request.fixturenames:
+    transactional = bool({"transactional_db", "live_server"} & set(request.fixturenames)) or bool(
+        (marker := request.node.get_closest_marker("django_db")) and marker.kwargs.get("transaction")
+    )
+    if not transactional:
         request.getfixturevalue("db")
+    else:
+        _fresh_content_types()
     ensure_reference_data()
+
+
+def _fresh_content_types() -> None:
+    """A flush (transactional tests) empties or renumbers the content types while Django's cache keeps
+    the old ids; the next signature would point at a missing one. Recreate them and drop the cache."""
+    from django.apps import apps
+    from django.contrib.contenttypes.management import create_contenttypes
+    from django.contrib.contenttypes.models import ContentType
+
+    ContentType.objects.clear_cache()
+    for app_config in apps.get_app_configs():
+        create_contenttypes(app_config, verbosity=0)
 
 
 @pytest.fixture

@@ -44,6 +44,7 @@ class Meaning(models.TextChoices):
     INSPECTED = "inspected", "Inspected"
     APPROVED = "approved", "Approved"
     CORRECTED = "corrected", "Corrected"
+    VOIDED = "voided", "Voided"
 
 
 @dataclass(frozen=True)

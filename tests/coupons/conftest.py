@@ -25,23 +25,6 @@ def _frozen_day() -> Any:
         yield
 
 
-@pytest.fixture
-def fresh_content_types(transactional_db: Any) -> None:
-    """For transactional tests: make sure content types exist and the cache matches the table.
-
-    A ``serialized_rollback`` test (the browser tests) flushes without recreating content types, and
-    a flush that does recreate them gives them new ids while ``ContentType``'s cache keeps the old
-    ones; either way the next signature would point at a missing content type.
-    """
-    from django.apps import apps
-    from django.contrib.contenttypes.management import create_contenttypes
-    from django.contrib.contenttypes.models import ContentType
-
-    ContentType.objects.clear_cache()
-    for app_config in apps.get_app_configs():
-        create_contenttypes(app_config, verbosity=0)
-
-
 @dataclass
 class Program:
     facility: Any
@@ -51,23 +34,47 @@ class Program:
     marketing_safe: StorageLocation
 
 
-def make_series(facility: Any, program: CouponProgram, user: Any, *, code: str = "mp25", denomination_cents: int = 2500,
-                expires_on: date = date(2026, 12, 31), prefix: str = "MP") -> CouponSeries:
+def make_series(
+    facility: Any,
+    program: CouponProgram,
+    user: Any,
+    *,
+    code: str = "mp25",
+    denomination_cents: int = 2500,
+    expires_on: date = date(2026, 12, 31),
+    prefix: str = "MP",
+) -> CouponSeries:
     return services.series_create(
-        facility=facility, program=program, code=code, name=f"Match Play {code.upper()}",
-        denomination_cents=denomination_cents, expires_on=expires_on,
+        facility=facility,
+        program=program,
+        code=code,
+        name=f"Match Play {code.upper()}",
+        denomination_cents=denomination_cents,
+        expires_on=expires_on,
         games=list(Game.objects.filter(code__in=["craps", "roulette", "blackjack"])),
-        wager_restrictions="Even-money wagers only; Pass or Don't Pass at Craps.", user=user,
-        serial_prefix=prefix, serial_digits=7,
+        wager_restrictions="Even-money wagers only; Pass or Don't Pass at Craps.",
+        user=user,
+        serial_prefix=prefix,
+        serial_digits=7,
     )
 
 
-def approve(facility: Any, program: CouponProgram, officer: Any, series: CouponSeries | None = None,
-            kinds: tuple[str, ...] = ("design", "internal_controls")) -> None:
+def approve(
+    facility: Any,
+    program: CouponProgram,
+    officer: Any,
+    series: CouponSeries | None = None,
+    kinds: tuple[str, ...] = ("design", "internal_controls"),
+) -> None:
     for kind in kinds:
         services.approval_record(
-            facility=facility, program=program, kind=kind, approved_on=date(2026, 10, 1),
-            reference=f"BGO-{kind}-2026-17", series=series if kind == "design" else None, user=officer,
+            facility=facility,
+            program=program,
+            kind=kind,
+            approved_on=date(2026, 10, 1),
+            reference=f"BGO-{kind}-2026-17",
+            series=series if kind == "design" else None,
+            user=officer,
             password=PASSWORD,
         )
 
@@ -78,12 +85,20 @@ def program(facility: Any, compliance_officer: Any, finance_supervisor: Any) -> 
     series = make_series(facility, match_play, finance_supervisor)
     approve(facility, match_play, compliance_officer, series)
     vault = services.location_create(
-        facility=facility, name="Finance vault cage 2", department="finance", user=compliance_officer,
-        bcc_approved_on=date(2026, 9, 1), bcc_approval_reference="BCC-LOC-0042",
+        facility=facility,
+        name="Finance vault cage 2",
+        department="finance",
+        user=compliance_officer,
+        bcc_approved_on=date(2026, 9, 1),
+        bcc_approval_reference="BCC-LOC-0042",
     )
     safe = services.location_create(
-        facility=facility, name="Marketing locked cabinet", department="marketing", user=compliance_officer,
-        bcc_approved_on=date(2026, 9, 1), bcc_approval_reference="BCC-LOC-0043",
+        facility=facility,
+        name="Marketing locked cabinet",
+        department="marketing",
+        user=compliance_officer,
+        bcc_approved_on=date(2026, 9, 1),
+        bcc_approval_reference="BCC-LOC-0043",
     )
     return Program(facility, match_play, series, vault, safe)
 
@@ -92,13 +107,28 @@ def program(facility: Any, compliance_officer: Any, finance_supervisor: Any) -> 
 def receive(program: Program, finance_supervisor: Any, finance_staff: Any, marketing_staff: Any) -> Any:
     """``receive(first, last)`` records and fully signs a receipt of that range."""
 
-    def do(first: int, last: int, *, series: CouponSeries | None = None, invoice_quantity: int | None = None,
-           examined: bool = True, received_on: date = TODAY) -> Any:
+    def do(
+        first: int,
+        last: int,
+        *,
+        series: CouponSeries | None = None,
+        invoice_quantity: int | None = None,
+        examined: bool = True,
+        received_on: date = TODAY,
+    ) -> Any:
         receipt = services.receipt_record(
-            facility=program.facility, series=series or program.series, received_on=received_on,
-            supplier="Gaming Printers Inc.", invoice_number="INV-1", invoice_quantity=invoice_quantity or last - first + 1,
-            invoice_first_serial=first, invoice_last_serial=last, received=[(first, last)], location=program.vault,
-            user=finance_supervisor, password=PASSWORD,
+            facility=program.facility,
+            series=series or program.series,
+            received_on=received_on,
+            supplier="Gaming Printers Inc.",
+            invoice_number="INV-1",
+            invoice_quantity=invoice_quantity or last - first + 1,
+            invoice_first_serial=first,
+            invoice_last_serial=last,
+            received=[(first, last)],
+            location=program.vault,
+            user=finance_supervisor,
+            password=PASSWORD,
         )
         if examined:
             signature_sign(record=receipt, slot="examined_finance", user=finance_staff, password=PASSWORD)
@@ -114,8 +144,13 @@ def requisition(program: Program, marketing_supervisor: Any, finance_supervisor:
 
     def do(quantity: int, *, denomination_cents: int = 2500, needed_for: date = TODAY, authorize: bool = True) -> Any:
         req = services.requisition_prepare(
-            facility=program.facility, program=program.program, denomination_cents=denomination_cents,
-            quantity=quantity, needed_for=needed_for, prepared_on=min(TODAY, needed_for), user=marketing_supervisor,
+            facility=program.facility,
+            program=program.program,
+            denomination_cents=denomination_cents,
+            quantity=quantity,
+            needed_for=needed_for,
+            prepared_on=min(TODAY, needed_for),
+            user=marketing_supervisor,
             password=PASSWORD,
         )
         if authorize:
@@ -130,8 +165,13 @@ def issue(program: Program, finance_supervisor: Any, marketing_supervisor: Any, 
     def do(first: int, last: int, *, gaming_date: date = TODAY, voids: tuple[Any, ...] = ()) -> Any:
         req = requisition(last - first + 1 + sum(v[0][0][1] - v[0][0][0] + 1 for v in voids), needed_for=gaming_date)
         return services.issuance_record(
-            requisition=req, series=program.series, issued=[(first, last)], user=finance_supervisor,
-            password=PASSWORD, gaming_date=gaming_date, voids=voids,
+            requisition=req,
+            series=program.series,
+            issued=[(first, last)],
+            user=finance_supervisor,
+            password=PASSWORD,
+            gaming_date=gaming_date,
+            voids=voids,
             receiver=services.CoSigner(marketing_supervisor, PASSWORD),
         )
 

@@ -14,8 +14,7 @@ from django.db import connections
 from coupons.models import CouponDistribution, ReconciliationForm
 from tests.factories import PASSWORD
 
-pytestmark = [
-    pytest.mark.usefixtures("fresh_content_types"),pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
@@ -42,8 +41,9 @@ def _in_browser(steps: Callable[[Any], None]) -> None:
 
         try:
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                     args=["--no-sandbox", "--disable-gpu"])
+                browser = playwright.chromium.launch(
+                    executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+                )
                 page = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
                 page.set_default_timeout(15_000)
                 try:
@@ -70,8 +70,9 @@ def _sign_in(page: Any, live_server: Any, user: Any) -> None:
     page.wait_for_url(f"{live_server.url}/")
 
 
-def test_marketing_scans_coupons_and_completes_the_form(live_server, program, receive, issue, marketing_staff,
-                                                        marketing_supervisor):
+def test_marketing_scans_coupons_and_completes_the_form(
+    live_server, program, receive, issue, marketing_staff, marketing_supervisor
+):
     from django.utils import timezone
 
     receive(1, 100)

@@ -16,9 +16,10 @@ from coupons.models import CouponRange, LedgerLine
 from tests.coupons.conftest import PASSWORD, TODAY
 
 pytestmark = [
-    pytest.mark.usefixtures("fresh_content_types"),
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks and exclusion constraints are PostgreSQL's"),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="row locks and exclusion constraints are PostgreSQL's"
+    ),
 ]
 
 
@@ -47,13 +48,20 @@ def _race(*calls: Callable[[], Any]) -> list[str]:
     return outcomes
 
 
-def test_two_clerks_distributing_overlapping_serials(program, receive, issue, marketing_staff, second_marketing_supervisor):
+def test_two_clerks_distributing_overlapping_serials(
+    program, receive, issue, marketing_staff, second_marketing_supervisor
+):
     receive(1, 100)
     issue(1, 50)
 
     def distribute(first: int, last: int) -> Callable[[], Any]:
-        return lambda: services.distribution_record(facility=program.facility, series=program.series,
-                                                    spans=[(first, last)], user=marketing_staff, gaming_date=TODAY)
+        return lambda: services.distribution_record(
+            facility=program.facility,
+            series=program.series,
+            spans=[(first, last)],
+            user=marketing_staff,
+            gaming_date=TODAY,
+        )
 
     outcomes = _race(distribute(1, 30), distribute(20, 50))
     assert sorted(o == "ok" for o in outcomes) == [False, True], outcomes
@@ -67,9 +75,18 @@ def test_two_clerks_distributing_overlapping_serials(program, receive, issue, ma
 def test_two_receipts_of_the_same_serials_at_once(program, finance_supervisor, second_finance_supervisor):
     def receipt(user: Any, first: int, last: int) -> Callable[[], Any]:
         return lambda: services.receipt_record(
-            facility=program.facility, series=program.series, received_on=TODAY, supplier="P", invoice_number="I",
-            invoice_quantity=last - first + 1, invoice_first_serial=first, invoice_last_serial=last,
-            received=[(first, last)], location=program.vault, user=user, password=PASSWORD,
+            facility=program.facility,
+            series=program.series,
+            received_on=TODAY,
+            supplier="P",
+            invoice_number="I",
+            invoice_quantity=last - first + 1,
+            invoice_first_serial=first,
+            invoice_last_serial=last,
+            received=[(first, last)],
+            location=program.vault,
+            user=user,
+            password=PASSWORD,
         )
 
     outcomes = _race(receipt(finance_supervisor, 1, 100), receipt(second_finance_supervisor, 51, 150))

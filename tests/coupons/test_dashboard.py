@@ -32,30 +32,56 @@ def test_expired_coupons_held_and_overdue_exception_reports_show_on_the_dashboar
 ):
     receive(1, 100)
     issue(1, 20)
-    services.reconciliation_complete(facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 20},
-                                     user=marketing_supervisor, password=PASSWORD,
-                                     receiver=services.CoSigner(finance_supervisor, PASSWORD))
-    services.finance_day_process(facility=program.facility, gaming_date=TODAY, counted_returned=18,
-                                 counted_voided=0, counted_redeemed=0, user=finance_staff, password=PASSWORD,
-                                 restock_location=program.vault)
+    services.reconciliation_complete(
+        facility=program.facility,
+        gaming_date=TODAY,
+        counted_remaining={2500: 20},
+        user=marketing_supervisor,
+        password=PASSWORD,
+        receiver=services.CoSigner(finance_supervisor, PASSWORD),
+    )
+    services.finance_day_process(
+        facility=program.facility,
+        gaming_date=TODAY,
+        counted_returned=18,
+        counted_voided=0,
+        counted_redeemed=0,
+        user=finance_staff,
+        password=PASSWORD,
+        restock_location=program.vault,
+    )
     with time_machine.travel("2026-11-06 15:00:00+00:00", tick=False):
         page = client_for(finance_supervisor).get(reverse("dashboard")).content.decode()
     assert "Exception report for 03 Nov overdue since 05 Nov" in page
 
 
-def test_marketing_sees_expired_coupons_to_return(program, finance_supervisor, compliance_officer, receive,
-                                                  requisition, marketing_supervisor, client_for):
+def test_marketing_sees_expired_coupons_to_return(
+    program, finance_supervisor, compliance_officer, receive, requisition, marketing_supervisor, client_for
+):
     from tests.coupons.conftest import approve, make_series
 
-    short = make_series(program.facility, program.program, finance_supervisor, code="mpx", prefix="MX",
-                        expires_on=TODAY)
+    short = make_series(
+        program.facility, program.program, finance_supervisor, code="mpx", prefix="MX", expires_on=TODAY
+    )
     approve(program.facility, program.program, compliance_officer, short, kinds=("design",))
     receive(1, 10, series=short)
-    services.issuance_record(requisition=requisition(10), series=short, issued=[(1, 10)], user=finance_supervisor,
-                             password=PASSWORD, receiver=services.CoSigner(marketing_supervisor, PASSWORD))
-    services.reconciliation_complete(facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 10},
-                                     user=marketing_supervisor, password=PASSWORD, disposition="keep",
-                                     kept_in=program.marketing_safe)
+    services.issuance_record(
+        requisition=requisition(10),
+        series=short,
+        issued=[(1, 10)],
+        user=finance_supervisor,
+        password=PASSWORD,
+        receiver=services.CoSigner(marketing_supervisor, PASSWORD),
+    )
+    services.reconciliation_complete(
+        facility=program.facility,
+        gaming_date=TODAY,
+        counted_remaining={2500: 10},
+        user=marketing_supervisor,
+        password=PASSWORD,
+        disposition="keep",
+        kept_in=program.marketing_safe,
+    )
     with time_machine.travel("2026-11-04 15:00:00+00:00", tick=False):
         client = client_for(marketing_supervisor)
         dashboard = client.get(reverse("dashboard")).content.decode()

@@ -31,12 +31,23 @@ def _daily_entries(program: Any, receipt: CouponReceipt, days: int, user: Any) -
         for offset, (kind, from_state, to_state, quantity) in enumerate(
             [("issue", S.IN_STOCK, S.ISSUED, 100), ("distribute", S.ISSUED, S.DISTRIBUTED, 60)]
         ):
-            lines.append(LedgerLine(
-                facility=program.facility, occurred_at=start + timedelta(days=day, minutes=offset),
-                gaming_date=(start + timedelta(days=day)).date(), kind=kind, series=program.series,
-                denomination_cents=2500, from_state=from_state, to_state=to_state, first_serial=first,
-                last_serial=first + quantity - 1, quantity=quantity, document_type=doc_type, document_id=receipt.pk,
-            ))
+            lines.append(
+                LedgerLine(
+                    facility=program.facility,
+                    occurred_at=start + timedelta(days=day, minutes=offset),
+                    gaming_date=(start + timedelta(days=day)).date(),
+                    kind=kind,
+                    series=program.series,
+                    denomination_cents=2500,
+                    from_state=from_state,
+                    to_state=to_state,
+                    first_serial=first,
+                    last_serial=first + quantity - 1,
+                    quantity=quantity,
+                    document_type=doc_type,
+                    document_id=receipt.pk,
+                )
+            )
     with acting_as(user):
         regulated_bulk_create(LedgerLine, lines)
     return len(lines)
@@ -69,7 +80,8 @@ def test_running_balances_come_from_the_whole_ledger_even_when_filtered(program,
     _daily_entries(program, receipt, 30, finance_supervisor)
     page = selectors.ledger_page(program.facility, {"kind": "distribute"}, page=None, per_page=50)
     last = page.rows[-1]
-    stock, issued, distributed = (last["balances"][selectors.LEDGER_STATES.index(s)]
-                                  for s in (S.IN_STOCK, S.ISSUED, S.DISTRIBUTED))
+    stock, issued, distributed = (
+        last["balances"][selectors.LEDGER_STATES.index(s)] for s in (S.IN_STOCK, S.ISSUED, S.DISTRIBUTED)
+    )
     assert (stock, issued, distributed) == (10 - 30 * 100, 30 * 40, 30 * 60)
     assert page.count == 30

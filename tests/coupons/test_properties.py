@@ -29,13 +29,27 @@ OPS = ("receive", "issue", "distribute", "void", "return", "expire", "redeem", "
 # Serial runs start on a grid of 5 so that moves line up often enough to be accepted, and split
 # ranges often enough (lengths 1-12) to exercise every split.
 operation = st.tuples(
-    st.sampled_from((*OPS, "issue", "issue", "distribute", "distribute", "redeem", "return")), st.integers(0, 1), st.integers(0, 7).map(lambda k: 5 * k + 1),
-    st.sampled_from([1, 2, 5, 10, 12]), st.booleans(), st.booleans(),
+    st.sampled_from((*OPS, "issue", "issue", "distribute", "distribute", "redeem", "return")),
+    st.integers(0, 1),
+    st.integers(0, 7).map(lambda k: 5 * k + 1),
+    st.sampled_from([1, 2, 5, 10, 12]),
+    st.booleans(),
+    st.booleans(),
 )
 # Most sequences start by receiving part or all of both series; the random receives that follow
 # exercise the refusal of serials already received.
-opening = st.lists(st.tuples(st.just("receive"), st.integers(0, 1), st.sampled_from([1, 21]),
-                             st.sampled_from([20, 40]), st.just(False), st.just(False)), min_size=1, max_size=3)
+opening = st.lists(
+    st.tuples(
+        st.just("receive"),
+        st.integers(0, 1),
+        st.sampled_from([1, 21]),
+        st.sampled_from([20, 40]),
+        st.just(False),
+        st.just(False),
+    ),
+    min_size=1,
+    max_size=3,
+)
 
 
 @dataclass
@@ -61,14 +75,25 @@ def _at(day: date) -> Any:
 
 
 @pytest.fixture
-def cast(program, finance_supervisor, finance_staff, marketing_staff, marketing_supervisor, dealer,
-         compliance_officer):
-    short = make_series(program.facility, program.program, finance_supervisor, code="mp10", prefix="MS",
-                        denomination_cents=1000, expires_on=TODAY + timedelta(days=1))
+def cast(program, finance_supervisor, finance_staff, marketing_staff, marketing_supervisor, dealer, compliance_officer):
+    short = make_series(
+        program.facility,
+        program.program,
+        finance_supervisor,
+        code="mp10",
+        prefix="MS",
+        denomination_cents=1000,
+        expires_on=TODAY + timedelta(days=1),
+    )
     approve(program.facility, program.program, compliance_officer, short, kinds=("design",))
     return {
-        "program": program, "series": [program.series, short], "fin": finance_supervisor, "fin_staff": finance_staff,
-        "mkt_staff": marketing_staff, "mkt": marketing_supervisor, "dealer": dealer,
+        "program": program,
+        "series": [program.series, short],
+        "fin": finance_supervisor,
+        "fin_staff": finance_staff,
+        "mkt_staff": marketing_staff,
+        "mkt": marketing_supervisor,
+        "dealer": dealer,
     }
 
 
@@ -91,18 +116,30 @@ def _close_day(c: dict[str, Any], model: Model, keep: bool) -> None:
     program, facility = c["program"], c["program"].facility
     expired_held = any(
         s == S.ISSUED and series.is_expired_on(model.day)
-        for i, series in enumerate(c["series"]) for s in model.state[i].values()
+        for i, series in enumerate(c["series"])
+        for s in model.state[i].values()
     )
     complete = {
-        "facility": facility, "gaming_date": model.day, "counted_remaining": {}, "user": c["mkt"],
-        "password": PASSWORD, "disposition": "keep" if keep else "return", "kept_in": program.marketing_safe,
+        "facility": facility,
+        "gaming_date": model.day,
+        "counted_remaining": {},
+        "user": c["mkt"],
+        "password": PASSWORD,
+        "disposition": "keep" if keep else "return",
+        "kept_in": program.marketing_safe,
         "receiver": services.CoSigner(c["fin"], PASSWORD),
     }
     if expired_held:
         with pytest.raises(ValidationError, match="Expired coupons must be returned"):
             services.reconciliation_complete(**complete)
-        services.return_record(facility=facility, user=c["mkt"], password=PASSWORD, gaming_date=model.day,
-                               expired_only=True, receiver=services.CoSigner(c["fin"], PASSWORD))
+        services.return_record(
+            facility=facility,
+            user=c["mkt"],
+            password=PASSWORD,
+            gaming_date=model.day,
+            expired_only=True,
+            receiver=services.CoSigner(c["fin"], PASSWORD),
+        )
         for i, series in enumerate(c["series"]):
             if series.is_expired_on(model.day):
                 for n, s in model.state[i].items():
@@ -124,9 +161,14 @@ def _close_day(c: dict[str, Any], model: Model, keep: bool) -> None:
                 if s == S.ISSUED:
                     per_series[n] = S.RETURNED
     processing = services.finance_day_process(
-        facility=facility, gaming_date=model.day, counted_returned=model.count(S.RETURNED),
-        counted_voided=model.count(S.VOIDED), counted_redeemed=model.count(S.REDEEMED), user=c["fin_staff"],
-        password=PASSWORD, restock_location=program.vault,
+        facility=facility,
+        gaming_date=model.day,
+        counted_returned=model.count(S.RETURNED),
+        counted_voided=model.count(S.VOIDED),
+        counted_redeemed=model.count(S.REDEEMED),
+        user=c["fin_staff"],
+        password=PASSWORD,
+        restock_location=program.vault,
     )
     assert processing.variance == 0
     assert processing.given_to_marketing == (
@@ -143,8 +185,7 @@ def _close_day(c: dict[str, Any], model: Model, keep: bool) -> None:
 
 # An aimed operation starts at a serial in the state the step needs (so it is often accepted);
 # an unaimed one starts anywhere (so refusals are exercised too).
-SOURCE = {"issue": S.IN_STOCK, "distribute": S.ISSUED, "void": S.ISSUED, "return": S.ISSUED,
-          "redeem": S.DISTRIBUTED}
+SOURCE = {"issue": S.IN_STOCK, "distribute": S.ISSUED, "void": S.ISSUED, "return": S.ISSUED, "redeem": S.DISTRIBUTED}
 
 
 def _apply(c: dict[str, Any], model: Model, op: tuple[str, int, int, int, bool, bool]) -> None:
@@ -167,9 +208,18 @@ def _apply(c: dict[str, Any], model: Model, op: tuple[str, int, int, int, bool, 
 
         def call() -> None:
             receipt = services.receipt_record(
-                facility=facility, series=series, received_on=model.day, supplier="P", invoice_number="I",
-                invoice_quantity=last - first + 1, invoice_first_serial=first, invoice_last_serial=last,
-                received=spans, location=c["program"].vault, user=c["fin"], password=PASSWORD,
+                facility=facility,
+                series=series,
+                received_on=model.day,
+                supplier="P",
+                invoice_number="I",
+                invoice_quantity=last - first + 1,
+                invoice_first_serial=first,
+                invoice_last_serial=last,
+                received=spans,
+                location=c["program"].vault,
+                user=c["fin"],
+                password=PASSWORD,
             )
             signature_sign(record=receipt, slot="examined_finance", user=c["fin_staff"], password=PASSWORD)
             signature_sign(record=receipt, slot="examined_marketing", user=c["mkt_staff"], password=PASSWORD)
@@ -181,42 +231,86 @@ def _apply(c: dict[str, Any], model: Model, op: tuple[str, int, int, int, bool, 
 
         def call() -> None:
             requisition = services.requisition_prepare(
-                facility=facility, program=series.program, denomination_cents=series.denomination_cents,
-                quantity=last - first + 1, needed_for=model.day, user=c["mkt"], password=PASSWORD)
+                facility=facility,
+                program=series.program,
+                denomination_cents=series.denomination_cents,
+                quantity=last - first + 1,
+                needed_for=model.day,
+                user=c["mkt"],
+                password=PASSWORD,
+            )
             signature_sign(record=requisition, slot="authorized", user=c["fin"], password=PASSWORD)
-            services.issuance_record(requisition=requisition, series=series, issued=spans, user=c["fin"],
-                                     password=PASSWORD, gaming_date=model.day,
-                                     receiver=services.CoSigner(c["mkt"], PASSWORD))
+            services.issuance_record(
+                requisition=requisition,
+                series=series,
+                issued=spans,
+                user=c["fin"],
+                password=PASSWORD,
+                gaming_date=model.day,
+                receiver=services.CoSigner(c["mkt"], PASSWORD),
+            )
 
         if _attempt_named(name, ok, call):
             model.set(index, first, last, S.ISSUED)
     elif name == "distribute":
         ok = states == {S.ISSUED} and not expired
-        if _attempt_named(name, ok, lambda: services.distribution_record(facility=facility, series=series, spans=spans,
-                                                             user=c["mkt_staff"], gaming_date=model.day)):
+        if _attempt_named(
+            name,
+            ok,
+            lambda: services.distribution_record(
+                facility=facility, series=series, spans=spans, user=c["mkt_staff"], gaming_date=model.day
+            ),
+        ):
             model.set(index, first, last, S.DISTRIBUTED)
     elif name == "void":
         ok = bool(states) and states <= {S.IN_STOCK, S.ISSUED}
         user = c["mkt"] if S.ISSUED in states else c["fin"]
-        if _attempt_named(name, ok, lambda: services.void_record(facility=facility, series=series, spans=spans, reason="torn",
-                                                     user=user, password=PASSWORD, gaming_date=model.day)):
+        if _attempt_named(
+            name,
+            ok,
+            lambda: services.void_record(
+                facility=facility,
+                series=series,
+                spans=spans,
+                reason="torn",
+                user=user,
+                password=PASSWORD,
+                gaming_date=model.day,
+            ),
+        ):
             model.set(index, first, last, S.VOIDED)
     elif name == "return":
         ok = states == {S.ISSUED}
-        if _attempt_named(name, ok, lambda: services.return_record(
-                facility=facility, user=c["mkt"], password=PASSWORD, gaming_date=model.day,
-                spans={series: spans}, receiver=services.CoSigner(c["fin"], PASSWORD))):
+        if _attempt_named(
+            name,
+            ok,
+            lambda: services.return_record(
+                facility=facility,
+                user=c["mkt"],
+                password=PASSWORD,
+                gaming_date=model.day,
+                spans={series: spans},
+                receiver=services.CoSigner(c["fin"], PASSWORD),
+            ),
+        ):
             model.set(index, first, last, S.RETURNED)
     elif name == "expire":
         held = [n for n, s in model.state[index].items() if s in (S.IN_STOCK, S.RETURNED)]
         ok = expired and bool(held)
-        if _attempt_named(name, ok, lambda: services.stock_expire(series=series, user=c["fin_staff"], on_date=model.day)):
+        if _attempt_named(
+            name, ok, lambda: services.stock_expire(series=series, user=c["fin_staff"], on_date=model.day)
+        ):
             for n in held:
                 model.state[index][n] = S.EXPIRED
     elif name == "redeem":
         ok = states == {S.DISTRIBUTED} and not expired
-        if _attempt_named(name, ok, lambda: services.redemption_record(facility=facility, series=series, spans=spans,
-                                                           user=c["dealer"], gaming_date=model.day)):
+        if _attempt_named(
+            name,
+            ok,
+            lambda: services.redemption_record(
+                facility=facility, series=series, spans=spans, user=c["dealer"], gaming_date=model.day
+            ),
+        ):
             model.set(index, first, last, S.REDEEMED)
     elif name == "next_day":
         event("day closed")
@@ -227,7 +321,8 @@ def _assert_every_serial_in_exactly_one_state(c: dict[str, Any], model: Model) -
     for index, series in enumerate(c["series"]):
         seen: dict[int, str] = {}
         for first, last, state in CouponRange.objects.filter(series=series, closed_by__isnull=True).values_list(
-                "first_serial", "last_serial", "state"):
+            "first_serial", "last_serial", "state"
+        ):
             for n in range(first, last + 1):
                 assert n not in seen, f"serial {n} is in two states"
                 seen[n] = state

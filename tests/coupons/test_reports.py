@@ -21,13 +21,24 @@ pytestmark = pytest.mark.django_db
 def closed_day(program, receive, issue, marketing_supervisor, marketing_staff, finance_supervisor):
     receive(100001, 101000)
     issue(100001, 100200)
-    services.distribution_record(facility=program.facility, series=program.series, spans=[(100001, 100050)],
-                                 user=marketing_staff)
-    services.void_record(facility=program.facility, series=program.series, spans=[(100051, 100052)],
-                         reason="Coffee spilled on them", user=marketing_supervisor, password=PASSWORD)
+    services.distribution_record(
+        facility=program.facility, series=program.series, spans=[(100001, 100050)], user=marketing_staff
+    )
+    services.void_record(
+        facility=program.facility,
+        series=program.series,
+        spans=[(100051, 100052)],
+        reason="Coffee spilled on them",
+        user=marketing_supervisor,
+        password=PASSWORD,
+    )
     return services.reconciliation_complete(
-        facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 147}, user=marketing_supervisor,
-        password=PASSWORD, variation_explanation="One coupon missing; surveillance review requested.",
+        facility=program.facility,
+        gaming_date=TODAY,
+        counted_remaining={2500: 147},
+        user=marketing_supervisor,
+        password=PASSWORD,
+        variation_explanation="One coupon missing; surveillance review requested.",
         receiver=services.CoSigner(finance_supervisor, PASSWORD),
     )
 
@@ -37,7 +48,12 @@ def test_the_form_content_is_plain_data(program, closed_day, marketing_superviso
     assert data.completed and data.citation == "58 Pa. Code § 525.21(j)"
     (figure,) = data.figures
     assert (figure.to_distribute, figure.distributed, figure.voided, figure.remaining, figure.remaining_counted) == (
-        200, 50, 2, 148, 147)
+        200,
+        50,
+        2,
+        148,
+        147,
+    )
     assert [r.span for r in data.received_ranges] == ["MP-0100001–MP-0100200"]
     assert [r.span for r in data.remaining_ranges] == ["MP-0100053–MP-0100200"]
     assert [(r.span, r.note) for r in data.voided] == [("MP-0100051–MP-0100052", "Coffee spilled on them")]
@@ -50,10 +66,18 @@ def test_the_pdf_reads_like_the_paper_form(program, closed_day, marketing_superv
     pdf = reports.reconciliation_pdf(selectors.reconciliation_preview(program.facility, TODAY))
     assert pdf.startswith(b"%PDF-")
     text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
-    for expected in ("Daily Match Play Coupon Reconciliation Form", "525.21(j)", "Keystone Downs Casino",
-                     "03 November 2026", "MP-0100001–MP-0100200", "MP-0100053–MP-0100200", "Coffee spilled",
-                     "surveillance review", marketing_supervisor.profile.full_name,
-                     marketing_supervisor.profile.credential_number):
+    for expected in (
+        "Daily Match Play Coupon Reconciliation Form",
+        "525.21(j)",
+        "Keystone Downs Casino",
+        "03 November 2026",
+        "MP-0100001–MP-0100200",
+        "MP-0100053–MP-0100200",
+        "Coffee spilled",
+        "surveillance review",
+        marketing_supervisor.profile.full_name,
+        marketing_supervisor.profile.credential_number,
+    ):
         assert expected in text, expected
     for item in range(1, 9):
         assert f"({item})" in text

@@ -15,36 +15,68 @@ from tests.coupons.conftest import PASSWORD, TODAY
 pytestmark = pytest.mark.django_db
 
 
-def test_a_gaming_day_through_the_screens(program, client_for, finance_supervisor, finance_staff, marketing_staff,
-                                          marketing_supervisor):
+def test_a_gaming_day_through_the_screens(
+    program, client_for, finance_supervisor, finance_staff, marketing_staff, marketing_supervisor
+):
     finance = client_for(finance_supervisor)
-    response = finance.post(reverse("coupons:receipt-create"), {
-        "series": program.series.pk, "source": "provider", "supplier": "Gaming Printers Inc.",
-        "invoice_number": "INV-9", "invoice_quantity": 1000, "invoice_first_serial": 1, "invoice_last_serial": 1000,
-        "received": "", "received_on": TODAY.isoformat(), "location": program.vault.pk, "password": PASSWORD,
-        "examiner_finance": finance_staff.pk, "examiner_finance_password": PASSWORD,
-        "examiner_marketing": marketing_staff.pk, "examiner_marketing_password": PASSWORD,
-    })
+    response = finance.post(
+        reverse("coupons:receipt-create"),
+        {
+            "series": program.series.pk,
+            "source": "provider",
+            "supplier": "Gaming Printers Inc.",
+            "invoice_number": "INV-9",
+            "invoice_quantity": 1000,
+            "invoice_first_serial": 1,
+            "invoice_last_serial": 1000,
+            "received": "",
+            "received_on": TODAY.isoformat(),
+            "location": program.vault.pk,
+            "password": PASSWORD,
+            "examiner_finance": finance_staff.pk,
+            "examiner_finance_password": PASSWORD,
+            "examiner_marketing": marketing_staff.pk,
+            "examiner_marketing_password": PASSWORD,
+        },
+    )
     receipt = CouponReceipt.objects.get()
     assert response.status_code == 302 and receipt.is_complete
     assert "MP-0000001–MP-0001000" in finance.get(receipt.get_absolute_url()).content.decode()
 
     marketing = client_for(marketing_supervisor)
-    marketing.post(reverse("coupons:requisition-create"), {
-        "program": program.program.pk, "needed_for": TODAY.isoformat(), "denomination": 2500, "quantity": 100,
-        "password": PASSWORD,
-    })
+    marketing.post(
+        reverse("coupons:requisition-create"),
+        {
+            "program": program.program.pk,
+            "needed_for": TODAY.isoformat(),
+            "denomination": 2500,
+            "quantity": 100,
+            "password": PASSWORD,
+        },
+    )
     requisition = CouponRequisition.objects.get()
-    sign = reverse("sign", args=[Signature._meta.get_field("content_type").related_model.objects.get_for_model(
-        CouponRequisition).pk, requisition.pk, "authorized"])
+    sign = reverse(
+        "sign",
+        args=[
+            Signature._meta.get_field("content_type").related_model.objects.get_for_model(CouponRequisition).pk,
+            requisition.pk,
+            "authorized",
+        ],
+    )
     assert finance.post(sign, {"password": PASSWORD}).status_code == 302
 
     form_page = finance.get(reverse("coupons:issuance-create", args=[requisition.pk]))
     assert "1-100" in form_page.content.decode()  # pre-filled from the ledger
-    response = finance.post(reverse("coupons:issuance-create", args=[requisition.pk]), {
-        "series": program.series.pk, "serials": "1-100", "password": PASSWORD,
-        "receiver": marketing_supervisor.pk, "receiver_password": PASSWORD,
-    })
+    response = finance.post(
+        reverse("coupons:issuance-create", args=[requisition.pk]),
+        {
+            "series": program.series.pk,
+            "serials": "1-100",
+            "password": PASSWORD,
+            "receiver": marketing_supervisor.pk,
+            "receiver_password": PASSWORD,
+        },
+    )
     assert response.status_code == 302 and CouponIssuance.objects.get().is_complete
 
     staff = client_for(marketing_staff)
@@ -58,8 +90,16 @@ def test_a_gaming_day_through_the_screens(program, client_for, finance_superviso
     assert "The ledger expects 90." in page
     refused = marketing.post(day, {"count_2500": 89, "disposition": "return", "password": PASSWORD})
     assert "Explain the variation" in refused.content.decode() and not ReconciliationForm.objects.exists()
-    done = marketing.post(day, {"count_2500": 90, "disposition": "return", "password": PASSWORD,
-                                "receiver": finance_supervisor.pk, "receiver_password": PASSWORD})
+    done = marketing.post(
+        day,
+        {
+            "count_2500": 90,
+            "disposition": "return",
+            "password": PASSWORD,
+            "receiver": finance_supervisor.pk,
+            "receiver_password": PASSWORD,
+        },
+    )
     assert done.status_code == 302 and ReconciliationForm.objects.get().is_complete
 
     pdf = marketing.get(reverse("coupons:reconciliation-pdf", args=[TODAY.isoformat()]))
@@ -71,11 +111,21 @@ def test_a_gaming_day_through_the_screens(program, client_for, finance_superviso
 
 def test_a_refused_receipt_explains_itself_and_saves_nothing(program, receive, client_for, finance_supervisor):
     first = receive(1, 100)
-    response = client_for(finance_supervisor).post(reverse("coupons:receipt-create"), {
-        "series": program.series.pk, "source": "provider", "supplier": "X", "invoice_number": "2",
-        "invoice_quantity": 100, "invoice_first_serial": 50, "invoice_last_serial": 149, "received_on": "2026-11-03",
-        "location": program.vault.pk, "password": PASSWORD,
-    })
+    response = client_for(finance_supervisor).post(
+        reverse("coupons:receipt-create"),
+        {
+            "series": program.series.pk,
+            "source": "provider",
+            "supplier": "X",
+            "invoice_number": "2",
+            "invoice_quantity": 100,
+            "invoice_first_serial": 50,
+            "invoice_last_serial": 149,
+            "received_on": "2026-11-03",
+            "location": program.vault.pk,
+            "password": PASSWORD,
+        },
+    )
     assert response.status_code == 200
     assert f"were already received on 3 Nov 2026 (receipt #{first.pk})" in response.content.decode()
     assert CouponReceipt.objects.count() == 1
@@ -84,13 +134,20 @@ def test_a_refused_receipt_explains_itself_and_saves_nothing(program, receive, c
 def _seeded_day(program: Any, receive: Any, issue: Any, marketing_supervisor: Any) -> None:
     receive(1, 100)
     issue(1, 10)
-    services.reconciliation_complete(facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 10},
-                                     user=marketing_supervisor, password=PASSWORD, disposition="keep",
-                                     kept_in=program.marketing_safe)
+    services.reconciliation_complete(
+        facility=program.facility,
+        gaming_date=TODAY,
+        counted_remaining={2500: 10},
+        user=marketing_supervisor,
+        password=PASSWORD,
+        disposition="keep",
+        kept_in=program.marketing_safe,
+    )
 
 
-def test_the_inspector_reads_everything_and_writes_nothing(program, receive, issue, marketing_supervisor, inspector,
-                                                          client_for):
+def test_the_inspector_reads_everything_and_writes_nothing(
+    program, receive, issue, marketing_supervisor, inspector, client_for
+):
     _seeded_day(program, receive, issue, marketing_supervisor)
     receipt = CouponReceipt.objects.get()
     requisition = CouponRequisition.objects.get()
@@ -99,24 +156,40 @@ def test_the_inspector_reads_everything_and_writes_nothing(program, receive, iss
     assert line is not None
     client = client_for(inspector)
     reads = [
-        reverse("coupons:home"), reverse("coupons:program"), reverse("coupons:series-detail", args=[program.series.pk]),
-        reverse("coupons:receipt-detail", args=[receipt.pk]), reverse("coupons:requisition-list"),
+        reverse("coupons:home"),
+        reverse("coupons:program"),
+        reverse("coupons:series-detail", args=[program.series.pk]),
+        reverse("coupons:receipt-detail", args=[receipt.pk]),
+        reverse("coupons:requisition-list"),
         reverse("coupons:requisition-detail", args=[requisition.pk]),
-        reverse("coupons:issuance-detail", args=[issuance.pk]), reverse("coupons:today"),
-        reverse("coupons:reconciliation-today"), reverse("coupons:reconciliation", args=[TODAY.isoformat()]),
-        reverse("coupons:reconciliation-pdf", args=[TODAY.isoformat()]), reverse("coupons:reports"),
-        reverse("coupons:ledger"), reverse("coupons:ledger-csv"), reverse("coupons:ledger-pdf"),
+        reverse("coupons:issuance-detail", args=[issuance.pk]),
+        reverse("coupons:today"),
+        reverse("coupons:reconciliation-today"),
+        reverse("coupons:reconciliation", args=[TODAY.isoformat()]),
+        reverse("coupons:reconciliation-pdf", args=[TODAY.isoformat()]),
+        reverse("coupons:reports"),
+        reverse("coupons:ledger"),
+        reverse("coupons:ledger-csv"),
+        reverse("coupons:ledger-pdf"),
     ]
     for url in reads:
         assert client.get(url).status_code == 200, url
     assert client.get(reverse("coupons:document", args=[line.document_type_id, line.document_id])).status_code == 302
     writes = [
-        reverse("coupons:approval-create"), reverse("coupons:location-create"), reverse("coupons:series-create"),
-        reverse("coupons:series-expire", args=[program.series.pk]), reverse("coupons:receipt-create"),
-        reverse("coupons:requisition-create"), reverse("coupons:issuance-create", args=[requisition.pk]),
-        reverse("coupons:distribute"), reverse("coupons:void"), reverse("coupons:reconciliation-today"),
-        reverse("coupons:reconciliation", args=[TODAY.isoformat()]), reverse("coupons:return-create"),
-        reverse("coupons:process"), reverse("coupons:inventory-create"),
+        reverse("coupons:approval-create"),
+        reverse("coupons:location-create"),
+        reverse("coupons:series-create"),
+        reverse("coupons:series-expire", args=[program.series.pk]),
+        reverse("coupons:receipt-create"),
+        reverse("coupons:requisition-create"),
+        reverse("coupons:issuance-create", args=[requisition.pk]),
+        reverse("coupons:distribute"),
+        reverse("coupons:void"),
+        reverse("coupons:reconciliation-today"),
+        reverse("coupons:reconciliation", args=[TODAY.isoformat()]),
+        reverse("coupons:return-create"),
+        reverse("coupons:process"),
+        reverse("coupons:inventory-create"),
         reverse("coupons:report-resolve", args=["exception", 1]),
         reverse("coupons:report-resolve", args=["deviation", 1]),
     ]
@@ -128,8 +201,9 @@ def test_the_inspector_reads_everything_and_writes_nothing(program, receive, iss
             assert client.get(url).status_code == 200, url
 
 
-def test_clerks_open_every_form(program, receive, issue, marketing_supervisor, finance_supervisor, compliance_officer,
-                                finance_staff, client_for):
+def test_clerks_open_every_form(
+    program, receive, issue, marketing_supervisor, finance_supervisor, compliance_officer, finance_staff, client_for
+):
     _seeded_day(program, receive, issue, marketing_supervisor)
     requisition = CouponRequisition.objects.get()
     pages = {
@@ -142,8 +216,9 @@ def test_clerks_open_every_form(program, receive, issue, marketing_supervisor, f
         client = client_for(user)
         for name in names:
             assert client.get(reverse(name)).status_code == 200, name
-    assert client_for(finance_supervisor).get(
-        reverse("coupons:issuance-create", args=[requisition.pk])).status_code == 200
+    assert (
+        client_for(finance_supervisor).get(reverse("coupons:issuance-create", args=[requisition.pk])).status_code == 200
+    )
     dashboard = client_for(marketing_supervisor).get(reverse("dashboard")).content.decode()
     assert "Match Play Coupons" in dashboard
 
@@ -170,8 +245,9 @@ def test_a_service_refuses_a_series_of_another_facility(program, receive, issue,
     receive(1, 10)
     issue(1, 5)
     with pytest.raises(ValidationError, match="another facility"):
-        services.distribution_record(facility=other_facility, series=program.series, spans=[(1, 1)],
-                                     user=marketing_staff)
+        services.distribution_record(
+            facility=other_facility, series=program.series, spans=[(1, 1)], user=marketing_staff
+        )
 
 
 def test_the_ledger_filters_by_denomination_serial_and_entry(program, receive, issue, client_for, finance_supervisor):
@@ -189,10 +265,17 @@ def test_a_new_series_through_its_form(program, client_for, finance_supervisor):
     from coupons.models import CouponSeries
 
     data = {
-        "program": program.program.pk, "code": "mp50", "name": "$50 Match Play", "denomination": "50",
-        "serial_prefix": "MF", "serial_digits": 7, "expires_on": "2027-03-31",
-        "games": [Game.objects.get(code="craps").pk], "wager_restrictions": "Pass line only",
-        "shows_logo": "on", "value_visible_on_surveillance": "on",
+        "program": program.program.pk,
+        "code": "mp50",
+        "name": "$50 Match Play",
+        "denomination": "50",
+        "serial_prefix": "MF",
+        "serial_digits": 7,
+        "expires_on": "2027-03-31",
+        "games": [Game.objects.get(code="craps").pk],
+        "wager_restrictions": "Pass line only",
+        "shows_logo": "on",
+        "value_visible_on_surveillance": "on",
     }
     client = client_for(finance_supervisor)
     refused = client.post(reverse("coupons:series-create"), data)
@@ -210,41 +293,95 @@ def test_every_coupon_screen_declares_its_title_and_clause():
         assert view.title and view.citation, pattern.name
 
 
-def test_the_remaining_forms_through_the_screens(program, receive, issue, client_for, compliance_officer,
-                                                 marketing_supervisor, finance_supervisor, finance_staff):
+def test_the_remaining_forms_through_the_screens(
+    program, receive, issue, client_for, compliance_officer, marketing_supervisor, finance_supervisor, finance_staff
+):
     from coupons.models import CouponInventory, CouponReturn, CouponVoid, ExceptionReport, FinanceDayProcessing
 
     officer = client_for(compliance_officer)
-    assert officer.post(reverse("coupons:approval-create"), {
-        "program": program.program.pk, "kind": "internal_printing", "approved_on": "2026-10-02",
-        "reference": "PGCB-IC-9", "password": PASSWORD}).status_code == 302
-    assert officer.post(reverse("coupons:location-create"), {
-        "name": "Cage 3", "department": "finance", "bcc_approved_on": "2026-10-02",
-        "bcc_approval_reference": "BCC-9"}).status_code == 302
+    assert (
+        officer.post(
+            reverse("coupons:approval-create"),
+            {
+                "program": program.program.pk,
+                "kind": "internal_printing",
+                "approved_on": "2026-10-02",
+                "reference": "PGCB-IC-9",
+                "password": PASSWORD,
+            },
+        ).status_code
+        == 302
+    )
+    assert (
+        officer.post(
+            reverse("coupons:location-create"),
+            {
+                "name": "Cage 3",
+                "department": "finance",
+                "bcc_approved_on": "2026-10-02",
+                "bcc_approval_reference": "BCC-9",
+            },
+        ).status_code
+        == 302
+    )
 
     receive(1, 100)
     issue(1, 20)
     marketing = client_for(marketing_supervisor)
-    assert marketing.post(reverse("coupons:void"), {"series": program.series.pk, "serials": "20",
-                                                    "reason": "Torn", "password": PASSWORD}).status_code == 302
+    assert (
+        marketing.post(
+            reverse("coupons:void"),
+            {"series": program.series.pk, "serials": "20", "reason": "Torn", "password": PASSWORD},
+        ).status_code
+        == 302
+    )
     assert CouponVoid.objects.get().quantity == 1
-    assert marketing.post(reverse("coupons:return-create"), {
-        "what": "all", "gaming_date": TODAY.isoformat(), "password": PASSWORD,
-        "receiver": finance_supervisor.pk, "receiver_password": PASSWORD}).status_code == 302
+    assert (
+        marketing.post(
+            reverse("coupons:return-create"),
+            {
+                "what": "all",
+                "gaming_date": TODAY.isoformat(),
+                "password": PASSWORD,
+                "receiver": finance_supervisor.pk,
+                "receiver_password": PASSWORD,
+            },
+        ).status_code
+        == 302
+    )
     assert CouponReturn.objects.get().quantity == 19
     day = reverse("coupons:reconciliation", args=[TODAY.isoformat()])
     assert marketing.post(day, {"disposition": "return", "password": PASSWORD}).status_code == 302
 
     finance = client_for(finance_staff)
-    assert finance.post(reverse("coupons:process"), {
-        "gaming_date": TODAY.isoformat(), "counted_returned": 19, "counted_voided": 0, "counted_redeemed": 0,
-        "restock_location": program.vault.pk, "password": PASSWORD}).status_code == 302
+    assert (
+        finance.post(
+            reverse("coupons:process"),
+            {
+                "gaming_date": TODAY.isoformat(),
+                "counted_returned": 19,
+                "counted_voided": 0,
+                "counted_redeemed": 0,
+                "restock_location": program.vault.pk,
+                "password": PASSWORD,
+            },
+        ).status_code
+        == 302
+    )
     processing = FinanceDayProcessing.objects.get()
     assert processing.variance == 1  # the torn coupon was not brought to finance
     assert finance.get(processing.get_absolute_url()).status_code == 200
-    assert finance.post(reverse("coupons:inventory-create"), {
-        f"series_{program.series.pk}": "1-19, 21-100", "counted_on": TODAY.isoformat(), "password": PASSWORD,
-    }).status_code == 302
+    assert (
+        finance.post(
+            reverse("coupons:inventory-create"),
+            {
+                f"series_{program.series.pk}": "1-19, 21-100",
+                "counted_on": TODAY.isoformat(),
+                "password": PASSWORD,
+            },
+        ).status_code
+        == 302
+    )
     assert CouponInventory.objects.get().discrepancy == 0
 
     report = ExceptionReport.objects.get()
