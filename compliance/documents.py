@@ -24,7 +24,7 @@ from reportlab.platypus import Flowable, Image, Paragraph, SimpleDocTemplate, Sp
 
 from compliance.citations import cite
 
-__all__ = ["DocumentMeta", "data_table", "render_pdf", "signature_block", "styles"]
+__all__ = ["DocumentMeta", "data_table", "printed_for", "render_pdf", "signature_block", "styles"]
 
 styles = getSampleStyleSheet()
 SMALL = ParagraphStyle("small", parent=styles["Normal"], fontSize=8, leading=10)
@@ -39,6 +39,7 @@ class DocumentMeta:
     printed_for: str = ""
     logo_path: str = ""
     subtitle: str = ""
+    pagesize: tuple[float, float] = letter  # reportlab.lib.pagesizes.landscape(letter) for wide ledgers
 
 
 class _NumberedCanvas(Canvas):
@@ -57,9 +58,15 @@ class _NumberedCanvas(Canvas):
         for state in self._pages:
             self.__dict__.update(state)
             self.setFont("Helvetica", 8)
-            self.drawRightString(letter[0] - 0.6 * inch, 0.3 * inch, f"Page {self._pageNumber} of {total}")
+            self.drawRightString(self._pagesize[0] - 0.6 * inch, 0.3 * inch, f"Page {self._pageNumber} of {total}")
             super().showPage()
         super().save()
+
+
+def printed_for(user: Any) -> str:
+    """Who a document was printed for, as the stamp at its foot says it."""
+    profile = getattr(user, "profile", None)
+    return f"{profile.full_name} (credential {profile.credential_number})" if profile else user.get_username()
 
 
 def signature_block(record: Any) -> Table:
@@ -130,7 +137,7 @@ def render_pdf(meta: DocumentMeta, body: Sequence[Flowable]) -> bytes:
 
     doc = SimpleDocTemplate(
         buffer,
-        pagesize=letter,
+        pagesize=meta.pagesize,
         leftMargin=0.6 * inch,
         rightMargin=0.6 * inch,
         topMargin=0.6 * inch,

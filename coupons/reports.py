@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from io import BytesIO
 from typing import Any
 
-from django.utils import timezone
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import landscape, letter
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import inch
-from reportlab.platypus import KeepTogether, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyle
 
 from coupons.selectors import LEDGER_STATES, RangeRow, ReconciliationData
 
 __all__ = ["ledger_pdf", "reconciliation_pdf"]
 
 _STYLES = getSampleStyleSheet()
-_H1 = ParagraphStyle("h1", parent=_STYLES["Title"], fontSize=15, spaceAfter=2)
 _SUB = ParagraphStyle("sub", parent=_STYLES["Normal"], fontSize=9, alignment=1, textColor=colors.HexColor("#333333"))
 _H2 = ParagraphStyle("h2", parent=_STYLES["Heading3"], fontSize=10, spaceBefore=8, spaceAfter=3)
 _BODY = ParagraphStyle("body", parent=_STYLES["Normal"], fontSize=9, leading=11)
@@ -118,17 +115,10 @@ def reconciliation_pdf(data: ReconciliationData, *, printed_for: str = "") -> by
     return render_pdf(meta, story)
 
 
-def ledger_pdf(facility: Any, filters: dict[str, Any], rows: Iterable[dict[str, Any]]) -> bytes:
-    buffer = BytesIO()
-    page = landscape(letter)
-    doc = SimpleDocTemplate(buffer, pagesize=page, leftMargin=0.4 * inch, rightMargin=0.4 * inch,
-                            topMargin=0.4 * inch, bottomMargin=0.4 * inch, title="Match Play Coupon ledger")
+def ledger_pdf(facility: Any, filters: dict[str, Any], rows: Iterable[dict[str, Any]], *, printed_for: str = "") -> bytes:
+    from compliance.documents import DocumentMeta, render_pdf
+
     period = " to ".join(str(filters[k]) for k in ("date_from", "date_to") if filters.get(k))
-    story: list[Any] = [
-        Paragraph(f"{facility.name} — Match Play Coupon ledger", _H1),
-        Paragraph(f"58 Pa. Code § 525.21(d), (f), (h), (l), (n) · {period}", _SUB),
-        Spacer(1, 6),
-    ]
     short = {"in_stock": "Stock", "issued": "Mktg", "distributed": "Distr.", "voided": "Void", "returned": "Ret.",
              "expired": "Exp.", "redeemed": "Redm.", "cancelled": "Canc."}
     header = ["Date", "Entry", "Series", "Denom.", "Serials", "Qty", *[short[s] for s in LEDGER_STATES]]
@@ -142,18 +132,14 @@ def ledger_pdf(facility: Any, filters: dict[str, Any], rows: Iterable[dict[str, 
                   colWidths=widths, repeatRows=1)
     style = TableStyle([*_GRID.getCommands(), ("FONTSIZE", (0, 0), (-1, -1), 7), ("ALIGN", (5, 1), (-1, -1), "RIGHT")])
     table.setStyle(style)
-    story.append(table)
-    story.append(Spacer(1, 4))
-    story.append(Paragraph("Balances are the running totals for the line's denomination after the entry.", _SMALL))
-    printed = timezone.localtime()
-
-    def footer(canvas: Any, document: Any) -> None:
-        canvas.saveState()
-        canvas.setFont("Helvetica", 7)
-        canvas.drawString(0.4 * inch, 0.25 * inch, f"{facility.name} · Match Play Coupon ledger · printed "
-                                                   f"{printed:%d %b %Y %H:%M} {printed.tzname()}")
-        canvas.drawRightString(page[0] - 0.4 * inch, 0.25 * inch, f"Page {document.page}")
-        canvas.restoreState()
-
-    doc.build(story, onFirstPage=footer, onLaterPages=footer)
-    return buffer.getvalue()
+    story: list[Any] = [
+        table,
+        Spacer(1, 4),
+        Paragraph("Balances are the running totals for the line's denomination after the entry.", _SMALL),
+    ]
+    meta = DocumentMeta(
+        title="Match Play Coupon ledger", facility_name=facility.name,
+        citation=("525.21(d)", "525.21(f)", "525.21(h)", "525.21(l)", "525.21(n)"),
+        printed_for=printed_for, subtitle=period, pagesize=landscape(letter),
+    )
+    return render_pdf(meta, story)

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.views import View
 from django.views.generic import FormView, TemplateView
 
+from compliance.documents import printed_for
 from compliance.roles import Capability, has_capability
 from compliance.views import CapabilityRequiredMixin
 from coupons import forms as f
@@ -543,9 +544,7 @@ class ReconciliationPdfView(CouponPage, View):
     def get(self, request: HttpRequest, day: str) -> HttpResponse:
         gaming_date = _parse_day(day)
         data = selectors.reconciliation_preview(self.facility, gaming_date)
-        profile = getattr(request.user, "profile", None)
-        printed_for = f"{profile.full_name} (credential {profile.credential_number})" if profile else ""
-        response = HttpResponse(reports.reconciliation_pdf(data, printed_for=printed_for),
+        response = HttpResponse(reports.reconciliation_pdf(data, printed_for=printed_for(request.user)),
                                 content_type="application/pdf")
         response["Content-Disposition"] = (
             f'inline; filename="reconciliation-{self.facility.code}-{gaming_date.isoformat()}.pdf"')
@@ -796,7 +795,9 @@ class LedgerPdfView(LedgerMixin, View):
         if not filters.get("date_from") and not filters.get("date_to"):
             today = timezone.localdate()
             filters = {**filters, "date_from": today.replace(day=1), "date_to": today}
-        pdf = reports.ledger_pdf(self.facility, filters, selectors.ledger_rows(self.facility, filters))
+        pdf = reports.ledger_pdf(
+            self.facility, filters, selectors.ledger_rows(self.facility, filters), printed_for=printed_for(self.request.user)
+        )
         response = HttpResponse(pdf, content_type="application/pdf")
         response["Content-Disposition"] = f'inline; filename="coupon-ledger-{self.facility.code}.pdf"'
         return response

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.views import View
 from django.views.generic import DetailView, FormView, TemplateView
 
+from compliance.documents import printed_for
 from compliance.models import GamingTable
 from compliance.roles import Capability
 from compliance.views import CapabilityRequiredMixin
@@ -420,12 +421,8 @@ class ReportPdfView(ReportView):
         if report is None:
             return HttpResponseRedirect(reverse("equipment:report"))
         response = HttpResponse(
-            reports.report_pdf(report, printed_for=_printed_for(self.request.user)), content_type="application/pdf"
+            reports.report_pdf(report, printed_for=printed_for(self.request.user)), content_type="application/pdf"
         )
         response["Content-Disposition"] = f'attachment; filename="{reports.filename(report, "pdf")}"'
         return response
 
-
-def _printed_for(user: Any) -> str:
-    profile = getattr(user, "profile", None)
-    return f"{profile.full_name} ({profile.credential_number})" if profile else user.get_username()
