@@ -87,3 +87,15 @@ def test_switching_facility(facility, other_facility, finance_supervisor, client
     client = client_for(finance_supervisor)
     client.post("/facility/select/", {"facility": other_facility.pk})
     assert "<span>Erie Shores Casino</span>" in client.get("/").content.decode()
+
+
+def test_the_menu_shows_each_role_its_own_work_and_overseers_everything(
+    facility, marketing_supervisor, floorperson, inspector, client_for
+):
+    def menu(user):
+        page = client_for(user).get("/").content.decode()
+        return page.split('aria-label="Main"')[1].split("</nav>")[0]
+
+    assert "Coupon ledger" in menu(marketing_supervisor) and "Dice log" not in menu(marketing_supervisor)
+    assert "Dice log" in menu(floorperson) and "Coupon ledger" not in menu(floorperson)
+    assert "Dice log" in menu(inspector) and "Coupon ledger" in menu(inspector)
