@@ -48,6 +48,9 @@ class GameAdmin(NoDeleteHistoryAdmin):
 class GamingTableAdmin(NoDeleteHistoryAdmin):
     list_display = ["number", "game", "facility", "pit", "is_open"]
     list_filter = ["facility", "game", "is_open"]
+    # Opening and closing go through the equipment services, which record the session and apply the
+    # new-dice-on-reopening rule (§ 577.4(d)); the admin must not flip the flag behind their back.
+    readonly_fields = ["is_open"]
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

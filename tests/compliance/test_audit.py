@@ -24,11 +24,12 @@ def test_a_web_change_records_the_acting_user_in_history(facility, administrator
     client = client_for(administrator)
     response = client.post(
         f"/admin/compliance/gamingtable/{table.pk}/change/",
-        {"facility": facility.pk, "number": "SB-10", "game": table.game_id, "pit": "Pit 7", "is_open": ""},
+        {"facility": facility.pk, "number": "SB-10", "game": table.game_id, "pit": "Pit 7", "is_open": "on"},
     )
     assert response.status_code == 302, response.content[:500]
     latest = GamingTable.history.filter(id=table.pk).latest("history_date")
     assert latest.number == "SB-10"
+    assert latest.is_open is False  # opening a table is the equipment services' job, not the admin's
     assert latest.history_user == administrator
     event = AuditEvent.objects.filter(model_label="compliance.GamingTable", object_id=str(table.pk)).first()
     assert event is not None and event.action == "changed" and event.actor == administrator
