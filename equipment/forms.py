@@ -22,6 +22,7 @@ _DECK_REASONS = [
     (RemovalReason.SCHEDULED, "Scheduled change (4 h by hand / 8 h from a shoe)"),
     (RemovalReason.TABLE_REOPENED, "Table reopened for gaming"),
     (RemovalReason.DEFECTIVE_CARDS, "Cards defective"),
+    (RemovalReason.DEVICE_OUT_OF_ORDER, "Shoe or shuffler out of order: dealing by hand (§ 575.13(n))"),
     (RemovalReason.TABLE_CLOSED, "Table closed"),
 ]
 

@@ -66,6 +66,12 @@ class EquipmentRequirement(AuditedModel):
     dice_max_hours = models.PositiveSmallIntegerField(default=24, help_text="Longest a set may stay in play")
     dice_required_to_open = models.BooleanField(default=True)
     new_dice_on_reopen = models.BooleanField(default=True, help_text="A new set must be put in play on reopening")
+    clock_runs_while_closed = models.BooleanField(
+        default=False,
+        help_text="The dice clock runs while the table is closed too: the dice 'may not remain on a table' longer "
+        "than the limit (§ 675a.3(b)(1), § 668a.3(b)(1), § 575.2(c)(1)(i)); off, the clock counts only time open "
+        "for gaming (§ 577.4(d), § 539.2(b))",
+    )
     dice_citation = models.CharField(max_length=60, blank=True)
     uses_decks = models.BooleanField(default=False)
     max_decks = models.PositiveSmallIntegerField(default=0)
@@ -100,6 +106,11 @@ class TableSession(AuditedModel):
     closed_at = models.DateTimeField(null=True, blank=True)
     closed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    opening_unrecorded = models.BooleanField(
+        default=False,
+        help_text="The table was marked open outside the log (no opening recorded); the session was written when "
+        "it closed, from the table's history, so the reopening rule still applies",
     )
 
     class Meta:
@@ -145,6 +156,24 @@ class InPlayRecord(RegulatedRecord):
 
     def remaining(self, now: Any) -> timedelta:
         return self.due_at - now
+
+    @property
+    def removal(self) -> Any:
+        """The removal in force for this set, or None while in play.
+
+        A removal stays linked to the set first logged; a correction of the set copies its
+        ``removed_at``, so on a correction this is the original's removal. Of a corrected removal,
+        the latest correction is the one in force. Logs prefetch ``current_removals``.
+        """
+        prefetched = self.__dict__.get("current_removals")
+        if prefetched is not None and not self.corrects_id:
+            return prefetched[0] if prefetched else None
+        if "_removal" not in self.__dict__:
+            root: Any = self
+            while root.corrects_id:
+                root = root.corrects
+            self.__dict__["_removal"] = root.removals.filter(corrected_by__isnull=True).order_by("-pk").first()
+        return self.__dict__["_removal"]
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if self._state.adding and self.corrects_id and self.removed_at is None:
@@ -279,11 +308,12 @@ class RemovalReason(models.TextChoices):
     DAMAGED = "damaged", "Chipped, scratched or no longer suitable for play"
     DEFECTIVE_CARDS = "defective_cards", "Cards defective"
     TABLE_CLOSED = "table_closed", "Table closed"
+    DEVICE_OUT_OF_ORDER = "device_out_of_order", "Shoe or shuffler out of order (§ 575.13(n))"
 
     @classmethod
     def forced(cls) -> set[str]:
         """Reasons that force a change before the clock runs out."""
-        return {cls.DIE_LOST, cls.TAMPERING, cls.DAMAGED, cls.DEFECTIVE_CARDS}
+        return {cls.DIE_LOST, cls.TAMPERING, cls.DAMAGED, cls.DEFECTIVE_CARDS, cls.DEVICE_OUT_OF_ORDER}
 
 
 class RemovalRecord(RegulatedRecord):
@@ -306,9 +336,18 @@ class DiceRemoval(RemovalRecord):
         SignatureRequirement("floorperson", Meaning.REMOVED, "Floorperson removing the dice", roles=_FLOOR),
     )
 
-    dice_set = models.OneToOneField(DiceSet, on_delete=models.PROTECT, related_name="removal")
+    # A foreign key, not one-to-one: a correction of the removal points at the same set. The
+    # database still holds "one removal per set" for the records that are not corrections.
+    dice_set = models.ForeignKey(DiceSet, on_delete=models.PROTECT, related_name="removals")
     dice_returned = models.PositiveSmallIntegerField(help_text="Dice of the set accounted for on removal")
     dice_lost = models.PositiveSmallIntegerField(default=0, help_text="Dice that went off the table and were lost")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dice_set"], condition=models.Q(corrects__isnull=True), name="dice_removal_one_per_set"
+            ),
+        ]
 
     def get_absolute_url(self) -> str:
         return self.dice_set.get_absolute_url()
@@ -320,7 +359,14 @@ class DeckRemoval(RemovalRecord):
         SignatureRequirement("floorperson", Meaning.REMOVED, "Floorperson removing the cards", roles=_FLOOR),
     )
 
-    deck_set = models.OneToOneField(DeckSet, on_delete=models.PROTECT, related_name="removal")
+    deck_set = models.ForeignKey(DeckSet, on_delete=models.PROTECT, related_name="removals")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["deck_set"], condition=models.Q(corrects__isnull=True), name="deck_removal_one_per_set"
+            ),
+        ]
 
     def get_absolute_url(self) -> str:
         return self.deck_set.get_absolute_url()

@@ -24,7 +24,7 @@ def equipment_panel(request: HttpRequest) -> Panel | None:
         return None
     now = timezone.now()
     lines = []
-    alerted = set()
+    alerted: set[tuple[int | None, int | None]] = set()
     for alert in open_alerts(facility):
         alerted.add((alert.dice_set_id, alert.deck_set_id))
         what = "Dice" if alert.dice_set_id else "Cards"
@@ -36,9 +36,21 @@ def equipment_panel(request: HttpRequest) -> Panel | None:
             )
         )
     for item in due_in_play(now, facility_id=facility.pk):
-        if item.overdue(now):
-            continue  # shown above once the sweep has raised its alert
         what = "Dice" if item.kind == "dice" else "Cards"
+        if item.overdue(now):
+            if (item.pk if item.kind == "dice" else None, item.pk if item.kind == "deck" else None) in alerted:
+                continue  # shown above with its alert
+            # Overdue with no alert yet (the sweep has not run, or its beat stopped): red all the same,
+            # so the panel never says all is well while a set is past its time.
+            lines.append(
+                PanelLine(
+                    f"{item.table_number}: {what} change OVERDUE by {format_duration(now - item.due_at)} "
+                    "(no alert raised yet)",
+                    reverse("equipment:table", args=[item.table_id]),
+                    "alert",
+                )
+            )
+            continue
         lines.append(
             PanelLine(
                 f"{item.table_number}: {what} due in {format_duration(item.due_at - now)}",

@@ -26,6 +26,8 @@ REQUIREMENTS: list[dict[str, Any]] = [
     },
     {
         "game": "high-roll-dice",
+        # § 675a.3(b)(1): the dice "may not remain on a table for more than 24 hours", open or closed.
+        "clock_runs_while_closed": True,
         "dice_count": 10,
         "variation_dice_count": 6,
         "die_size_mm": 19,
@@ -36,6 +38,8 @@ REQUIREMENTS: list[dict[str, Any]] = [
     },
     {
         "game": "props-and-hops",
+        # § 668a.3(b)(1): the dice "may not remain on a table for more than 24 hours", open or closed.
+        "clock_runs_while_closed": True,
         "dice_count": 2,
         "container": "shaker",
         "dice_citation": "668a.3(b)(1)",
@@ -54,6 +58,8 @@ REQUIREMENTS: list[dict[str, Any]] = [
     },
     {
         "game": "asia-poker",
+        # § 575.2(c)(1)(i): the dice "may not remain on a table for more than 24 hours", open or closed.
+        "clock_runs_while_closed": True,
         "dice_count": 3,
         "container": "shaker",
         "dice_citation": "575.2(c)(1)(i)",
@@ -74,8 +80,11 @@ REQUIREMENTS: list[dict[str, Any]] = [
 def seed_equipment_requirements(apps: Any, schema_editor: Any = None) -> None:
     game_model = apps.get_model("compliance", "Game")
     requirement_model = apps.get_model("equipment", "EquipmentRequirement")
+    # Migration 0002 runs this with the model as it was then: fields added later (set by their own
+    # data migration, e.g. 0004) are left out.
+    known = {f.name for f in requirement_model._meta.get_fields()}
     for row in REQUIREMENTS:
-        values = dict(row)
+        values = {k: v for k, v in row.items() if k in known or k == "game"}
         game = game_model.objects.filter(code=values.pop("game")).first()
         if game is not None:
             requirement_model.objects.get_or_create(game=game, defaults=values)

@@ -233,14 +233,17 @@ def equipment_report(facility: Facility, start: date, end: date, *, now: datetim
     A change is on time when the set left play no later than its due time (24:00:00 in play is on
     time). An overdue incident is a set kept past its due time while its table was open for gaming
     (a set left in a closed table is not in use); its duration is that overlap, within the period.
+    For the dice of games whose clock runs while closed (``clock_runs_while_closed``) the whole time
+    past the limit counts. Records superseded by a correction are left out (the correction counts).
     """
     now = now or timezone.now()
     begin, finish = _period(start, end)
     report = EquipmentReport(facility=facility, start=start, end=end, generated_at=now)
     reasons: Counter[str] = Counter()
     for removal_model, set_field in ((DiceRemoval, "dice_set"), (DeckRemoval, "deck_set")):
+        # A corrected removal is counted once, as its correction says.
         removals = removal_model.objects.filter(
-            facility=facility, removed_at__gte=begin, removed_at__lt=finish
+            facility=facility, removed_at__gte=begin, removed_at__lt=finish, corrected_by__isnull=True
         ).values_list("reason", "removed_at", f"{set_field}__due_at")
         count = 0
         for reason, removed_at, due_at in removals:
@@ -256,10 +259,16 @@ def equipment_report(facility: Facility, start: date, end: date, *, now: datetim
     report.forced_by_reason = [(labels[r], n) for r, n in reasons.most_common() if r in RemovalReason.forced()]
 
     horizon = min(now, finish)
-    late = Q(facility=facility, due_at__lt=horizon) & (
+    # A corrected set is one incident: the correction (a copy with its removal time) stands for it.
+    late = Q(facility=facility, due_at__lt=horizon, corrected_by__isnull=True) & (
         Q(removed_at__isnull=True, due_at__lt=now) | (Q(removed_at__gt=begin) & Q(removed_at__gt=F("due_at")))
     )
-    candidates: list[tuple[str, Any]] = [("Dice", s) for s in DiceSet.objects.filter(late).select_related("table")]
+    candidates: list[tuple[str, Any]] = [
+        ("Dice", s)
+        for s in DiceSet.objects.filter(late)
+        .select_related("table")
+        .annotate(runs_while_closed=F("table__game__equipment_requirement__clock_runs_while_closed"))
+    ]
     candidates += [("Cards", s) for s in DeckSet.objects.filter(late).select_related("table")]
     if candidates:
         sessions: dict[int, list[tuple[datetime, datetime]]] = {}
@@ -269,7 +278,12 @@ def equipment_report(facility: Facility, start: date, end: date, *, now: datetim
             sessions.setdefault(table_id, []).append((opened, closed or now))
         for kind, item in candidates:
             overdue = (max(item.due_at, begin), min(item.removed_at or now, horizon))
-            open_for = sum((_overlap(overdue, s) for s in sessions.get(item.table_id, [])), timedelta(0))
+            if getattr(item, "runs_while_closed", False):
+                # § 675a.3(b)(1), § 668a.3(b)(1), § 575.2(c)(1)(i): the dice "may not remain on a table for
+                # more than 24 hours", open or closed: every minute past the limit counts.
+                open_for = _overlap(overdue, overdue)
+            else:
+                open_for = sum((_overlap(overdue, s) for s in sessions.get(item.table_id, [])), timedelta(0))
             if open_for > timedelta(0):
                 report.incidents.append(
                     OverdueIncident(item.table.number, kind, item.placed_at, item.due_at, item.removed_at, open_for)

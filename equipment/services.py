@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -16,8 +16,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import CharField, Q, Value
 from django.utils import timezone
 
-from compliance.models import GamingTable
-from compliance.roles import Capability, require_capability
+from compliance.models import GamingTable, regulated_bulk_create
+from compliance.roles import Capability, require_capability, roles_of
 from compliance.services import signature_sign
 from equipment.models import (
     DeckRemoval,
@@ -52,6 +52,17 @@ __all__ = [
 
 # The sweep warns this long before a change falls due (issue 4: "due within 30 minutes").
 DUE_SOON = timedelta(minutes=30)
+
+# § 539.5(a) says only "prior to opening". Reading (docs/equipment.md): a passing inspection made
+# after the table last closed and at most this long before the opening; the gaming day's midnight
+# plays no part, so 23:50 opens a table at 00:10.
+INSPECTION_VALID_FOR = timedelta(hours=4)
+
+
+def after(at: datetime, duration: timedelta) -> datetime:
+    """``at`` plus a span of real time: arithmetic on an aware local datetime adds wall-clock time,
+    which is an hour off across a daylight-saving change (a 24-hour limit is 24 hours of real time)."""
+    return at.astimezone(UTC) + duration
 
 
 def _local(dt: datetime) -> str:
@@ -140,8 +151,9 @@ def _check_decks_for_opening(table: GamingTable, requirement: EquipmentRequireme
 def _check_inspection_for_opening(table: GamingTable, requirement: EquipmentRequirement, at: datetime) -> None:
     if not requirement.opening_inspection_required:
         return
-    # § 539.5(a): "prior to opening": a passing inspection of this gaming day, after the last closing.
-    since = timezone.localtime(at).replace(hour=0, minute=0, second=0, microsecond=0)
+    # § 539.5(a): "prior to opening": a passing inspection made after the table last closed and
+    # within INSPECTION_VALID_FOR before the opening (midnight does not matter: 23:50 opens 00:10).
+    since = at.astimezone(UTC) - INSPECTION_VALID_FOR
     closed_at = _last_closed_at(table)
     if closed_at is not None and closed_at > since:
         since = closed_at
@@ -151,7 +163,12 @@ def _check_inspection_for_opening(table: GamingTable, requirement: EquipmentRequ
         .first()
     )
     if inspection is None or not inspection.passed:
-        problem = "failed its last inspection" if inspection else "has not been inspected today"
+        hours = int(INSPECTION_VALID_FOR.total_seconds() // 3600)
+        problem = (
+            "failed its last inspection"
+            if inspection
+            else f"has not been inspected since it last closed and within {hours} hours before opening"
+        )
         raise ValidationError(
             f"Table {table.number} {problem}: the floorperson inspects the electrical device (three values "
             f"entered, every winning combination lit) and any automated shaker (three operations) before "
@@ -178,19 +195,44 @@ def table_open(*, table: GamingTable, user: Any, at: datetime | None = None) -> 
     return session
 
 
+def _marked_open(table: GamingTable, at: datetime) -> tuple[datetime, int | None]:
+    """When (and by whom) the table was last marked open, from its history; ``at`` if unknown."""
+    history = table.history.filter(history_date__lte=at)
+    last_closed = history.filter(is_open=False).order_by("-history_date", "-history_id").first()
+    opened = history.filter(is_open=True)
+    if last_closed is not None:
+        opened = opened.filter(history_date__gt=last_closed.history_date)
+    row = opened.order_by("history_date", "history_id").first()
+    return (row.history_date, row.history_user_id) if row is not None else (at, None)
+
+
 @transaction.atomic
-def table_close(*, table: GamingTable, user: Any, at: datetime | None = None) -> TableSession | None:
+def table_close(*, table: GamingTable, user: Any, at: datetime | None = None) -> TableSession:
+    """Close a table; the closing is always recorded, so the reopening rule (§ 577.4(d)) applies.
+
+    A table marked open outside the log (no open session) gets its session written now, flagged
+    ``opening_unrecorded``, its opening taken from the table's history: otherwise it could close
+    without a record and reopen with the same dice.
+    """
     require_capability(user, Capability.OPEN_CLOSE_TABLES)
     _same_facility(user, table)
     at = at or timezone.now()
     table = _locked_table(table)
     if not table.is_open:
         raise ValidationError(f"Table {table.number} is already closed.")
-    session = TableSession.objects.filter(table=table, closed_at__isnull=True).first()
-    if session is not None:
-        session.closed_at = max(at, session.opened_at)
-        session.closed_by = user
-        session.save()
+    session = TableSession.objects.select_for_update().filter(table=table, closed_at__isnull=True).first()
+    if session is None:
+        opened_at, opened_by_id = _marked_open(table, at)
+        session = TableSession(
+            facility_id=table.facility_id,
+            table=table,
+            opened_at=opened_at,
+            opened_by_id=opened_by_id or user.pk,
+            opening_unrecorded=True,
+        )
+    session.closed_at = max(at, session.opened_at)
+    session.closed_by = user
+    session.save()
     table.is_open = False
     table.save()
     return session
@@ -265,7 +307,7 @@ def dice_set_place(
                 facility_id=table.facility_id,
                 table=table,
                 placed_at=at,
-                due_at=at + timedelta(hours=requirement.dice_max_hours),
+                due_at=after(at, timedelta(hours=requirement.dice_max_hours)),
                 floorperson=user,
                 dealer=dealer,
                 identifiers=identifiers.strip(),
@@ -279,6 +321,14 @@ def dice_set_place(
     _sign(dice, "floorperson", user, password)
     _sign(dice, "dealer", dealer, dealer_password)
     return dice
+
+
+def _check_dice_lost(dice_set: DiceSet, dice_lost: int) -> None:
+    if not 0 <= dice_lost <= dice_set.dice_count:
+        raise ValidationError(
+            f"Dice lost must be between 0 and {dice_set.dice_count}, the number of dice in the set in play; "
+            f"{dice_lost} was entered."
+        )
 
 
 @transaction.atomic
@@ -306,6 +356,9 @@ def dice_set_remove(
         raise ValidationError("Dice cannot be removed before they were placed.")
     if reason not in RemovalReason.values:
         raise ValidationError(f"Unknown reason {reason!r}.")
+    _check_dice_lost(dice_set, dice_lost)
+    if dice_returned < 0:
+        raise ValidationError("The number of dice returned cannot be negative.")
     # § 577.4(d) "removed dice are accounted for": every die is returned or recorded lost.
     if dice_returned + dice_lost != dice_set.dice_count:
         raise ValidationError(
@@ -365,6 +418,7 @@ def dice_set_change(
     current = DiceSet.objects.filter(table=table, removed_at__isnull=True).first()
     placed_because: str = DiceSet.PlacedBecause.OPENING if not table.is_open else DiceSet.PlacedBecause.SCHEDULED
     if current is not None:
+        _check_dice_lost(current, dice_lost)
         returned = current.dice_count - dice_lost if dice_returned is None else dice_returned
         dice_set_remove(
             dice_set=current,
@@ -463,7 +517,7 @@ def deck_set_place(
                 table=table,
                 placed_at=at,
                 # § 575.3(c): at least every 4 hours by hand, every 8 hours from a manual or automated shoe.
-                due_at=at + timedelta(hours=hours),
+                due_at=after(at, timedelta(hours=hours)),
                 floorperson=user,
                 dealer=dealer,
                 deck_count=deck_count,
@@ -556,6 +610,13 @@ def inspection_record(
     requirement = requirement_for(table)
     if not requirement.opening_inspection_required:
         raise ValidationError(f"{table.game} has no opening inspection of an electrical device.")
+    signer = OpeningInspection.requirement("floorperson")
+    if signer is not None and signer.roles and not roles_of(user) & signer.roles:
+        # Said on the form, before anything is written, rather than a refused signature (403).
+        raise ValidationError(
+            "The opening inspection is made and signed by the floorperson assigned to the table "
+            f"(§ {requirement.inspection_citation}); ask the floorperson to record it."
+        )
     if table.is_open:
         raise ValidationError(f"Table {table.number} is open; the inspection is made before opening (§ 539.5(a)).")
     values = list(values_entered)
@@ -590,6 +651,41 @@ def devices_for(requirement: EquipmentRequirement) -> set[str]:
     return devices
 
 
+_CARD_DEVICES = {Malfunction.Device.CARD_SHUFFLER, Malfunction.Device.DEALING_SHOE}
+
+
+def _uses_device(deck: DeckSet | None, device: str, new: dict[str, Any] | None = None) -> bool:
+    """Whether cards (in play, or about to be) depend on the shoe or the shuffler."""
+    if device == Malfunction.Device.DEALING_SHOE:
+        dealt_from = new.get("dealt_from") if new is not None else deck and deck.dealt_from
+        return dealt_from == DeckSet.DealtFrom.AUTOMATED_SHOE
+    shuffler = new.get("automated_shuffler", False) if new is not None else deck and deck.automated_shuffler
+    deck_count = new.get("deck_count", 1) if new is not None else 1
+    return bool(shuffler) or deck_count > 1
+
+
+def _change_cards_off_device(
+    *, table: GamingTable, user: Any, password: str, device: str, at: datetime, new: dict[str, Any] | None
+) -> None:
+    deck = DeckSet.objects.filter(table=table, removed_at__isnull=True).first()
+    if deck is None or not _uses_device(deck, device):
+        return
+    label = Malfunction.Device(device).label.lower()
+    if new is None:
+        raise ValidationError(
+            f"The {label} is out of order (§ 575.13(n)), and the cards in play at table {table.number} (put in play "
+            f"at {_local(deck.placed_at)}) depend on it. Change the cards in the same step: one deck dealt by hand, "
+            "changed within 4 hours (§ 575.3(c)(1)); two decks need a working shuffler (§ 575.3(b)). Or change "
+            "the cards first (reason “Shoe or shuffler out of order”), then record the malfunction."
+        )
+    if _uses_device(None, device, new):
+        raise ValidationError(
+            f"The {label} is out of order (§ 575.13(n)): the new cards are dealt by hand, one deck, "
+            "without it (§ 575.3(b), (c)(1))."
+        )
+    deck_set_change(table=table, user=user, password=password, reason=RemovalReason.DEVICE_OUT_OF_ORDER, at=at, **new)
+
+
 @transaction.atomic
 def malfunction_record(
     *,
@@ -601,8 +697,17 @@ def malfunction_record(
     round_outcome: str,
     out_of_order: bool = False,
     at: datetime | None = None,
+    replacement: dict[str, Any] | None = None,
 ) -> Malfunction:
-    """Record a device malfunction and what happened to the round, as the clause requires."""
+    """Record a device malfunction and what happened to the round, as the clause requires.
+
+    A dealing shoe or card shuffler signed out of order (§ 575.13(n)) ends the play that depended on
+    it. Reading (docs/equipment.md): the cards in play leave play in the same step and new cards are
+    put in play without the device (``replacement``: the arguments of :func:`deck_set_place`), so
+    cards dealt by hand run on the 4-hour clock of § 575.3(c)(1) from their placement, and two-deck
+    play, which needs a working shuffler (§ 575.3(b)), ends. Without a replacement it is refused, the
+    message saying what to do; cards already changed to play without the device need nothing more.
+    """
     require_capability(user, Capability.VERIFY_EQUIPMENT)
     _same_facility(user, table)
     at = at or timezone.now()
@@ -617,6 +722,8 @@ def malfunction_record(
         )
     if not description.strip():
         raise ValidationError("Describe what happened.")
+    if out_of_order and device in _CARD_DEVICES:
+        _change_cards_off_device(table=table, user=user, password=password, device=device, at=at, new=replacement)
     malfunction = Malfunction.objects.create(
         facility_id=table.facility_id,
         table=table,
@@ -651,74 +758,121 @@ class SweepResult:
     due: list[DueItem] = field(default_factory=list)
     overdue: list[DueItem] = field(default_factory=list)
     raised: list[int] = field(default_factory=list)  # ids of alerts raised by this run
+    healed: int = 0  # open alerts of sets already out of play, resolved by this run
 
 
 def due_in_play(now: datetime, *, facility_id: int | None = None) -> list[DueItem]:
-    """Every set in play at an open table that is due within 30 minutes or overdue: ONE query.
+    """Every set in play whose clock is running and due within 30 minutes or overdue: ONE query.
 
     A UNION of the dice and deck logs, each filtered on the indexed ``due_at`` of sets still in
-    play (partial index ``*_due_in_play_idx``) and joined to the open tables.
+    play (partial index ``*_due_in_play_idx``). A clock runs while the table is open; a dice clock
+    also runs while it is closed for the games whose clause says the dice "may not remain on a
+    table" longer than the limit (``clock_runs_while_closed``: § 675a.3(b)(1), § 668a.3(b)(1),
+    § 575.2(c)(1)(i)); § 577.4(d) and § 539.2(b) count time open for gaming only.
     """
-    horizon = now + DUE_SOON
+    horizon = after(now, DUE_SOON)
     columns = ("kind", "pk", "table_id", "table__number", "facility_id", "due_at")
+    dice_running = Q(table__is_open=True) | Q(table__game__equipment_requirement__clock_runs_while_closed=True)
 
-    def part(model: type[DiceSet] | type[DeckSet], kind: str) -> Any:
-        qs = model.objects.filter(removed_at__isnull=True, table__is_open=True, due_at__lte=horizon)
+    def part(model: type[DiceSet] | type[DeckSet], kind: str, running: Q) -> Any:
+        qs = model.objects.filter(running, removed_at__isnull=True, due_at__lte=horizon)
         if facility_id is not None:
             qs = qs.filter(facility_id=facility_id)
         return qs.annotate(kind=Value(kind, output_field=CharField())).values_list(*columns).order_by()
 
-    rows = part(DiceSet, "dice").union(part(DeckSet, "deck"), all=True)
+    rows = part(DiceSet, "dice", dice_running).union(part(DeckSet, "deck", Q(table__is_open=True)), all=True)
     items = [DueItem(*row) for row in rows]
     return sorted(items, key=lambda i: (i.due_at, i.table_number))
 
 
+def _still_in_play(model: type[DiceSet] | type[DeckSet], ids: list[int]) -> set[int]:
+    """Lock the sets and keep those still in play.
+
+    The due list was read before the lock: a removal committed since then shows here (the locked
+    read sees the latest committed row), and a set whose removal is under way is skipped; the next
+    sweep sees it either way.
+    """
+    if not ids:
+        return set()
+    return set(
+        model.objects.select_for_update(skip_locked=True)
+        .filter(pk__in=ids, removed_at__isnull=True)
+        .values_list("pk", flat=True)
+    )
+
+
+def _heal_alerts(now: datetime) -> int:
+    """Resolve open alerts whose set has left play (self-healing; nothing to do the second time)."""
+    healed = 0
+    stale = (
+        EquipmentAlert.objects.filter(resolved_at__isnull=True)
+        .filter(Q(dice_set__removed_at__isnull=False) | Q(deck_set__removed_at__isnull=False))
+        .select_related("dice_set", "deck_set", "table")
+    )
+    for alert in stale:
+        equipment = alert.equipment
+        alert.resolved_at = equipment.removed_at if equipment is not None and equipment.removed_at else now
+        alert.save()
+        healed += 1
+    return healed
+
+
 @transaction.atomic
 def equipment_sweep(*, now: datetime | None = None) -> SweepResult:
-    """Raise one alert per overdue set (idempotent under the unique constraint), then notify.
+    """Raise one alert per overdue set, resolve alerts of sets gone, notify: idempotent.
 
-    Running twice raises nothing new: an existing alert for the set and kind is found, not duplicated.
-    Alerts are resolved by the removal services in the transaction that logs the change.
+    Running twice raises nothing new: the overdue sets are locked and re-checked, then an existing
+    alert for the set and kind is found, not duplicated. Alerts are resolved by the removal services
+    in the transaction that logs the change, and any left open (a removal that raced a sweep) are
+    resolved here. Every open alert not yet notified is queued for e-mail, so a failed send is retried.
     """
     now = now or timezone.now()
     items = due_in_play(now)
     result = SweepResult(due=items, overdue=[i for i in items if i.overdue(now)])
-    if not result.overdue:
-        return result
-    dice_ids = [i.pk for i in result.overdue if i.kind == "dice"]
-    deck_ids = [i.pk for i in result.overdue if i.kind == "deck"]
+    in_play = {
+        "dice": _still_in_play(DiceSet, [i.pk for i in result.overdue if i.kind == "dice"]),
+        "deck": _still_in_play(DeckSet, [i.pk for i in result.overdue if i.kind == "deck"]),
+    }
+    result.overdue = [i for i in result.overdue if i.pk in in_play[i.kind]]
     existing = set(
         EquipmentAlert.objects.filter(
-            Q(dice_set_id__in=dice_ids) | Q(deck_set_id__in=deck_ids), kind=EquipmentAlert.Kind.OVERDUE
+            Q(dice_set_id__in=in_play["dice"]) | Q(deck_set_id__in=in_play["deck"]), kind=EquipmentAlert.Kind.OVERDUE
         ).values_list("dice_set_id", "deck_set_id")
     )
-    for item in result.overdue:
-        key = (item.pk, None) if item.kind == "dice" else (None, item.pk)
-        if key in existing:
-            continue
-        target = {"dice_set_id": item.pk} if item.kind == "dice" else {"deck_set_id": item.pk}
-        alert, created = EquipmentAlert.objects.get_or_create(
+    new_alerts = [
+        EquipmentAlert(
             kind=EquipmentAlert.Kind.OVERDUE,
-            **target,
-            defaults={
-                "facility_id": item.facility_id,
-                "table_id": item.table_id,
-                "due_at": item.due_at,
-                "raised_at": now,
-            },
+            dice_set_id=item.pk if item.kind == "dice" else None,
+            deck_set_id=item.pk if item.kind == "deck" else None,
+            facility_id=item.facility_id,
+            table_id=item.table_id,
+            due_at=item.due_at,
+            raised_at=now,
         )
-        if created:
-            result.raised.append(alert.pk)
-    if result.raised:
+        for item in result.overdue
+        if ((item.pk, None) if item.kind == "dice" else (None, item.pk)) not in existing
+    ]
+    if new_alerts:
+        # One INSERT (with its history rows) for the lot; the locks above keep two sweeps apart.
+        result.raised = [alert.pk for alert in regulated_bulk_create(EquipmentAlert, new_alerts)]
+    result.healed = _heal_alerts(now)
+    unnotified = list(
+        EquipmentAlert.objects.filter(resolved_at__isnull=True, notified_at__isnull=True).values_list("pk", flat=True)
+    )
+    if unnotified:
         from equipment.tasks import notify_equipment_alerts
 
-        raised = list(result.raised)
-        transaction.on_commit(lambda: notify_equipment_alerts.delay(raised))
+        transaction.on_commit(lambda: notify_equipment_alerts.delay(unnotified))
     return result
 
 
+@transaction.atomic
 def alert_notify(*, alert_ids: Sequence[int]) -> int:
-    """E-mail the floorpersons and shift managers of each alert's facility; returns e-mails sent."""
+    """E-mail the floorpersons and shift managers of each alert's facility; returns e-mails sent.
+
+    One e-mail per facility. The alerts are locked (two queued runs do not both send) and marked
+    notified only once the mail went out: a failed send leaves them for the next sweep to queue.
+    """
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.core.mail import send_mail
@@ -727,6 +881,7 @@ def alert_notify(*, alert_ids: Sequence[int]) -> int:
 
     alerts = list(
         EquipmentAlert.objects.filter(pk__in=alert_ids, resolved_at__isnull=True, notified_at__isnull=True)
+        .select_for_update(skip_locked=True, of=("self",))
         .select_related("facility", "table")
         .order_by("facility_id", "due_at")
     )

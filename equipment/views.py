@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -23,7 +23,9 @@ from compliance.views import CapabilityRequiredMixin
 from equipment import reports, selectors, services
 from equipment.forms import DeckChangeForm, DiceChangeForm, InspectionForm, MalfunctionForm, ReportPeriodForm
 from equipment.models import (
+    DeckRemoval,
     DeckSet,
+    DiceRemoval,
     DiceSet,
     EquipmentAlert,
     EquipmentRequirement,
@@ -40,6 +42,15 @@ _CLOCK_CITATIONS: tuple[str, ...] = (
     "575.2(c)(1)(i)",
     "575.3(c)(1)–(2)",
 )
+
+
+def _in_force(model: type[DiceSet] | type[DeckSet]) -> QuerySet[Any]:
+    """Sets not superseded by a correction, each with its removal in force (``current_removals``)."""
+    removal_model = DiceRemoval if model is DiceSet else DeckRemoval
+    removals = removal_model.objects.filter(corrected_by__isnull=True).order_by("-pk")
+    return model.objects.filter(corrected_by__isnull=True).prefetch_related(
+        Prefetch("removals", queryset=removals, to_attr="current_removals")
+    )
 
 
 class _TableMixin(CapabilityRequiredMixin):
@@ -124,8 +135,8 @@ class TableDetailView(_TableMixin, TemplateView):
             now=timezone.now(),
             dice_in_play=DiceSet.objects.filter(table=table, removed_at__isnull=True).first(),
             decks_in_play=DeckSet.objects.filter(table=table, removed_at__isnull=True).first(),
-            dice_log=DiceSet.objects.filter(table=table).select_related("removal")[:10],
-            deck_log=DeckSet.objects.filter(table=table).select_related("removal")[:10],
+            dice_log=_in_force(DiceSet).filter(table=table)[:10],
+            deck_log=_in_force(DeckSet).filter(table=table)[:10],
             inspections=OpeningInspection.objects.filter(table=table)[:5],
             malfunctions=Malfunction.objects.filter(table=table)[:5],
             sessions=TableSession.objects.filter(table=table).select_related(
@@ -301,7 +312,7 @@ class DiceDetailView(_RecordDetailView):
     citation = ("577.4(d)", "668a.3(a)–(d)")
 
     def get_queryset(self) -> QuerySet[Any]:
-        return super().get_queryset().select_related("removal", "floorperson__profile", "dealer__profile")
+        return super().get_queryset().select_related("corrects", "floorperson__profile", "dealer__profile")
 
 
 class DeckDetailView(_RecordDetailView):
@@ -310,7 +321,7 @@ class DeckDetailView(_RecordDetailView):
     citation = ("575.3(a)–(b)", "575.4(a)–(b)")
 
     def get_queryset(self) -> QuerySet[Any]:
-        return super().get_queryset().select_related("removal", "floorperson__profile", "dealer__profile")
+        return super().get_queryset().select_related("corrects", "floorperson__profile", "dealer__profile")
 
 
 class InspectionDetailView(_RecordDetailView):
@@ -334,8 +345,9 @@ class DiceLogView(CapabilityRequiredMixin, TemplateView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         records = (
-            self.model.objects.filter(facility=self.facility)
-            .select_related("table", "removal", "floorperson__profile", "dealer__profile")
+            _in_force(self.model)
+            .filter(facility=self.facility)
+            .select_related("table", "corrects", "floorperson__profile", "dealer__profile")
             .order_by("-placed_at", "-pk")
         )
         context["page"] = Paginator(records, 50).get_page(self.request.GET.get("page"))
@@ -425,4 +437,3 @@ class ReportPdfView(ReportView):
         )
         response["Content-Disposition"] = f'attachment; filename="{reports.filename(report, "pdf")}"'
         return response
-

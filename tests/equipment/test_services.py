@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 from typing import Any
 
 import pytest
@@ -12,8 +12,17 @@ from django.db import IntegrityError, transaction
 
 from compliance.models import SignedRecordError
 from equipment import services
-from equipment.models import DiceRemoval, DiceSet, EquipmentAlert, Malfunction, TableSession
-from tests.equipment.conftest import local
+from equipment.models import (
+    DeckRemoval,
+    DeckSet,
+    DiceRemoval,
+    DiceSet,
+    EquipmentAlert,
+    Malfunction,
+    OpeningInspection,
+    TableSession,
+)
+from tests.equipment.conftest import NY, local
 from tests.factories import PASSWORD, make_person
 
 pytestmark = pytest.mark.django_db
@@ -191,9 +200,9 @@ def test_a_dealer_cannot_place_dice(tdf, dealer, floorperson):
 # --- Sic Bo opening inspection --------------------------------------------------------------------------
 
 
-def test_sic_bo_opens_only_after_todays_passing_inspection(sic_bo, place_dice, inspect, floorperson):
+def test_sic_bo_opens_only_after_a_passing_inspection_before_opening(sic_bo, place_dice, inspect, floorperson):
     place_dice(sic_bo, T0)
-    with pytest.raises(ValidationError, match="has not been inspected today"):
+    with pytest.raises(ValidationError, match="has not been inspected since it last closed"):
         open_at(sic_bo, floorperson, T0)
     failed = inspect(sic_bo, T0, automated_shaker_in_use=True, shaker_operations=2, shaker_tossed_properly=True)
     assert not failed.passed
@@ -210,11 +219,31 @@ def test_sic_bo_opens_only_after_todays_passing_inspection(sic_bo, place_dice, i
     open_at(sic_bo, floorperson, T0 + timedelta(minutes=3))
 
 
-def test_yesterdays_inspection_does_not_open_today(sic_bo, place_dice, inspect, floorperson):
+def test_an_inspection_at_23_50_opens_the_table_at_00_10(sic_bo, place_dice, inspect, floorperson):
+    # § 539.5(a) says "prior to opening": the gaming day's midnight plays no part.
     inspect(sic_bo, local(2026, 3, 2, 23, 50))
     place_dice(sic_bo, local(2026, 3, 3, 0, 5))
-    with pytest.raises(ValidationError, match="not been inspected today"):
-        open_at(sic_bo, floorperson, local(2026, 3, 3, 0, 10))
+    assert open_at(sic_bo, floorperson, local(2026, 3, 3, 0, 10)).opened_at == local(2026, 3, 3, 0, 10)
+
+
+def test_an_inspection_before_the_last_closing_or_too_long_ago_does_not_open(sic_bo, place_dice, inspect, floorperson):
+    inspect(sic_bo, T0)
+    place_dice(sic_bo, T0)
+    open_at(sic_bo, floorperson, T0 + timedelta(minutes=1))
+    services.table_close(table=sic_bo, user=floorperson, at=T0 + timedelta(minutes=30))
+    place_dice(sic_bo, T0 + timedelta(minutes=40), reason="table_reopened")
+    with pytest.raises(ValidationError, match="not been inspected since it last closed and within 4 hours"):
+        open_at(sic_bo, floorperson, T0 + timedelta(minutes=45))  # the inspection came before the closing
+    inspect(sic_bo, T0 + timedelta(minutes=50))
+    with pytest.raises(ValidationError, match="within 4 hours before opening"):
+        open_at(sic_bo, floorperson, T0 + timedelta(hours=4, minutes=51))
+    open_at(sic_bo, floorperson, T0 + timedelta(hours=4, minutes=50))
+
+
+def test_only_a_floorperson_records_the_opening_inspection(sic_bo, inspect, shift_manager):
+    with pytest.raises(ValidationError, match="signed by the floorperson assigned to the table"):
+        inspect(sic_bo, T0, user=shift_manager)
+    assert not OpeningInspection.objects.exists()
 
 
 def test_an_inspection_needs_three_die_values(sic_bo, inspect):
@@ -397,3 +426,243 @@ def test_a_set_in_play_is_corrected_only_after_it_leaves_play(tdf, place_dice, s
         original=in_play, reason="Typo in the lot", user=shift_manager, changes={"identifiers": "LOT-A 001-006 (corr.)"}
     )
     assert correction.removed_at == in_play.removed_at and correction.corrects == in_play
+
+
+# --- review fixes ----------------------------------------------------------------------------------------
+
+
+def test_a_table_marked_open_outside_the_log_records_its_closing_and_cannot_reopen_with_the_same_dice(
+    tdf, place_dice, floorperson
+):
+    place_dice(tdf, T0)
+    tdf.is_open = True  # e.g. in the admin: no session was opened
+    tdf.save()
+    session = services.table_close(table=tdf, user=floorperson, at=T0 + timedelta(hours=2))
+    assert session.opening_unrecorded and session.closed_at == T0 + timedelta(hours=2)
+    assert TableSession.objects.filter(table=tdf, closed_at__isnull=False).count() == 1
+    with pytest.raises(ValidationError, match=r"cannot reopen with the dice placed at .*577\.4\(d\)"):
+        open_at(tdf, floorperson, T0 + timedelta(hours=3))
+    place_dice(tdf, T0 + timedelta(hours=3), reason="table_reopened", identifiers="LOT-B")
+    open_at(tdf, floorperson, T0 + timedelta(hours=3, minutes=1))
+
+
+@pytest.mark.parametrize("lost", [7, -1])
+def test_lost_dice_outside_the_set_are_refused_with_a_message(tdf, place_dice, floorperson, lost):
+    old = place_dice(tdf, T0)
+    with pytest.raises(ValidationError, match="Dice lost must be between 0 and 6"):
+        place_dice(tdf, T0 + timedelta(hours=1), reason="die_lost", dice_lost=lost, identifiers="LOT-B")
+    with pytest.raises(ValidationError, match="Dice lost must be between 0 and 6"):
+        services.dice_set_remove(
+            dice_set=old, user=floorperson, password=PASSWORD, reason="die_lost", dice_returned=6 - lost, dice_lost=lost
+        )
+    assert not DiceRemoval.objects.exists()
+
+
+def test_a_sweep_that_read_a_set_before_its_removal_raises_no_alert(tdf, place_dice, floorperson, monkeypatch):
+    old = place_dice(tdf, T0)
+    open_at(tdf, floorperson, T0)
+    late = T0 + timedelta(hours=25)
+    stale = services.due_in_play(late)  # what the sweep read, before the change below committed
+    place_dice(tdf, late, identifiers="LOT-B")
+    monkeypatch.setattr(services, "due_in_play", lambda now, **kwargs: stale)
+    result = services.equipment_sweep(now=late + timedelta(minutes=1))
+    assert result.raised == [] and result.overdue == []
+    assert not EquipmentAlert.objects.filter(dice_set=old).exists()
+
+
+def test_the_sweep_resolves_alerts_left_open_for_sets_out_of_play(tdf, place_dice, floorperson):
+    old = place_dice(tdf, T0)
+    open_at(tdf, floorperson, T0)
+    place_dice(tdf, T0 + timedelta(hours=25), identifiers="LOT-B")
+    # An alert written by a sweep that raced the removal (before the fix), left open.
+    EquipmentAlert.objects.create(
+        facility=tdf.facility, table=tdf, dice_set=old, due_at=old.due_at, raised_at=T0 + timedelta(hours=25)
+    )
+    first = services.equipment_sweep(now=T0 + timedelta(hours=26))
+    alert = EquipmentAlert.objects.get()
+    assert first.healed == 1 and alert.resolved_at == T0 + timedelta(hours=25)
+    assert services.equipment_sweep(now=T0 + timedelta(hours=27)).healed == 0
+
+
+def test_an_alert_whose_e_mail_never_went_is_notified_by_the_next_sweep(
+    tdf, place_dice, floorperson, mailoutbox, django_capture_on_commit_callbacks
+):
+    place_dice(tdf, T0)
+    open_at(tdf, floorperson, T0)
+    late = T0 + timedelta(hours=25)
+    with time_machine.travel(late, tick=False):
+        with django_capture_on_commit_callbacks(execute=False):  # the notification task was lost / failed
+            assert len(services.equipment_sweep(now=late).raised) == 1
+        assert mailoutbox == [] and EquipmentAlert.objects.get().notified_at is None
+        with django_capture_on_commit_callbacks(execute=True):
+            assert services.equipment_sweep(now=late + timedelta(minutes=1)).raised == []
+        with django_capture_on_commit_callbacks(execute=True):
+            services.equipment_sweep(now=late + timedelta(minutes=2))
+    assert len(mailoutbox) == 1 and EquipmentAlert.objects.get().notified_at is not None
+
+
+def test_the_sweep_raises_alerts_in_a_constant_number_of_queries(facility, place_dice, floorperson):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.equipment.conftest import make_table
+
+    def sweep_with(count: int, day: int) -> int:
+        start = local(2026, 3, day, 8, 0)
+        for n in range(count):
+            table = make_table(facility, "props-and-hops", f"PH-{day}-{n}")
+            place_dice(table, start)
+            services.table_open(table=table, user=floorperson, at=start)
+        with CaptureQueriesContext(connection) as queries:
+            result = services.equipment_sweep(now=start + timedelta(hours=25))
+        assert len(result.raised) == count
+        for alert in EquipmentAlert.objects.all():
+            alert.resolved_at = start
+            alert.save()
+        return len(queries)
+
+    assert sweep_with(2, 10) == sweep_with(8, 20)
+
+
+# --- daylight saving: limits are real time ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("placed", "due_local"),
+    [
+        (local(2026, 3, 7, 21, 0), local(2026, 3, 8, 22, 0)),  # EST → EDT: 21:00 + 24 h is 22:00
+        (local(2026, 10, 31, 21, 0), local(2026, 11, 1, 20, 0)),  # EDT → EST: 21:00 + 24 h is 20:00
+    ],
+    ids=["spring-forward-8-mar", "fall-back-1-nov"],
+)
+def test_the_dice_clock_is_24_hours_of_real_time_across_a_clock_change(tdf, place_dice, floorperson, placed, due_local):
+    with time_machine.travel(placed, tick=False):
+        dice = place_dice(tdf, placed)
+        open_at(tdf, floorperson, placed)
+    dice.refresh_from_db()
+    assert dice.due_at == due_local and dice.due_at - dice.placed_at == timedelta(hours=24)
+    for offset, overdue in ((timedelta(0), False), (timedelta(seconds=1), True)):
+        now = (due_local.astimezone(UTC) + offset).astimezone(NY)
+        with time_machine.travel(now, tick=False):
+            assert [i.kind for i in services.equipment_sweep(now=now).overdue] == (["dice"] if overdue else [])
+
+
+@pytest.mark.parametrize(
+    ("placed", "due_local"),
+    [
+        (local(2026, 3, 8, 0, 30), local(2026, 3, 8, 5, 30)),  # 4 h real time: 02:00 EST is 03:00 EDT
+        (local(2026, 11, 1, 0, 30), local(2026, 11, 1, 3, 30)),  # 01:00–02:00 is lived twice
+    ],
+    ids=["spring-forward-8-mar", "fall-back-1-nov"],
+)
+def test_the_hand_dealt_deck_clock_is_4_hours_of_real_time_across_a_clock_change(
+    asia, place_decks, floorperson, placed, due_local
+):
+    with time_machine.travel(placed, tick=False):
+        deck = place_decks(asia, placed)
+    deck.refresh_from_db()
+    assert deck.due_at == due_local and deck.due_at - deck.placed_at == timedelta(hours=4)
+
+
+# --- dice left on a closed table ------------------------------------------------------------------------
+
+
+def test_props_and_hops_dice_left_on_a_closed_table_are_overdue_after_24_hours(props, tdf, place_dice):
+    # § 668a.3(b)(1): dice "may not remain on a table for more than 24 hours", open or closed.
+    place_dice(props, T0)
+    place_dice(tdf, T0)  # § 577.4(d): Three Dice Football counts time open for gaming only
+    now = T0 + timedelta(hours=24, minutes=1)
+    with time_machine.travel(now, tick=False):
+        result = services.equipment_sweep(now=now)
+    assert [(i.table_number, i.kind) for i in result.overdue] == [("PH-1", "dice")]
+    assert EquipmentAlert.objects.get().table == props
+
+
+def test_the_requirements_say_which_dice_clocks_run_while_closed():
+    from equipment.models import EquipmentRequirement
+
+    flags = dict(EquipmentRequirement.objects.values_list("game__code", "clock_runs_while_closed"))
+    assert flags == {
+        "three-dice-football": False,
+        "sic-bo": False,
+        "high-roll-dice": True,
+        "props-and-hops": True,
+        "asia-poker": True,
+    }
+
+
+# --- shoe or shuffler out of order ----------------------------------------------------------------------
+
+
+def _shoe_out_of_order(table: Any, user: Any, at: Any, **kwargs: Any) -> Any:
+    return services.malfunction_record(
+        table=table,
+        user=user,
+        password=PASSWORD,
+        device="dealing_shoe",
+        description="Stopped dealing",
+        round_outcome="void_reshuffled",
+        out_of_order=True,
+        at=at,
+        **kwargs,
+    )
+
+
+def test_a_shoe_out_of_order_needs_the_change_to_hand_dealing_in_the_same_step(asia, place_decks, floorperson, dealer):
+    shoe_deck = place_decks(asia, T0, dealt_from="automated_shoe")
+    open_at(asia, floorperson, T0)
+    at = T0 + timedelta(hours=2)
+    with pytest.raises(ValidationError, match=r"575\.13\(n\).*dealt by hand.*575\.3\(c\)\(1\)"):
+        _shoe_out_of_order(asia, floorperson, at)
+    hand = {"dealer": dealer, "dealer_password": PASSWORD, "deck_count": 1, "back_colours": "blue"}
+    with pytest.raises(ValidationError, match="dealt by hand"):
+        _shoe_out_of_order(asia, floorperson, at, replacement={**hand, "dealt_from": "automated_shoe"})
+    assert not Malfunction.objects.exists()
+    record = _shoe_out_of_order(asia, floorperson, at, replacement={**hand, "dealt_from": "hand"})
+    assert record.is_complete
+    assert DeckRemoval.objects.get(deck_set=shoe_deck).reason == "device_out_of_order"
+    new = DeckSet.objects.get(removed_at__isnull=True)
+    assert new.dealt_from == "hand" and new.due_at == at + timedelta(hours=4)
+
+
+def test_a_shuffler_out_of_order_ends_two_deck_play(asia, place_decks, floorperson, dealer):
+    place_decks(asia, T0, deck_count=2, back_colours="red / blue", automated_shuffler=True)
+    with pytest.raises(ValidationError, match=r"575\.3\(b\)"):
+        services.malfunction_record(
+            table=asia, user=floorperson, password=PASSWORD, device="card_shuffler", description="Jammed",
+            round_outcome="reshuffled", out_of_order=True, at=T0 + timedelta(hours=1),
+        )  # fmt: skip
+    with pytest.raises(ValidationError, match="one deck"):
+        services.malfunction_record(
+            table=asia, user=floorperson, password=PASSWORD, device="card_shuffler", description="Jammed",
+            round_outcome="reshuffled", out_of_order=True, at=T0 + timedelta(hours=1),
+            replacement={"dealer": dealer, "dealer_password": PASSWORD, "deck_count": 2, "back_colours": "red / blue",
+                         "dealt_from": "hand", "automated_shuffler": True},
+        )  # fmt: skip
+    # A shuffler that jams but is not signed out of order needs no change of cards.
+    services.malfunction_record(
+        table=asia, user=floorperson, password=PASSWORD, device="card_shuffler", description="Jammed once",
+        round_outcome="reshuffled", at=T0 + timedelta(hours=1),
+    )  # fmt: skip
+
+
+# --- corrections ----------------------------------------------------------------------------------------
+
+
+def test_a_removal_can_be_corrected_and_the_correction_is_the_one_in_force(tdf, place_dice, shift_manager):
+    from compliance.services import record_correct
+
+    old = place_dice(tdf, T0)
+    place_dice(tdf, T0 + timedelta(hours=2), identifiers="LOT-B")
+    removal = DiceRemoval.objects.get(dice_set=old)
+    correction = record_correct(
+        original=removal, reason="Wrong reason", user=shift_manager, changes={"reason": "damaged"}
+    )
+    assert correction.dice_set_id == old.pk and correction.corrects == removal
+    old = DiceSet.objects.get(pk=old.pk)
+    assert old.removal == correction
+    with pytest.raises(IntegrityError), transaction.atomic():
+        DiceRemoval.objects.create(
+            facility=tdf.facility, dice_set=old, removed_at=T0 + timedelta(hours=2), reason="scheduled",
+            dice_returned=6,
+        )  # fmt: skip
