@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from compliance.actors import acting_as
 from compliance.models import Facility, Game, RegulatedRecord, regulated_bulk_create
-from compliance.roles import Capability, Role, require_capability
+from compliance.roles import Capability, Role, has_capability, require_capability
 from compliance.services import signature_sign
 from coupons import ranges as spans_
 from coupons.models import (
@@ -335,9 +335,9 @@ def _move(
     for first, last in spans:
         overlap |= Q(first_serial__lte=last, last_serial__gte=first)
     rows = list(
-        CouponRange.objects.select_for_update()
+        CouponRange.objects.select_for_update(of=("self",))
         .filter(overlap, series=series, closed_by__isnull=True)
-        .select_related("since")
+        .select_related("since", "opened_by")
         .order_by("first_serial")
     )
     # Every serial asked for must be in an open range in an accepted state.
@@ -379,6 +379,15 @@ def _move_rows(
     reason: str = "",
 ) -> list[LedgerLine]:
     """Close ``rows`` and reopen them with the parts inside ``spans`` (all, if None) in ``to_state``."""
+    # Each serial's history runs forward in gaming days, so "what was held at the end of a day" can be
+    # read from the ranges (the finance reconciliation does): no movement is dated before the last one.
+    late = [r for r in rows if r.opened_by.gaming_date > document.gaming_date]
+    if late:
+        raise ValidationError(
+            f"Serials {spans_.describe(series, [(r.first_serial, r.last_serial) for r in late])} of {series.name} "
+            f"were last moved on {_day(max(r.opened_by.gaming_date for r in late))}; a movement cannot be recorded "
+            f"on an earlier gaming day ({_day(document.gaming_date)})."
+        )
     doc_type = _document_type(document)
     pieces: list[tuple[CouponRange, int, int]] = []
     for row in rows:
@@ -426,9 +435,9 @@ def _move_rows(
 
 def _open_rows(facility: Facility, states: Iterable[str], **filters: Any) -> list[CouponRange]:
     return list(
-        CouponRange.objects.select_for_update()
+        CouponRange.objects.select_for_update(of=("self",))
         .filter(facility=facility, state__in=list(states), closed_by__isnull=True, **filters)
-        .select_related("series", "since")
+        .select_related("series", "since", "opened_by")
         .order_by("series_id", "first_serial")
     )
 
@@ -445,7 +454,22 @@ def _require_facility(series: CouponSeries, facility: Facility) -> None:
         raise ValidationError(f"{series.name} belongs to another facility.")
 
 
+def _lock_facility(facility: Facility) -> None:
+    """Take the facility's row lock: closing a marketing day, processing it and every movement that checks
+    the day is open take turns, so nothing commits into a day while its form is being signed."""
+    Facility.objects.select_for_update().filter(pk=facility.pk).values_list("pk", flat=True).first()
+
+
+def _not_in_future(gaming_date: date, what: str) -> None:
+    if gaming_date > _today():
+        raise ValidationError(
+            f"{what} on {_day(gaming_date)}, a gaming day that has not started: record it on the gaming day it "
+            f"happens ({_day(_today())})."
+        )
+
+
 def _marketing_day_open(facility: Facility, gaming_date: date) -> None:
+    _lock_facility(facility)
     form = ReconciliationForm.objects.filter(facility=facility, gaming_date=gaming_date).first()
     if form is not None:
         raise ValidationError(
@@ -658,8 +682,27 @@ def requisition_prepare(
     return requisition
 
 
+def _correction_chain(requisition: CouponRequisition) -> list[int]:
+    """The ids of a requisition and of every requisition it corrects, directly or through others."""
+    chain, current = [requisition.pk], requisition
+    while current.corrects_id is not None:
+        chain.append(current.corrects_id)
+        current = CouponRequisition.objects.only("pk", "corrects_id").get(pk=current.corrects_id)
+    return chain
+
+
+def _newest_correction(requisition: CouponRequisition) -> CouponRequisition:
+    current = requisition
+    while current.is_superseded:
+        current = CouponRequisition.objects.get(corrects=current)
+    return current
+
+
 def _issued_so_far(requisition: CouponRequisition) -> int:
-    return sum(requisition.issuances.values_list("quantity", flat=True))
+    """Coupons issued against the requisition and against the versions it corrects: a correction
+    restates the need (e.g. 120 instead of 100), it does not add to what was already handed over."""
+    return sum(CouponIssuance.objects.filter(requisition_id__in=_correction_chain(requisition))
+               .values_list("quantity", flat=True))
 
 
 def _require_examined_receipts(series: CouponSeries, spans: Sequence[Span]) -> None:
@@ -690,11 +733,23 @@ def issuance_record(
     voids: Sequence[tuple[Sequence[Span], str]] = (),
     receiver: CoSigner | None = None,
 ) -> CouponIssuance:
-    """Record the coupons issued to marketing before handing them over, § 525.21(h)."""
+    """Record the coupons issued to marketing before handing them over, § 525.21(h).
+
+    The issuance is dated the gaming day of the hand-over (default: today), never the requisition's
+    "needed for" date: from the hand-over marketing holds the coupons, so they are on that day's form
+    (received) and, if kept, carried into the next. The requisition keeps its date, § 525.21(g)(2).
+    """
     require_capability(user, Capability.ISSUE_COUPONS)
     facility = requisition.facility
-    gaming_date = gaming_date or requisition.needed_for
+    gaming_date = gaming_date or _today()
+    _not_in_future(gaming_date, "Coupons are issued to marketing when they are handed over, not")
     requisition = CouponRequisition.objects.select_for_update().get(pk=requisition.pk)
+    if requisition.is_superseded:
+        newest = _newest_correction(requisition)
+        raise ValidationError(
+            f"Requisition #{requisition.pk} was corrected by requisition #{newest.pk}; issue against the "
+            f"correction (§ 525.21(g))."
+        )
     if requisition.missing_signatures:
         raise ValidationError(
             f"Requisition #{requisition.pk} is not authorized yet: it needs the signature of the "
@@ -708,8 +763,13 @@ def issuance_record(
             f"{requisition.program.name}s; {series.name} is {series.denomination}."
         )
     _require_gates(series, gaming_date)
-    if series.is_expired_on(gaming_date):
-        raise ValidationError(f"{series.name} expired on {_day(series.expires_on)}; it cannot be issued.")
+    if series.is_expired_on(max(gaming_date, requisition.needed_for)):
+        raise ValidationError(
+            f"{series.name} expires on {_day(series.expires_on)}, before the coupons are needed "
+            f"({_day(requisition.needed_for)}); it cannot be issued."
+            if not series.is_expired_on(gaming_date)
+            else f"{series.name} expired on {_day(series.expires_on)}; it cannot be issued."
+        )
     _marketing_day_open(facility, gaming_date)
     issued = spans_.merge(issued)
     if not issued and not voids:
@@ -746,6 +806,29 @@ def issuance_record(
 # --------------------------------------------------------------------------------------------
 # Marketing's day: distribution, voids, the reconciliation form, returns, § 525.21(j)–(l)
 # --------------------------------------------------------------------------------------------
+def _overlapping(spans: Sequence[Span]) -> Q:
+    overlap = Q()
+    for first, last in spans:
+        overlap |= Q(first_serial__lte=last, last_serial__gte=first)
+    return overlap
+
+
+def _require_received_by_marketing(series: CouponSeries, spans: Sequence[Span]) -> None:
+    """Marketing gives out only coupons whose hand-over it signed ("received" on the issuance)."""
+    if not spans:
+        return
+    ids = set(
+        CouponRange.objects.filter(_overlapping(spans), series=series, closed_by__isnull=True, state=S.ISSUED,
+                                   since__kind=K.ISSUE).values_list("since__document_id", flat=True)
+    )
+    for issuance in CouponIssuance.objects.filter(pk__in=ids).prefetch_related("signatures").order_by("pk"):
+        if any(r.slot == "received" for r in issuance.missing_signatures):
+            raise ValidationError(
+                f"Issuance #{issuance.pk} of these coupons has not been signed as received by a marketing "
+                f"supervisor: the coupons can be given to patrons once the hand-over is signed (§ 525.21(h))."
+            )
+
+
 @transaction.atomic
 @_as_user
 def distribution_record(
@@ -755,6 +838,7 @@ def distribution_record(
     require_capability(user, Capability.DISTRIBUTE_COUPONS)
     _require_facility(series, facility)
     gaming_date = gaming_date or _today()
+    _not_in_future(gaming_date, "Coupons are recorded as distributed when they are handed to patrons, not")
     _require_gates(series, gaming_date)
     if series.is_expired_on(gaming_date):
         raise ValidationError(
@@ -763,6 +847,7 @@ def distribution_record(
         )
     _marketing_day_open(facility, gaming_date)
     spans = spans_.merge(spans)
+    _require_received_by_marketing(series, spans)
     distribution = _create(CouponDistribution, user, facility=facility, series=series, gaming_date=gaming_date,
                            quantity=spans_.count(spans))
     _move(document=distribution, series=series, spans=spans, kind=K.DISTRIBUTE, from_states=[S.ISSUED],
@@ -782,24 +867,48 @@ def void_record(
     password: str | None,
     gaming_date: date | None = None,
 ) -> CouponVoid:
-    """Void coupons held by marketing (or in finance stock), with the reason, § 525.21(j)(6)."""
+    """Void coupons held by marketing (or in finance stock), with the reason, § 525.21(j)(6).
+
+    Who may void depends on who holds the coupons, checked before anything is written: coupons in
+    finance stock are controlled by a finance supervisor (§ 525.21(i)); coupons marketing holds, by a
+    marketing supervisor, while the marketing day is open (§ 525.21(j)(6)).
+    """
+    can_finance = has_capability(user, Capability.ISSUE_COUPONS)
+    can_marketing = has_capability(user, Capability.RECONCILE_MARKETING_DAY)
+    if not (can_finance or can_marketing):
+        require_capability(user, Capability.ISSUE_COUPONS)
     if not reason.strip():
         raise ValidationError("Explain why the coupons are voided (§ 525.21(j)(6)).")
     _require_facility(series, facility)
     gaming_date = gaming_date or _today()
+    _not_in_future(gaming_date, "Coupons are voided on the gaming day they are voided, not")
+    spans = spans_.merge(spans)
+    _lock_facility(facility)
+    rows = list(CouponRange.objects.select_for_update(of=("self",)).filter(
+        _overlapping(spans), series=series, closed_by__isnull=True, state__in=[S.IN_STOCK, S.ISSUED]))
+
+    def inside(state: str) -> list[Span]:
+        return spans_.merge([(max(f, r.first_serial), min(lt, r.last_serial)) for r in rows if r.state == state
+                             for f, lt in spans if f <= r.last_serial and lt >= r.first_serial])
+
+    in_stock, held = inside(S.IN_STOCK), inside(S.ISSUED)
+    if in_stock and not can_finance:
+        raise ValidationError(
+            f"Serials {spans_.describe(series, in_stock)} of {series.name} are in finance stock: coupons not issued "
+            f"are controlled by a finance department supervisor (§ 525.21(i)), who voids them."
+        )
+    if held and not can_marketing:
+        raise ValidationError(
+            f"Serials {spans_.describe(series, held)} of {series.name} are held by marketing: a marketing "
+            f"supervisor voids them on the reconciliation form's day (§ 525.21(j)(6))."
+        )
+    if held:
+        _marketing_day_open(facility, gaming_date)
     void = _create(CouponVoid, user, facility=facility, series=series, gaming_date=gaming_date,
                    quantity=spans_.count(spans_.merge(spans)), reason=reason.strip())
     rows_states = [S.ISSUED, S.IN_STOCK]
     _move(document=void, series=series, spans=spans, kind=K.VOID, from_states=rows_states, to_state=S.VOIDED,
           reason=reason.strip(), step="only coupons in finance stock or held by marketing can be voided")
-    held_by_marketing = LedgerLine.objects.filter(
-        document_type=_document_type(void), document_id=void.pk, from_state=S.ISSUED
-    ).exists()
-    if held_by_marketing:
-        require_capability(user, Capability.RECONCILE_MARKETING_DAY)
-        _marketing_day_open(facility, gaming_date)
-    else:
-        require_capability(user, Capability.ISSUE_COUPONS)
     _sign(void, "voided", user, password)
     return void
 
@@ -863,6 +972,20 @@ def day_figures(facility: Facility, gaming_date: date) -> list[DayFigure]:
     return figures
 
 
+def held_at_end_of(facility: Facility, gaming_date: date, *, still_held: bool = False) -> dict[int, int]:
+    """Coupons marketing held at the end of ``gaming_date``, by denomination, read from the ranges (not
+    from the day's ledger lines): the ranges in the issued state opened on or before that day and not
+    closed until a later one. ``still_held``: only those marketing still holds now, untouched since."""
+    from django.db.models import F, Sum
+
+    rows = CouponRange.objects.filter(facility=facility, state=S.ISSUED, opened_by__gaming_date__lte=gaming_date)
+    rows = rows.filter(closed_by__isnull=True) if still_held else rows.filter(
+        Q(closed_by__isnull=True) | Q(closed_by__gaming_date__gt=gaming_date))
+    totals = (rows.values("series__denomination_cents")
+              .annotate(n=Sum(F("last_serial") - F("first_serial") + 1)).order_by())
+    return {row["series__denomination_cents"]: int(row["n"]) for row in totals if row["n"]}
+
+
 def expired_held_by_marketing(facility: Facility, on_date: date) -> list[CouponRange]:
     """Coupons marketing still holds whose series has expired: they must go back today, § 525.21(k)."""
     from coupons.selectors import expired_held
@@ -892,11 +1015,19 @@ def return_record(
     require_capability(user, Capability.RETURN_COUPONS)
     gaming_date = gaming_date or _today()
     returned_on = returned_on or _today()
+    _not_in_future(gaming_date, "Coupons are returned on the gaming day they go back to finance, not")
+    _not_in_future(returned_on, "Coupons are returned on the day they go back to finance, not")
+    if reconciliation is None:
+        # The form's own return is part of closing the day; any other return needs the day open.
+        _marketing_day_open(facility, gaming_date)
     document = _create(CouponReturn, user, facility=facility, gaming_date=gaming_date, returned_on=returned_on,
                        quantity=0, expired_only=expired_only, reconciliation=reconciliation)
     moved = 0
     if spans is None:
-        filters = {"series__expires_on__lt": gaming_date} if expired_only else {}
+        # What marketing held at the end of the gaming day (nothing handed over on a later day).
+        filters: dict[str, Any] = {"opened_by__gaming_date__lte": gaming_date}
+        if expired_only:
+            filters["series__expires_on__lt"] = gaming_date
         for series, rows in _by_series(_open_rows(facility, [S.ISSUED], **filters)).items():
             lines = _move_rows(document=document, series=series, rows=rows, spans=None, kind=K.RETURN,
                                to_state=S.RETURNED)
@@ -982,16 +1113,31 @@ def reconciliation_complete(
             "signing (§ 525.21(j)(7))."
         )
     remaining = sum(f.remaining for f in figures)
+    if disposition == ReconciliationForm.Disposition.RETURN and remaining:
+        held = held_at_end_of(facility, gaming_date, still_held=True)
+        moved_since = [f.denomination for f in figures if held.get(f.denomination_cents, 0) != f.remaining]
+        if moved_since:
+            raise ValidationError(
+                f"Some {', '.join(moved_since)} coupons left at the end of {_day(gaming_date)} were moved on a later "
+                f"gaming day, so they cannot all go back with this form; keep them for the next day instead."
+            )
     if disposition == ReconciliationForm.Disposition.KEEP and remaining:
         kept_in = _require_location(kept_in, StorageLocation.Department.MARKETING, "§ 525.21(k)")
     else:
         kept_in = None
     position = LedgerLine.objects.filter(facility=facility).order_by("-pk").values_list("pk", flat=True).first() or 0
-    form = _create(
-        ReconciliationForm, user, facility=facility, gaming_date=gaming_date,
-        variation_explanation=variation_explanation.strip(), disposition=disposition, kept_in=kept_in,
-        ledger_position=position,
-    )
+    try:
+        with transaction.atomic():
+            form = _create(
+                ReconciliationForm, user, facility=facility, gaming_date=gaming_date,
+                variation_explanation=variation_explanation.strip(), disposition=disposition, kept_in=kept_in,
+                ledger_position=position,
+            )
+    except IntegrityError:
+        raise ValidationError(
+            f"Another supervisor completed the reconciliation form for {_day(gaming_date)} just now; that marketing "
+            f"day is closed. Reload the page to see their form."
+        ) from None
     with acting_as(user):
         regulated_bulk_create(ReconciliationFigure, [
             ReconciliationFigure(
@@ -1027,11 +1173,19 @@ def finance_day_process(
 ) -> FinanceDayProcessing:
     """Count, examine, review signatures, cancel and reconcile a gaming day, § 525.21(m).
 
-    Reconciles: given to marketing (carried in + issued) = returned + voided + distributed + kept
-    for the next day; and compares the physical counts with the ledger. Any difference is a variance:
-    an exception report to internal audit, due two days after the gaming day.
+    Reconciles, each side read independently (§ 525.21(m)(3)):
+
+    * the ledger's movements of the day (issued, returned, voided, distributed lines) against what
+      marketing held by the ranges: carried in (held at the end of the day before) + issued =
+      returned + voided + distributed + kept (held at the end of the day);
+    * the form's frozen figures against those movements and holdings (anything recorded into the day
+      after the form was signed shows here), and marketing's own counted variation;
+    * finance's physical counts of returned, voided and redeemed coupons against the ledger.
+
+    Any difference is a variance: an exception report to internal audit, due two days after the day.
     """
     require_capability(user, Capability.PROCESS_FINANCE_DAY)
+    _lock_facility(facility)
     if FinanceDayProcessing.objects.filter(facility=facility, gaming_date=gaming_date).exists():
         raise ValidationError(f"{_day(gaming_date)} was already processed by finance.")
     figures = day_figures(facility, gaming_date)
@@ -1053,43 +1207,84 @@ def finance_day_process(
             f"{doc} still needs the signature of the {doc.missing_signatures[0].label.lower()}; review the "
             f"signatures before processing the day (§ 525.21(m)(2))."
         )
-    pending = _open_rows(facility, [S.RETURNED, S.VOIDED, S.REDEEMED])
-    returned_today = sum(f.returned for f in figures)
+    # The coupons waiting for this day's processing: those that reached their state on or before it.
+    pending = _open_rows(facility, [S.RETURNED, S.VOIDED, S.REDEEMED], since__gaming_date__lte=gaming_date)
     voided_pending = sum(r.quantity for r in pending if r.state == S.VOIDED)
     redeemed_pending = sum(r.quantity for r in pending if r.state == S.REDEEMED)
     returned_pending = sum(r.quantity for r in pending if r.state == S.RETURNED)
-    given = sum(f.to_distribute for f in figures)
+    carried_in = held_at_end_of(facility, gaming_date - timedelta(days=1))
+    kept = held_at_end_of(facility, gaming_date)
+    moved = {f.denomination_cents: f for f in figures}
+    frozen = {f.denomination_cents: f for f in form.figures.all()} if form is not None else {}
+    problems: list[str] = []
+    variance = 0
+    for cents in sorted(set(moved) | set(carried_in) | set(kept) | set(frozen)):
+        line = moved.get(cents) or DayFigure(cents)
+        denomination = format_cents(cents)
+        given = carried_in.get(cents, 0) + line.received
+        accounted = line.returned + line.voided + line.distributed + kept.get(cents, 0)
+        if given != accounted:
+            variance += abs(given - accounted)
+            problems.append(
+                f"{denomination}: given to marketing {given:,} (carried in {carried_in.get(cents, 0):,} + issued "
+                f"{line.received:,}) ≠ returned {line.returned:,} + voided {line.voided:,} + distributed "
+                f"{line.distributed:,} + kept {kept.get(cents, 0):,} (off by {given - accounted:,})"
+            )
+        figure = frozen.get(cents)
+        if form is None:
+            continue
+        returned_with_form = figure.remaining_expected if (
+            figure is not None and form.disposition == ReconciliationForm.Disposition.RETURN) else 0
+        kept_by_form = figure.remaining_expected if (
+            figure is not None and form.disposition == ReconciliationForm.Disposition.KEEP) else 0
+        for label, on_form, found in (
+            ("carried in", figure.carried_in if figure else 0, carried_in.get(cents, 0)),
+            ("received", figure.received if figure else 0, line.received),
+            ("distributed", figure.distributed if figure else 0, line.distributed),
+            ("voided", figure.voided if figure else 0, line.voided),
+            ("returned", (figure.returned if figure else 0) + returned_with_form, line.returned),
+            ("kept for the next day", kept_by_form, kept.get(cents, 0)),
+        ):
+            if on_form != found:
+                variance += abs(on_form - found)
+                problems.append(f"{denomination} {label}: the signed form has {on_form:,}, the ledger {found:,}")
+    # What the stored record shows: the ledger's movements and the ranges' holdings.
+    given_total = sum(carried_in.values()) + sum(f.received for f in figures)
+    returned_today = sum(f.returned for f in figures)
     distributed = sum(f.distributed for f in figures)
     voided = sum(f.voided for f in figures)
-    carried_forward = sum(f.remaining for f in figures)
-    problems = []
-    balance = given - (returned_today + voided + distributed + carried_forward)
-    if balance:
-        problems.append(f"issued to marketing ({given:,}) ≠ returned + voided + distributed + kept (off by {balance:,})")
+    carried_forward = sum(kept.values())
     for label, counted, expected in (
         ("returned", counted_returned, returned_pending),
         ("voided", counted_voided, voided_pending),
         ("redeemed", counted_redeemed, redeemed_pending),
     ):
         if counted != expected:
+            variance += abs(counted - expected)
             problems.append(f"{counted:,} {label} coupons counted, the ledger has {expected:,}")
     form_variance = sum(abs(f.variance) for f in form.figures.all()) if form is not None else 0
     if form_variance:
+        variance += form_variance
         problems.append(f"marketing's form reports a variation of {form_variance:,} coupons: "
                         f"{form.variation_explanation if form else ''}")
-    variance = abs(balance) + abs(counted_returned - returned_pending) + abs(counted_voided - voided_pending) \
-        + abs(counted_redeemed - redeemed_pending) + form_variance
     to_restock = [r for r in pending if r.state == S.RETURNED and not r.series.is_expired_on(gaming_date)]
     if to_restock:
         restock_location = _require_location(restock_location, StorageLocation.Department.FINANCE, "§ 525.21(i)")
     distributed_to_date, redeemed_to_date = _to_date(facility)
-    processing = _create(
-        FinanceDayProcessing, user, facility=facility, gaming_date=gaming_date, given_to_marketing=given,
-        returned=returned_today, voided=voided, distributed=distributed, carried_forward=carried_forward,
-        redeemed=redeemed_pending, distributed_to_date=distributed_to_date, redeemed_to_date=redeemed_to_date,
-        counted_returned=counted_returned, counted_voided=counted_voided, counted_redeemed=counted_redeemed,
-        variance=variance, restock_location=restock_location if to_restock else None, notes=notes,
-    )
+    try:
+        with transaction.atomic():
+            processing = _create(
+                FinanceDayProcessing, user, facility=facility, gaming_date=gaming_date,
+                given_to_marketing=given_total, returned=returned_today, voided=voided, distributed=distributed,
+                carried_forward=carried_forward, redeemed=redeemed_pending, distributed_to_date=distributed_to_date,
+                redeemed_to_date=redeemed_to_date, counted_returned=counted_returned, counted_voided=counted_voided,
+                counted_redeemed=counted_redeemed, variance=variance,
+                restock_location=restock_location if to_restock else None, notes=notes,
+            )
+    except IntegrityError:
+        raise ValidationError(
+            f"Someone else processed {_day(gaming_date)} just now; reload the page to see their record."
+        ) from None
     # (m)(2): voided and redeemed coupons are cancelled; returned coupons go back to stock for
     # reissuance, (m)(3) — unless their series has expired, then they leave circulation.
     for series, rows in _by_series(pending).items():

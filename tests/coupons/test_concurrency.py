@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, connections
 
 from coupons import services
-from coupons.models import CouponRange, LedgerLine
+from coupons.models import CouponRange, FinanceDayProcessing, LedgerLine, ReconciliationForm
 from tests.coupons.conftest import PASSWORD, TODAY
 
 pytestmark = [
@@ -93,3 +93,75 @@ def test_two_receipts_of_the_same_serials_at_once(program, finance_supervisor, s
     assert sorted(o == "ok" for o in outcomes) == [False, True], outcomes
     assert "already received" in next(o for o in outcomes if o != "ok")
     assert LedgerLine.objects.filter(kind="receive").count() == 1
+
+
+def _close(program: Any, user: Any) -> Callable[[], Any]:
+    return lambda: services.reconciliation_complete(
+        facility=program.facility,
+        gaming_date=TODAY,
+        counted_remaining={2500: 10},
+        user=user,
+        password=PASSWORD,
+        disposition="keep",
+        kept_in=program.marketing_safe,
+    )
+
+
+def test_two_supervisors_completing_the_same_day_one_is_told_in_words(
+    program, receive, issue, marketing_supervisor, second_marketing_supervisor
+):
+    receive(1, 100)
+    issue(1, 10)
+    outcomes = _race(_close(program, marketing_supervisor), _close(program, second_marketing_supervisor))
+    assert sorted(o == "ok" for o in outcomes) == [False, True], outcomes
+    assert "that marketing day is closed" in next(o for o in outcomes if o != "ok")
+    assert ReconciliationForm.objects.count() == 1
+
+
+def test_a_distribution_racing_the_close_is_on_the_form_or_refused(
+    program, receive, issue, marketing_supervisor, marketing_staff
+):
+    receive(1, 100)
+    issue(1, 10)
+
+    def distribute() -> None:
+        services.distribution_record(
+            facility=program.facility, series=program.series, spans=[(1, 3)], user=marketing_staff, gaming_date=TODAY
+        )
+
+    close = lambda: services.reconciliation_complete(  # noqa: E731
+        facility=program.facility,
+        gaming_date=TODAY,
+        counted_remaining={2500: 10},
+        user=marketing_supervisor,
+        password=PASSWORD,
+        disposition="keep",
+        kept_in=program.marketing_safe,
+        variation_explanation="counted while a clerk was at the desk",
+    )
+    outcomes = _race(close, distribute)
+    assert all(o == "ok" or "that marketing day is closed" in o for o in outcomes), outcomes
+    assert outcomes[0] == "ok"
+    (frozen,) = ReconciliationForm.objects.get().figures.all()
+    (live,) = services.day_figures(program.facility, TODAY)
+    # Whoever went first, the signed form shows every movement of the day.
+    assert (frozen.distributed, frozen.remaining_expected) == (live.distributed, live.remaining)
+
+
+def test_two_finance_members_processing_the_same_day_one_is_told_in_words(
+    program, receive, issue, marketing_supervisor, finance_staff, second_finance_supervisor
+):
+    receive(1, 100)
+    issue(1, 10)
+    _close(program, marketing_supervisor)()
+
+    def process(user: Any) -> Callable[[], Any]:
+        return lambda: services.finance_day_process(
+            facility=program.facility, gaming_date=TODAY, counted_returned=0, counted_voided=0, counted_redeemed=0,
+            user=user, password=PASSWORD,
+        )
+
+    outcomes = _race(process(finance_staff), process(second_finance_supervisor))
+    assert sorted(o == "ok" for o in outcomes) == [False, True], outcomes
+    assert "already processed" in next(o for o in outcomes if o != "ok")
+    assert FinanceDayProcessing.objects.count() == 1

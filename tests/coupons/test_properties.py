@@ -58,6 +58,8 @@ class Model:
 
     day: date = TODAY
     state: list[dict[int, str]] = field(default_factory=lambda: [{}, {}])
+    carried_in: int = 0  # kept by marketing at the end of the previous day
+    issued_today: int = 0
 
     def states(self, series: int, first: int, last: int) -> set[str | None]:
         return {self.state[series].get(n) for n in range(first, last + 1)}
@@ -154,7 +156,10 @@ def _close_day(c: dict[str, Any], model: Model, keep: bool) -> None:
     figures = list(form.figures.all())
     assert sum(f.remaining_expected for f in figures) == held
     for f in figures:
-        assert f.carried_in + f.received == f.distributed + f.voided + f.returned + f.remaining_expected
+        (index,) = [i for i, s in enumerate(c["series"]) if s.denomination_cents == f.denomination_cents]
+        assert f.remaining_expected == sum(1 for s in model.state[index].values() if s == S.ISSUED)
+    assert sum(f.carried_in for f in figures) == model.carried_in
+    assert sum(f.received for f in figures) == model.issued_today
     if not keep:
         for per_series in model.state:
             for n, s in per_series.items():
@@ -171,9 +176,10 @@ def _close_day(c: dict[str, Any], model: Model, keep: bool) -> None:
         restock_location=program.vault,
     )
     assert processing.variance == 0
-    assert processing.given_to_marketing == (
-        processing.returned + processing.voided + processing.distributed + processing.carried_forward
-    )
+    # Against the model, not against the record's own sum: what marketing was given and what it kept.
+    assert processing.given_to_marketing == model.carried_in + model.issued_today
+    assert processing.carried_forward == (held if keep else 0)
+    model.carried_in, model.issued_today = (held if keep else 0), 0
     for i, series in enumerate(c["series"]):
         for n, s in model.state[i].items():
             if s in (S.VOIDED, S.REDEEMED):
@@ -252,6 +258,7 @@ def _apply(c: dict[str, Any], model: Model, op: tuple[str, int, int, int, bool, 
 
         if _attempt_named(name, ok, call):
             model.set(index, first, last, S.ISSUED)
+            model.issued_today += last - first + 1
     elif name == "distribute":
         ok = states == {S.ISSUED} and not expired
         if _attempt_named(
@@ -263,7 +270,9 @@ def _apply(c: dict[str, Any], model: Model, op: tuple[str, int, int, int, bool, 
         ):
             model.set(index, first, last, S.DISTRIBUTED)
     elif name == "void":
-        ok = bool(states) and states <= {S.IN_STOCK, S.ISSUED}
+        # Finance stock is a finance supervisor's to void, marketing's coupons a marketing supervisor's:
+        # a span across both custodies is refused (§ 525.21(i), (j)(6)).
+        ok = states in ({S.IN_STOCK}, {S.ISSUED})
         user = c["mkt"] if S.ISSUED in states else c["fin"]
         if _attempt_named(
             name,

@@ -594,3 +594,66 @@ def test_the_database_lets_a_range_row_only_be_closed_once(program, receive, iss
         cursor.execute("UPDATE coupons_couponrange SET state = 'cancelled' WHERE id = %s", [open_row.pk])
     with pytest.raises(IntegrityError), transaction.atomic(), db.cursor() as cursor:
         cursor.execute("UPDATE coupons_couponrange SET closed_by_id = NULL WHERE id = %s", [closed.pk])
+
+
+def test_a_marketing_supervisor_cannot_void_coupons_in_finance_stock(
+    program, receive, issue, marketing_supervisor, finance_supervisor
+):
+    receive(1, 100)
+    issue(1, 10)
+    before = states(program.series)
+    with pytest.raises(ValidationError) as refused:
+        services.void_record(facility=program.facility, series=program.series, spans=[(5, 60)], reason="Torn",
+                             user=marketing_supervisor, password=PASSWORD)
+    assert "MP-0000011–MP-0000060" in str(refused.value) and "finance department supervisor" in str(refused.value)
+    with pytest.raises(ValidationError, match="held by marketing"):
+        services.void_record(facility=program.facility, series=program.series, spans=[(5, 5)], reason="Torn",
+                             user=finance_supervisor, password=PASSWORD)
+    assert states(program.series) == before
+    assert not LedgerLine.objects.filter(kind="void").exists()
+    # Each in its own custody, both are accepted.
+    services.void_record(facility=program.facility, series=program.series, spans=[(5, 5)], reason="Torn",
+                         user=marketing_supervisor, password=PASSWORD)
+    services.void_record(facility=program.facility, series=program.series, spans=[(60, 60)], reason="Misprint",
+                         user=finance_supervisor, password=PASSWORD)
+    assert LedgerLine.objects.filter(kind="void").count() == 2
+
+
+def test_a_corrected_requisition_is_not_issued_twice(
+    program, receive, requisition, finance_supervisor, marketing_supervisor
+):
+    from compliance.services import record_correct
+
+    receive(1, 1000)
+    original = requisition(100)
+    services.issuance_record(requisition=original, series=program.series, issued=[(1, 100)],
+                             user=finance_supervisor, password=PASSWORD)
+    correction = record_correct(original=original, reason="Needs 120", user=marketing_supervisor,
+                                changes={"quantity": 120})
+    signature_sign(record=correction, slot="requisitioned", user=marketing_supervisor, password=PASSWORD)
+    signature_sign(record=correction, slot="authorized", user=finance_supervisor, password=PASSWORD)
+    with pytest.raises(ValidationError, match="leaves 20 coupons to issue; you entered 120"):
+        services.issuance_record(requisition=correction, series=program.series, issued=[(101, 220)],
+                                 user=finance_supervisor, password=PASSWORD)
+    original.refresh_from_db()
+    with pytest.raises(ValidationError, match=f"was corrected by requisition #{correction.pk}"):
+        services.issuance_record(requisition=original, series=program.series, issued=[(101, 101)],
+                                 user=finance_supervisor, password=PASSWORD)
+    services.issuance_record(requisition=correction, series=program.series, issued=[(101, 120)],
+                             user=finance_supervisor, password=PASSWORD)
+    assert sum(LedgerLine.objects.filter(kind="issue").values_list("quantity", flat=True)) == 120
+
+
+def test_marketing_cannot_distribute_before_signing_the_hand_over(
+    program, receive, requisition, finance_supervisor, marketing_supervisor, marketing_staff
+):
+    receive(1, 100)
+    issuance = services.issuance_record(requisition=requisition(10), series=program.series, issued=[(1, 10)],
+                                        user=finance_supervisor, password=PASSWORD)
+    with pytest.raises(ValidationError, match=f"Issuance #{issuance.pk} .* not been signed as received"):
+        services.distribution_record(facility=program.facility, series=program.series, spans=[(1, 5)],
+                                     user=marketing_staff)
+    signature_sign(record=issuance, slot="received", user=marketing_supervisor, password=PASSWORD)
+    services.distribution_record(facility=program.facility, series=program.series, spans=[(1, 5)],
+                                 user=marketing_staff)
+    assert (1, 5, S.DISTRIBUTED) in states(program.series)
