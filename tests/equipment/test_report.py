@@ -82,3 +82,29 @@ def test_the_report_page_shows_the_summary(month, tdf, compliance_officer, clien
         .content.decode()
     )
     assert "60.0%" in html and "TDF-1" in html and "Die went off the table and was lost" in html
+
+
+def test_a_corrected_late_set_is_one_incident_and_one_change(tdf, place_dice, floorperson, shift_manager):
+    from compliance.services import record_correct
+    from equipment.models import DiceRemoval
+
+    late = place_dice(tdf, T0)
+    services.table_open(table=tdf, user=floorperson, at=T0)
+    place_dice(tdf, T0 + timedelta(hours=25), identifiers="B")
+    late.refresh_from_db()
+    record_correct(original=late, reason="Typo in the lot", user=shift_manager, changes={"identifiers": "A-corr"})
+    removal = DiceRemoval.objects.get(dice_set=late)
+    record_correct(original=removal, reason="Wrong reason", user=shift_manager, changes={"reason": "damaged"})
+    report = equipment_report(tdf.facility, date(2026, 3, 1), date(2026, 3, 31), now=T0 + timedelta(hours=26))
+    assert [(i.table, i.overdue_open_for) for i in report.incidents] == [("TDF-1", timedelta(hours=1))]
+    assert report.dice_changes == 1 and dict(report.changes_by_reason) == {
+        "Chipped, scratched or no longer suitable for play": 1
+    }
+
+
+def test_dice_left_past_24_hours_on_a_closed_props_and_hops_table_are_an_incident(props, place_dice):
+    # § 668a.3(b)(1): dice "may not remain on a table for more than 24 hours", open or closed.
+    place_dice(props, T0)
+    report = equipment_report(props.facility, date(2026, 3, 1), date(2026, 3, 31), now=T0 + timedelta(hours=27))
+    (incident,) = report.incidents
+    assert incident.table == "PH-1" and incident.overdue_open_for == timedelta(hours=3)

@@ -262,3 +262,57 @@ def test_the_logs_show_what_was_recorded(tdf, place_dice, floorperson, client_fo
     place_dice(tdf, T0 + timedelta(hours=25), identifiers="LOT-LATE")
     html = client_for(floorperson).get(reverse("equipment:dice-log")).content.decode()
     assert "LOT-LATE" in html and "late" in html and "Scheduled change (clock)" in html
+
+
+def test_the_dashboard_shows_an_overdue_set_in_red_before_the_sweep_has_run(tdf, place_dice, floorperson, client_for):
+    place_dice(tdf, T0)
+    services.table_open(table=tdf, user=floorperson, at=T0)
+    assert not EquipmentAlert.objects.exists()  # the beat has stopped: no sweep, no alert
+    with time_machine.travel(T0 + timedelta(hours=25), tick=False):
+        html = client_for(floorperson).get(reverse("dashboard")).content.decode()
+    assert "TDF-1: Dice change OVERDUE by 1 h 00 min (no alert raised yet)" in html
+    assert "within their time" not in html
+
+
+def test_more_lost_dice_than_the_set_holds_is_a_form_message_not_an_error_page(
+    tdf, place_dice, floorperson, dealer, client_for
+):
+    place_dice(tdf, T0)
+    response = client_for(floorperson).post(
+        reverse("equipment:dice-change", args=[tdf.pk]),
+        {"reason": "die_lost", "dice_lost": "7", "identifiers": "LOT-Z", "colours": "4 green, 2 red",
+         "dice_count": "6", "dealer": dealer.pk, "dealer_password": PASSWORD, "password": PASSWORD},
+    )  # fmt: skip
+    assert response.status_code == 200
+    assert "Dice lost must be between 0 and 6" in response.content.decode()
+    assert DiceSet.objects.count() == 1
+
+
+def test_a_shift_manager_is_told_on_the_form_that_the_floorperson_signs_the_inspection(
+    sic_bo, shift_manager, client_for
+):
+    response = client_for(shift_manager).post(
+        reverse("equipment:inspection-create", args=[sic_bo.pk]),
+        {"value_1": "1", "value_2": "5", "value_3": "6", "combinations_illuminated": "on", "password": PASSWORD},
+    )
+    assert response.status_code == 200
+    assert "signed by the floorperson assigned to the table" in response.content.decode()
+
+
+def test_a_corrected_set_shows_the_original_removal_and_is_logged_once(
+    tdf, place_dice, floorperson, shift_manager, client_for
+):
+    from compliance.services import record_correct
+
+    original = place_dice(tdf, T0)
+    place_dice(tdf, T0 + timedelta(hours=2), identifiers="LOT-B", reason="damaged")
+    original.refresh_from_db()
+    correction = record_correct(
+        original=original, reason="Typo in the lot", user=shift_manager, changes={"identifiers": "LOT-A-CORR"}
+    )
+    client = client_for(floorperson)
+    page = client.get(reverse("equipment:dice-detail", args=[correction.pk])).content.decode()
+    assert "still in play" not in page
+    assert "Chipped, scratched or no longer suitable for play" in page and "removal recorded on the original" in page
+    log = client.get(reverse("equipment:dice-log")).content.decode()
+    assert "LOT-A-CORR" in log and "LOT-A 001-006" not in log
