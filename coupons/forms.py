@@ -17,6 +17,7 @@ from coupons.models import (
     ReconciliationForm,
     StorageLocation,
 )
+from coupons.services import invoice_serials_reversed
 
 DATE = forms.DateInput(attrs={"type": "date"})
 SERIALS_HELP = "Serial numbers or ranges, e.g. 100001-100500, 100601. Printed serials and scans (one per line) work too."
@@ -149,6 +150,14 @@ class ReceiptForm(FacilityForm):
             only = list(self.field(name).queryset[:2])
             if len(only) == 1:
                 self.fields[name].initial = only[0].pk
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or self.cleaned_data
+        first, last = data.get("invoice_first_serial"), data.get("invoice_last_serial")
+        if first is not None and last is not None and first > last:
+            # Left empty, "Serials received" means the invoice's serials: a reversed pair cannot be read.
+            self.add_error("invoice_last_serial", invoice_serials_reversed(first, last))
+        return data
 
 
 class RequisitionForm(FacilityForm):

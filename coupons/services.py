@@ -21,7 +21,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -109,9 +109,27 @@ def _sign(record: RegulatedRecord, slot: str, user: Any, password: str | None) -
         signature_sign(record=record, slot=slot, user=user, password=password)
 
 
+def _person_name(user: Any) -> str:
+    profile = getattr(user, "profile", None)
+    return getattr(profile, "full_name", "") or user.get_full_name() or user.get_username()
+
+
 def _cosign(record: RegulatedRecord, slot: str, co_signer: CoSigner | None) -> None:
-    if co_signer is not None and co_signer.user is not None:
+    """The second person's signature at the same window. Their refusals name them: the signing-page
+    wording ("your password") would read as the signed-in clerk's mistake."""
+    if co_signer is None or co_signer.user is None:
+        return
+    name = _person_name(co_signer.user)
+    requirement = record.requirement(slot)
+    label = requirement.label.lower() if requirement is not None else slot
+    if not co_signer.password or not co_signer.user.check_password(co_signer.password):
+        raise ValidationError(f"{name}'s password is not correct; {name} re-enters their own password to sign as "
+                              f"the {label}.")
+    try:
         _sign(record, slot, co_signer.user, co_signer.password)
+    except (ValidationError, PermissionDenied) as error:
+        words = " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
+        raise ValidationError(f"{name} cannot sign as the {label}: {words}") from None
 
 
 def _as_user(function: Any) -> Any:
@@ -498,6 +516,13 @@ def _already_received(series: CouponSeries, spans: Sequence[Span]) -> list[str]:
     return words
 
 
+def invoice_serials_reversed(first: int, last: int) -> str:
+    return (
+        f"The invoice's first serial ({first}) is after its last serial ({last}); enter them as printed on the "
+        f"invoice, first then last (§ 525.21(f)(3))."
+    )
+
+
 def _deviation(invoice_quantity: int, invoice_first: int, invoice_last: int, received: Sequence[Span],
                series: CouponSeries) -> str:
     problems = []
@@ -550,6 +575,10 @@ def receipt_record(
         # § 525.21(p): coupons may be printed in house only under approved production controls.
         _require_gates(series, received_on, internal_print=True)
     _require_location(location, StorageLocation.Department.FINANCE, "§ 525.21(i)")
+    if invoice_first_serial > invoice_last_serial:
+        raise ValidationError(invoice_serials_reversed(invoice_first_serial, invoice_last_serial))
+    if any(first > last for first, last in received):
+        raise ValidationError("A range of serials received starts after it ends; enter the first serial first.")
     received = spans_.merge(received)
     if not received:
         raise ValidationError("Enter the serials received.")
@@ -1417,10 +1446,11 @@ def redemption_record(
 # --------------------------------------------------------------------------------------------
 # Monthly inventory, § 525.21(n)
 # --------------------------------------------------------------------------------------------
-# What the inventory counts: every coupon not distributed to patrons that is still in circulation
-# or in custody awaiting processing (finance stock, held by marketing, returned). Voided, expired,
-# redeemed and cancelled coupons are out of circulation and counted by the daily processing.
-INVENTORY_STATES = (S.IN_STOCK, S.ISSUED, S.RETURNED)
+# What the inventory counts, § 525.21(n) "all Match Play Coupons that are not distributed to patrons":
+# finance stock, coupons held by marketing, returned coupons awaiting processing, and the voided and
+# expired coupons finance still holds. Distributed, redeemed and cancelled coupons went to patrons or
+# were destroyed out of circulation by the daily processing.
+INVENTORY_STATES = (S.IN_STOCK, S.ISSUED, S.RETURNED, S.VOIDED, S.EXPIRED)
 
 
 def expected_inventory(facility: Facility) -> dict[CouponSeries, list[Span]]:

@@ -657,3 +657,42 @@ def test_marketing_cannot_distribute_before_signing_the_hand_over(
     services.distribution_record(facility=program.facility, series=program.series, spans=[(1, 5)],
                                  user=marketing_staff)
     assert (1, 5, S.DISTRIBUTED) in states(program.series)
+
+
+def test_the_monthly_inventory_expects_the_voided_and_expired_coupons_finance_holds(
+    program, receive, issue, finance_supervisor, finance_staff
+):
+    receive(1, 100)
+    issue(1, 10)
+    services.void_record(facility=program.facility, series=program.series, spans=[(91, 95)], reason="Misprint",
+                         user=finance_supervisor, password=PASSWORD)
+    short = make_series(program.facility, program.program, finance_supervisor, code="mp10", prefix="MS",
+                        denomination_cents=1000, expires_on=date(2026, 11, 1))
+    receive(1, 20, series=short)
+    services.stock_expire(series=short, user=finance_staff)
+    expected = services.expected_inventory(program.facility)
+    # § 525.21(n): every coupon not distributed to patrons, the voided and expired ones included.
+    assert expected[program.series] == [(1, 100)]
+    assert expected[short] == [(1, 20)]
+
+
+def test_a_co_signers_wrong_password_names_the_co_signer(
+    program, receive, requisition, finance_supervisor, marketing_supervisor
+):
+    from coupons.models import CouponIssuance
+
+    receive(1, 100)
+    name = marketing_supervisor.profile.full_name
+    with pytest.raises(ValidationError) as refused:
+        services.issuance_record(
+            requisition=requisition(10), series=program.series, issued=[(1, 10)], user=finance_supervisor,
+            password=PASSWORD, receiver=services.CoSigner(marketing_supervisor, "not-their-password"),
+        )
+    assert f"{name}'s password is not correct" in str(refused.value)
+    assert "your own password" not in str(refused.value).lower()
+    assert not CouponIssuance.objects.exists()
+    with pytest.raises(ValidationError, match=f"{finance_supervisor.profile.full_name} cannot sign as the marketing"):
+        services.issuance_record(
+            requisition=requisition(10), series=program.series, issued=[(1, 10)], user=finance_supervisor,
+            password=PASSWORD, receiver=services.CoSigner(finance_supervisor, PASSWORD),
+        )

@@ -131,6 +131,34 @@ def test_a_refused_receipt_explains_itself_and_saves_nothing(program, receive, c
     assert CouponReceipt.objects.count() == 1
 
 
+def test_a_receipt_whose_invoice_serials_are_reversed_is_refused_in_words(program, client_for, finance_supervisor):
+    client = client_for(finance_supervisor)
+    client.raise_request_exception = False
+    response = client.post(
+        reverse("coupons:receipt-create"),
+        {
+            "series": program.series.pk, "source": "provider", "supplier": "P", "invoice_number": "I",
+            "invoice_quantity": 10, "invoice_first_serial": 100, "invoice_last_serial": 50, "received": "",
+            "received_on": TODAY.isoformat(), "location": program.vault.pk, "password": PASSWORD,
+        },
+    )
+    assert response.status_code == 200
+    assert "first serial (100) is after its last serial (50)" in response.content.decode()
+    assert not CouponReceipt.objects.exists()
+
+
+def test_the_receipt_service_refuses_reversed_invoice_serials(program, finance_supervisor):
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError, match=r"first serial \(100\) is after its last serial \(50\)"):
+        services.receipt_record(
+            facility=program.facility, series=program.series, received_on=TODAY, supplier="P", invoice_number="I",
+            invoice_quantity=10, invoice_first_serial=100, invoice_last_serial=50, received=[(100, 109)],
+            location=program.vault, user=finance_supervisor, password=PASSWORD,
+        )
+    assert not CouponReceipt.objects.exists()
+
+
 def _seeded_day(program: Any, receive: Any, issue: Any, marketing_supervisor: Any) -> None:
     receive(1, 100)
     issue(1, 10)
