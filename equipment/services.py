@@ -785,6 +785,17 @@ def due_in_play(now: datetime, *, facility_id: int | None = None) -> list[DueIte
     return sorted(items, key=lambda i: (i.due_at, i.table_number))
 
 
+def _lock_free_tables(ids: set[int]) -> set[int]:
+    """Lock the tables of the overdue sets, skipping those a service is writing to right now."""
+    if not ids:
+        return set()
+    return set(
+        GamingTable.objects.select_for_update(skip_locked=True, no_key=True)
+        .filter(pk__in=ids)
+        .values_list("pk", flat=True)
+    )
+
+
 def _still_in_play(model: type[DiceSet] | type[DeckSet], ids: list[int]) -> set[int]:
     """Lock the sets and keep those still in play.
 
@@ -829,6 +840,9 @@ def equipment_sweep(*, now: datetime | None = None) -> SweepResult:
     now = now or timezone.now()
     items = due_in_play(now)
     result = SweepResult(due=items, overdue=[i for i in items if i.overdue(now)])
+    # Lock in the order the services do (table, then set), else a change under way deadlocks with us.
+    tables = _lock_free_tables({i.table_id for i in result.overdue})
+    result.overdue = [i for i in result.overdue if i.table_id in tables]
     in_play = {
         "dice": _still_in_play(DiceSet, [i.pk for i in result.overdue if i.kind == "dice"]),
         "deck": _still_in_play(DeckSet, [i.pk for i in result.overdue if i.kind == "deck"]),

@@ -74,3 +74,25 @@ def test_two_sweeps_at_once_raise_one_alert(facility):
     assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
     assert EquipmentAlert.objects.count() == 1
     assert sum(len(o.raised) for o in outcomes) == 1
+
+
+@pytest.mark.skipif("connection.vendor != 'postgresql'", reason="needs concurrent transactions")
+def test_a_sweep_and_a_change_at_once_leave_no_open_alert_for_the_removed_set(facility):
+    table = make_table(facility, "props-and-hops", "PH-1")
+    floor, dealer = make_person(Role.FLOORPERSON, facility), make_person(Role.DEALER, facility)
+    old = services.dice_set_place(
+        table=table, user=floor, password=PASSWORD, dealer=dealer, dealer_password=PASSWORD, identifiers="A",
+        dice_count=2, at=T0,
+    )  # fmt: skip
+    services.table_open(table=table, user=floor, at=T0)
+    late = T0 + timedelta(hours=25)
+
+    def change() -> Any:
+        return services.dice_set_change(
+            table=table, user=floor, password=PASSWORD, dealer=dealer, dealer_password=PASSWORD, identifiers="B",
+            dice_count=2, at=late,
+        )  # fmt: skip
+
+    outcomes = _run_together(lambda: services.equipment_sweep(now=late), change)
+    assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
+    assert not EquipmentAlert.objects.filter(dice_set=old, resolved_at__isnull=True).exists()
