@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterator
 from datetime import date
-from typing import Any
+from typing import Any, ClassVar
 
 from django.contrib import messages
 from django.contrib.contenttypes.models import ContentType
@@ -58,11 +58,15 @@ def _parse_day(value: str) -> date:
 
 
 class CouponPage(CapabilityRequiredMixin):
-    """Every coupon screen: a facility, a capability, a title and the clause it implements."""
+    """Every coupon screen: a facility, a capability, a title and the clause it implements.
+
+    No default title or clause: each screen declares its own (a default would let a screen show
+    another's clause, and the test that every screen declares one could not fail).
+    """
 
     capability = Capability.VIEW_RECORDS
-    title = "Match Play Coupons"
-    citation: str | tuple[str, ...] = "525.21(d)"
+    title: ClassVar[str]
+    citation: ClassVar[str | tuple[str, ...]]
 
 
 class CouponFormView(CouponPage, FormView):
@@ -117,10 +121,11 @@ class HomeView(CouponPage, TemplateView):
         totals = selectors.state_totals(self.facility)
         today = timezone.localdate()
         series = list(CouponSeries.objects.filter(facility=self.facility).select_related("program"))
+        approvals = services.facility_approvals(self.facility.pk, today)  # once, not once per series
         context.update(
             states=[(s, str(CouponState(s).label)) for s in selectors.LEDGER_STATES],
             totals=[(format_cents(d), [row[s] for s in selectors.LEDGER_STATES]) for d, row in sorted(totals.items())],
-            series=[(s, services.program_gate_refusals(s, today)) for s in series],
+            series=[(s, services.program_gate_refusals(s, today, approvals=approvals)) for s in series],
             today=today,
         )
         return context
@@ -686,6 +691,12 @@ class InventoryDetailView(DocumentDetailView):
     title = "Monthly inventory"
     citation = "525.21(n)"
 
+    def get_object(self) -> Any:
+        return get_object_or_404(
+            CouponInventory.objects.prefetch_related("signatures", "counts__series"), pk=self.kwargs["pk"],
+            facility=self.facility,
+        )
+
 
 class ReportsView(CouponPage, TemplateView):
     template_name = "coupons/reports.html"
@@ -696,7 +707,8 @@ class ReportsView(CouponPage, TemplateView):
         context = super().get_context_data(**kwargs)
         context.update(
             today=timezone.localdate(),
-            exceptions=ExceptionReport.objects.filter(facility=self.facility).select_related("resolved_by__profile")[:100],
+            exceptions=ExceptionReport.objects.filter(facility=self.facility)
+            .select_related("resolved_by__profile", "processing")[:100],
             deviations=DeviationReport.objects.filter(facility=self.facility).select_related("receipt__series")[:100],
             resolve_form=f.ResolveForm(),
         )
@@ -807,6 +819,7 @@ class DocumentRedirectView(CouponPage, View):
     """A ledger line's document, whatever its type."""
 
     title = "Ledger document"
+    citation = "525.21(d)"
 
     def get(self, request: HttpRequest, content_type_id: int, object_id: int) -> HttpResponse:
         content_type = get_object_or_404(ContentType, pk=content_type_id, app_label="coupons")

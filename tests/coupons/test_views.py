@@ -315,10 +315,14 @@ def test_a_new_series_through_its_form(program, client_for, finance_supervisor):
 
 def test_every_coupon_screen_declares_its_title_and_clause():
     from coupons import urls
+    from coupons.views import CouponPage
 
+    assert "title" not in vars(CouponPage) and "citation" not in vars(CouponPage)  # no default to fall back on
     for pattern in urls.urlpatterns:
         view = pattern.callback.view_class
-        assert view.title and view.citation, pattern.name
+        for name in ("title", "citation"):
+            declared = [k for k in view.__mro__ if issubclass(k, CouponPage) and k is not CouponPage and name in vars(k)]
+            assert declared and getattr(view, name), f"{pattern.name}: {view.__name__} declares no {name}"
 
 
 def test_the_remaining_forms_through_the_screens(
