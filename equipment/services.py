@@ -107,6 +107,11 @@ def _last_closed_at(table: GamingTable) -> datetime | None:
     return last.closed_at if last else None
 
 
+def _last_opened_at(table: GamingTable) -> datetime | None:
+    last = TableSession.objects.filter(table=table).order_by("-opened_at").first()
+    return last.opened_at if last else None
+
+
 def _check_dice_for_opening(table: GamingTable, requirement: EquipmentRequirement, at: datetime) -> None:
     dice = DiceSet.objects.filter(table=table, removed_at__isnull=True).first()
     cite = f"§ {requirement.dice_citation}"
@@ -121,10 +126,15 @@ def _check_dice_for_opening(table: GamingTable, requirement: EquipmentRequiremen
             f"Table {table.number} cannot open with the dice placed at {_local(dice.placed_at)}: they are past "
             f"their {requirement.dice_max_hours}-hour limit ({cite}). Put a new set in play."
         )
-    closed_at = _last_closed_at(table)
     # Reopening needs a set put in play after the table last closed: § 577.4(d) for Three Dice
-    # Football; for the other dice games the issue makes it the facility's internal control.
-    if requirement.new_dice_on_reopen and closed_at is not None and dice.placed_at < closed_at:
+    # Football; for the other dice games the issue makes it the facility's internal control. A set
+    # placed before the table's last opening has been through an opening and, the table being closed
+    # now, through a closing too, whether or not that closing was recorded.
+    closed_at, opened_at = _last_closed_at(table), _last_opened_at(table)
+    used_before = (closed_at is not None and dice.placed_at < closed_at) or (
+        opened_at is not None and dice.placed_at <= opened_at
+    )
+    if requirement.new_dice_on_reopen and used_before:
         raise ValidationError(
             f"Table {table.number} cannot reopen with the dice placed at {_local(dice.placed_at)}: "
             f"a new set of dice is used when a table is reopened for gaming (§ 577.4(d); {cite}). "
@@ -189,6 +199,12 @@ def table_open(*, table: GamingTable, user: Any, at: datetime | None = None) -> 
     _check_inspection_for_opening(table, requirement, at)
     _check_dice_for_opening(table, requirement, at)
     _check_decks_for_opening(table, requirement, at)
+    stale = TableSession.objects.select_for_update().filter(table=table, closed_at__isnull=True).first()
+    if stale is not None:
+        # The table was marked closed outside the log: its session ends now, when that is noticed.
+        stale.closed_at = max(at, stale.opened_at)
+        stale.closed_by = user
+        stale.save()
     session = TableSession.objects.create(facility_id=table.facility_id, table=table, opened_at=at, opened_by=user)
     table.is_open = True
     table.save()

@@ -666,3 +666,17 @@ def test_a_removal_can_be_corrected_and_the_correction_is_the_one_in_force(tdf, 
             facility=tdf.facility, dice_set=old, removed_at=T0 + timedelta(hours=2), reason="scheduled",
             dice_returned=6,
         )  # fmt: skip
+
+
+def test_a_table_marked_closed_outside_the_log_cannot_reopen_with_the_same_dice(tdf, place_dice, floorperson):
+    place_dice(tdf, T0)
+    open_at(tdf, floorperson, T0)
+    tdf.refresh_from_db()
+    tdf.is_open = False  # e.g. in the admin: the session was never closed
+    tdf.save()
+    with pytest.raises(ValidationError, match=r"cannot reopen with the dice placed at .*577\.4\(d\)"):
+        open_at(tdf, floorperson, T0 + timedelta(hours=3))
+    place_dice(tdf, T0 + timedelta(hours=3), reason="table_reopened", identifiers="LOT-B")
+    session = open_at(tdf, floorperson, T0 + timedelta(hours=3, minutes=1))
+    assert TableSession.objects.filter(table=tdf, closed_at__isnull=True).get() == session
+    assert TableSession.objects.filter(table=tdf).count() == 2
