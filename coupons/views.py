@@ -646,12 +646,13 @@ class ProcessingDetailView(DocumentDetailView):
     def facts(self, p: Any) -> list[tuple[str, Any]]:
         return [
             ("Given to marketing", f"{p.given_to_marketing:,}"),
-            ("Returned + voided + distributed + kept",
+            ("Returned + voided + distributed (ledger) + kept (held by marketing at the day's end)",
              f"{p.returned:,} + {p.voided:,} + {p.distributed:,} + {p.carried_forward:,}"),
             ("Counted: returned / voided / redeemed",
              f"{p.counted_returned:,} / {p.counted_voided:,} / {p.counted_redeemed:,}"),
             ("Distributed to date vs redeemed to date", f"{p.distributed_to_date:,} vs {p.redeemed_to_date:,}"),
             ("Variance", f"{p.variance:,}"),
+            ("What differs", getattr(ExceptionReport.objects.filter(processing=p).first(), "description", "—")),
             ("Notes", p.notes or "—"),
         ]
 
@@ -662,7 +663,8 @@ class InventoryCreateView(CouponFormView):
     title = "Monthly coupon inventory"
     citation = "525.21(n)"
     submit_label = "Record in the ledger and sign"
-    intro = "Count every coupon not distributed to patrons (finance stock, held by marketing, returned)."
+    intro = ("Count every coupon not distributed to patrons (finance stock, held by marketing, returned, and the "
+             "voided and expired coupons finance still holds).")
 
     def get_form_kwargs(self) -> dict[str, Any]:
         kwargs = super().get_form_kwargs()

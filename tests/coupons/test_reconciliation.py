@@ -133,7 +133,7 @@ def _stray_distribution_line(program: Any, document: Any, first: int, last: int)
 
 
 def test_finance_finds_a_ledger_movement_the_signed_form_and_the_holdings_do_not_show(
-    program, receive, issue, marketing_supervisor, finance_staff
+    program, receive, issue, marketing_supervisor, finance_staff, client_for
 ):
     receive(1, 100)
     issuance = issue(1, 10)
@@ -156,6 +156,8 @@ def test_finance_finds_a_ledger_movement_the_signed_form_and_the_holdings_do_not
     report = ExceptionReport.objects.get()
     assert "off by -3" in report.description
     assert "distributed: the signed form has 0, the ledger 3" in report.description
+    page = client_for(finance_staff).get(processing.get_absolute_url()).content.decode()
+    assert "the signed form has 0, the ledger 3" in page
 
 
 def test_a_form_whose_count_disagrees_with_the_coupons_kept_shows_as_a_variance(
