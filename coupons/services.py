@@ -485,8 +485,12 @@ def _require_facility(series: CouponSeries, facility: Facility) -> None:
 
 def _lock_facility(facility: Facility) -> None:
     """Take the facility's row lock: closing a marketing day, processing it and every movement that checks
-    the day is open take turns, so nothing commits into a day while its form is being signed."""
-    Facility.objects.select_for_update().filter(pk=facility.pk).values_list("pk", flat=True).first()
+    the day is open take turns, so nothing commits into a day while its form is being signed.
+
+    ``FOR NO KEY UPDATE``: it conflicts with itself but not with the key-share locks every insert of
+    a row referencing the facility takes, so the rest of the system is not held up (nor deadlocked by
+    a transaction that inserted such a row before asking for this lock)."""
+    Facility.objects.select_for_update(no_key=True).filter(pk=facility.pk).values_list("pk", flat=True).first()
 
 
 def _not_in_future(gaming_date: date, what: str) -> None:
