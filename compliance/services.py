@@ -36,27 +36,42 @@ def _local(dt: Any) -> str:
     return f"{timezone.localtime(dt):%d %b %Y %H:%M}"
 
 
-def _eligible_role(user: Any, requirement: SignatureRequirement) -> Role:
+def _is(who: str) -> str:
+    """ "you are" for the signed-in signer, "Dana Dealer is" for a co-signer at their screen."""
+    return "you are" if who == "you" else f"{who} is"
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _eligible_role(user: Any, requirement: SignatureRequirement, who: str) -> Role:
     """The role the user signs in, or a refusal that says who may sign."""
     held = roles_of(user)
     profile = user.profile
     if requirement.departments and profile.department.code not in requirement.departments:
         raise PermissionDenied(
             f"This signature must be given by {requirement.describe_who()}; "
-            f"you are in the {profile.department.name} department."
+            f"{_is(who)} in the {profile.department.name} department."
         )
     if not requirement.roles:
         return min(held, key=lambda r: r.value) if held else Role.ADMINISTRATOR
     matching = sorted(held & requirement.roles, key=lambda r: r.value)
     if not matching:
-        yours = ", ".join(sorted(r.label.lower() for r in held)) or "no role"
-        raise PermissionDenied(f"This signature must be given by {requirement.describe_who()}; you are {yours}.")
+        theirs = ", ".join(sorted(r.label.lower() for r in held)) or "no role"
+        raise PermissionDenied(f"This signature must be given by {requirement.describe_who()}; {_is(who)} {theirs}.")
     return matching[0]
 
 
 @transaction.atomic
-def signature_sign(*, record: RegulatedRecord, slot: str, user: Any, password: str) -> Signature:
+def signature_sign(
+    *, record: RegulatedRecord, slot: str, user: Any, password: str, co_signer: bool = False
+) -> Signature:
     """Give the signature ``slot`` on ``record`` as ``user``, who re-enters their password.
+
+    ``co_signer=True`` when ``user`` is a second person typing their password at someone else's
+    screen (the dealer at the floorperson's tablet): refusals then name them instead of saying
+    "you", which would read as the signed-in person's mistake.
 
     Refuses, saying why: a wrong password, an inactive person, a person not assigned to the
     record's facility, a role the slot does not accept, a slot already signed, the same person
@@ -67,14 +82,21 @@ def signature_sign(*, record: RegulatedRecord, slot: str, user: Any, password: s
         raise ValidationError(f"A {record._meta.verbose_name} has no signature called {slot!r}.")
     if is_inspector(user):
         raise PermissionDenied("Board inspectors have read-only access and cannot sign records.")
-    if not password or not user.check_password(password):
-        raise ValidationError("That password is not correct. Re-enter your own password to sign.")
     profile = getattr(user, "profile", None)
+    name = getattr(profile, "full_name", "") or user.get_username()
+    who = name if co_signer else "you"
+    if not password or not user.check_password(password):
+        if co_signer:
+            raise ValidationError(
+                f"{name}'s password is not correct; {name} re-enters their own password to sign as "
+                f"the {requirement.label.lower()}."
+            )
+        raise ValidationError("That password is not correct. Re-enter your own password to sign.")
     if profile is None or not profile.active or not user.is_active:
         raise PermissionDenied("Only an active person with a Board-issued credential number can sign.")
     if not profile.facilities.filter(pk=record.facility_id).exists():
-        raise PermissionDenied(f"You are not assigned to {record.facility} and cannot sign its records.")
-    role = _eligible_role(user, requirement)
+        raise PermissionDenied(f"{_sentence(_is(who))} not assigned to {record.facility} and cannot sign its records.")
+    role = _eligible_role(user, requirement, who)
 
     # Lock the record so two signers cannot race past the checks below.
     type(record).objects.select_for_update().filter(pk=record.pk).first()
@@ -89,7 +111,8 @@ def signature_sign(*, record: RegulatedRecord, slot: str, user: Any, password: s
         for sig in existing:
             if sig.distinct_person and sig.signer_id == user.pk:
                 raise ValidationError(
-                    f"You already signed this {record._meta.verbose_name} as “{sig.get_meaning_display().lower()}”. "
+                    f"{_sentence(who)} already signed this {record._meta.verbose_name} as "
+                    f"“{sig.get_meaning_display().lower()}”. "
                     f"It needs a different person for “{requirement.label}” (segregation of duties)."
                 )
     content_hash = record.content_hash()

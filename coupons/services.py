@@ -116,21 +116,19 @@ def _person_name(user: Any) -> str:
 
 
 def _cosign(record: RegulatedRecord, slot: str, co_signer: CoSigner | None) -> None:
-    """The second person's signature at the same window. Their refusals name them: the signing-page
-    wording ("your password") would read as the signed-in clerk's mistake."""
+    """The second person's signature at the same window; the foundation's refusals then name them."""
     if co_signer is None or co_signer.user is None:
         return
     name = _person_name(co_signer.user)
     requirement = record.requirement(slot)
     label = requirement.label.lower() if requirement is not None else slot
-    if not co_signer.password or not co_signer.user.check_password(co_signer.password):
-        raise ValidationError(f"{name}'s password is not correct; {name} re-enters their own password to sign as "
-                              f"the {label}.")
     try:
-        _sign(record, slot, co_signer.user, co_signer.password)
-    except (ValidationError, PermissionDenied) as error:
-        words = " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
-        raise ValidationError(f"{name} cannot sign as the {label}: {words}") from None
+        with acting_as(co_signer.user):
+            signature_sign(
+                record=record, slot=slot, user=co_signer.user, password=co_signer.password, co_signer=True
+            )
+    except PermissionDenied as error:  # shown on the form, not as a 403 page
+        raise ValidationError(f"{name} cannot sign as the {label}: {error}") from None
 
 
 def _as_user(function: Any) -> Any:

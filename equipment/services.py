@@ -95,8 +95,8 @@ def _same_facility(user: Any, table: GamingTable) -> None:
         raise ValidationError(f"You are not assigned to the facility of table {table.number}.")
 
 
-def _sign(record: Any, slot: str, user: Any, password: str) -> None:
-    signature_sign(record=record, slot=slot, user=user, password=password)
+def _sign(record: Any, slot: str, user: Any, password: str, *, co_signer: bool = False) -> None:
+    signature_sign(record=record, slot=slot, user=user, password=password, co_signer=co_signer)
 
 
 # --- table sessions --------------------------------------------------------------------------------
@@ -335,7 +335,7 @@ def dice_set_place(
     except IntegrityError:
         raise ValidationError(f"Another set of dice was just put in play at table {table.number}.") from None
     _sign(dice, "floorperson", user, password)
-    _sign(dice, "dealer", dealer, dealer_password)
+    _sign(dice, "dealer", dealer, dealer_password, co_signer=True)
     return dice
 
 
@@ -546,7 +546,7 @@ def deck_set_place(
             )
     except IntegrityError:
         raise ValidationError(f"Other cards were just put in play at table {table.number}.") from None
-    _sign(deck, "dealer", dealer, dealer_password)
+    _sign(deck, "dealer", dealer, dealer_password, co_signer=True)
     _sign(deck, "floorperson", user, password)
     return deck
 

@@ -164,3 +164,11 @@ def test_only_fields_outside_the_signed_content_may_change_after_signing(form, m
     with pytest.raises(SignedRecordError, match="quantity"):
         form.save_unsigned_fields("quantity")
     assert TwoPersonForm.objects.get(pk=form.pk).quantity == 500
+
+
+def test_a_co_signers_refusals_name_them_not_the_person_at_the_screen(form, finance_supervisor, password):
+    name = finance_supervisor.profile.full_name
+    with pytest.raises(ValidationError, match=f"{name}'s password is not correct"):
+        signature_sign(record=form, slot="authorized", user=finance_supervisor, password="typo", co_signer=True)
+    with pytest.raises(PermissionDenied, match=f"{name} is finance supervisor"):
+        signature_sign(record=form, slot="prepared", user=finance_supervisor, password=password, co_signer=True)

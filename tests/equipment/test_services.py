@@ -680,3 +680,11 @@ def test_a_table_marked_closed_outside_the_log_cannot_reopen_with_the_same_dice(
     session = open_at(tdf, floorperson, T0 + timedelta(hours=3, minutes=1))
     assert TableSession.objects.filter(table=tdf, closed_at__isnull=True).get() == session
     assert TableSession.objects.filter(table=tdf).count() == 2
+
+
+def test_the_dealers_wrong_password_names_the_dealer_and_saves_nothing(sic_bo, place_dice, dealer):
+    from equipment.models import DiceSet
+
+    with pytest.raises(ValidationError, match=f"{dealer.profile.full_name}'s password is not correct"):
+        place_dice(sic_bo, T0, dealer_password="typo")
+    assert not DiceSet.objects.exists()
