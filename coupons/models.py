@@ -32,6 +32,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from compliance.models import (
+    AppendOnly,
     AuditedModel,
     Meaning,
     RegulatedRecord,
@@ -645,8 +646,11 @@ class InventoryCount(AuditedModel):
 # --------------------------------------------------------------------------------------------
 # The ledger and the current state
 # --------------------------------------------------------------------------------------------
-class LedgerLine(AuditedModel):
+class LedgerLine(AppendOnly, AuditedModel):
     """One line of the Match Play Coupon ledger: a serial range moved from one state to another."""
+
+    append_only_what = "Ledger lines"
+    append_only_hint = "; record a new movement instead"
 
     citation: ClassVar[tuple[str, ...]] = ("525.21(d)", "525.21(f)", "525.21(h)", "525.21(l)", "525.21(n)")
 
@@ -697,11 +701,6 @@ class LedgerLine(AuditedModel):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.span} ({self.quantity:,} × {format_cents(self.denomination_cents)})"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if not self._state.adding:
-            raise RegulatedWriteError("Ledger lines are append-only; record a new movement instead")
-        super().save(*args, **kwargs)
 
     @property
     def span(self) -> str:

@@ -1,5 +1,6 @@
 from compliance.models.audit import AuditEvent
 from compliance.models.base import (
+    AppendOnly,
     AuditedModel,
     RegulatedQuerySet,
     RegulatedRecord,
@@ -12,6 +13,7 @@ from compliance.models.signatures import Meaning, Signature, SignatureRequiremen
 from compliance.models.tables import Game, GamingTable
 
 __all__ = [
+    "AppendOnly",
     "AuditEvent",
     "AuditedModel",
     "Department",

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from compliance.models.base import RegulatedQuerySet, RegulatedWriteError, _bulk_with_history
+from compliance.models.base import AppendOnly, RegulatedQuerySet, _bulk_with_history
 
 __all__ = ["AuditEvent"]
 
@@ -24,7 +24,9 @@ class AuditEventQuerySet(RegulatedQuerySet["AuditEvent"]):
     pass
 
 
-class AuditEvent(models.Model):
+class AuditEvent(AppendOnly):
+    append_only_what = "Audit events"
+
     class Action(models.TextChoices):
         CREATED = "created", "Created"
         CHANGED = "changed", "Changed"
@@ -56,14 +58,6 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.occurred_at:%Y-%m-%d %H:%M} {self.action} {self.model_label} #{self.object_id}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if not self._state.adding:
-            raise RegulatedWriteError("Audit events are never changed")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> Any:
-        raise RegulatedWriteError("Audit events are never deleted")
 
     @staticmethod
     def facility_id_of(instance: Any) -> int | None:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from compliance.models.signatures import Signature, SignatureRequirement
 
 __all__ = [
+    "AppendOnly",
     "AuditedModel",
     "RegulatedQuerySet",
     "RegulatedRecord",
@@ -96,6 +97,30 @@ def regulated_bulk_create(model: type[M], objs: list[M], *, batch_size: int = 10
         _bulk_with_history.reset(token)
     AuditEvent.record_bulk_created(created, actor=actor)
     return created
+
+
+class AppendOnly(models.Model):
+    """Rows that are written once: evidence (signatures, audit events, ledger lines) is never changed.
+
+    The database backs this up on PostgreSQL with the ``compliance_refuse_change()`` trigger.
+    """
+
+    append_only_error: ClassVar[type[RegulatedWriteError]] = RegulatedWriteError
+    append_only_what: ClassVar[str] = "These rows"
+    append_only_hint: ClassVar[str] = ""  # what to do instead, e.g. "; record a new movement instead"
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise self.append_only_error(
+                f"{self.append_only_what} are append-only: never changed{self.append_only_hint}"
+            )
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> Any:
+        raise self.append_only_error(f"{self.append_only_what} are append-only: never deleted{self.append_only_hint}")
 
 
 class AuditedModel(models.Model):

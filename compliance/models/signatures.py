@@ -12,7 +12,6 @@ unique index forbids the same signer twice on one record among the slots marked 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from django.conf import settings
 from django.contrib.contenttypes.fields import GenericForeignKey
@@ -20,7 +19,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.utils import timezone
 
-from compliance.models.base import RegulatedQuerySet, SignedRecordError
+from compliance.models.base import AppendOnly, RegulatedQuerySet, SignedRecordError
 from compliance.roles import Role
 
 __all__ = ["Meaning", "Signature", "SignatureRequirement"]
@@ -76,7 +75,10 @@ class SignatureQuerySet(RegulatedQuerySet["Signature"]):
     pass
 
 
-class Signature(models.Model):
+class Signature(AppendOnly):
+    append_only_error = SignedRecordError
+    append_only_what = "Signatures"
+
     facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
     content_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
     object_id = models.PositiveBigIntegerField()
@@ -113,14 +115,6 @@ class Signature(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_meaning_display()} by {self.printed_name} ({self.credential_number})"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if not self._state.adding:
-            raise SignedRecordError("A signature is never changed")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> Any:
-        raise SignedRecordError("A signature is never deleted")
 
     @property
     def printed(self) -> str:
