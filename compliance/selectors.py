@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
+from functools import cache
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import CharField, Q, QuerySet
+from django.db.models.functions import Cast
 from django.utils import timezone
 
-from compliance.models import AuditEvent, Facility, Signature
+from compliance.models import AuditEvent, Facility, Profile, Signature
 
 __all__ = ["audit_events", "facilities_for", "signatures_for_facility"]
 
@@ -20,6 +22,23 @@ def facilities_for(user: Any) -> QuerySet[Facility]:
     if user.is_superuser and not hasattr(user, "profile"):
         return Facility.objects.all()
     return Facility.objects.filter(staff__user=user).distinct().order_by("name")
+
+
+@cache
+def _shared_register_labels() -> tuple[str, ...]:
+    """Audited models that belong to no facility (besides people): shown on every facility's trail."""
+    from django.apps import apps
+
+    from compliance.models import AuditedModel
+
+    return tuple(
+        m._meta.label
+        for m in apps.get_models()
+        if issubclass(m, AuditedModel)
+        and m not in (Profile, Facility)
+        and not m.facility_through
+        and "facility" not in {f.name for f in m._meta.get_fields()}
+    )
 
 
 def _day_start(day: date) -> datetime:
@@ -37,8 +56,15 @@ def audit_events(
     action: str = "",
 ) -> QuerySet[AuditEvent]:
     """Every change in the facility, newest first, with the filters of the audit page."""
-    # Changes to shared registers (people, games) carry no facility and are shown to every facility.
-    events = AuditEvent.objects.filter(Q(facility=facility) | Q(facility__isnull=True)).select_related("actor__profile")
+    # Changes to shared registers (departments, games, program types) carry no facility and belong to
+    # every facility; a person's profile belongs to the facilities they work at, so an inspector of
+    # one facility does not read the staff changes of another.
+    staff_here = Profile.objects.filter(facilities=facility).annotate(key=Cast("pk", CharField())).values("key")
+    events = AuditEvent.objects.filter(
+        Q(facility=facility)
+        | Q(facility__isnull=True, model_label__in=_shared_register_labels())
+        | Q(facility__isnull=True, model_label=Profile._meta.label, object_id__in=staff_here)
+    ).select_related("actor__profile")
     if date_from:
         events = events.filter(occurred_at__gte=_day_start(date_from))
     if date_to:

@@ -496,6 +496,8 @@ class ReconciliationForm(CouponDocument):
 class ReconciliationFigure(AuditedModel):
     """One denomination's line of the reconciliation form, frozen when the form is completed."""
 
+    facility_through = "form"
+
     form = models.ForeignKey(ReconciliationForm, on_delete=models.PROTECT, related_name="figures")
     denomination_cents = models.PositiveIntegerField()
     carried_in = models.PositiveIntegerField(default=0, help_text="Kept from the previous day, (k)")
@@ -628,6 +630,8 @@ class CouponInventory(CouponDocument):
 
 
 class InventoryCount(AuditedModel):
+    facility_through = "inventory"
+
     inventory = models.ForeignKey(CouponInventory, on_delete=models.PROTECT, related_name="counts")
     series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
     expected_quantity = models.PositiveIntegerField()

@@ -65,6 +65,9 @@ class AuditEvent(AppendOnly):
 
         if isinstance(instance, Facility):
             return instance.pk
+        through = getattr(instance, "facility_through", "")
+        if through and not hasattr(instance, "facility_id"):
+            return getattr(getattr(instance, through), "facility_id", None)
         return getattr(instance, "facility_id", None)
 
     @classmethod

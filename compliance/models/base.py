@@ -126,6 +126,10 @@ class AppendOnly(models.Model):
 class AuditedModel(models.Model):
     history = HistoricalRecords(inherit=True, get_user=history_user_getter)
 
+    # For rows without a ``facility`` of their own (a form's figures): the foreign key to the record
+    # that has one, so the audit trail files their changes under the right facility.
+    facility_through: ClassVar[str] = ""
+
     objects = RegulatedManager()
 
     class Meta:

@@ -11,8 +11,9 @@ from django.db import IntegrityError, connection, transaction
 
 from compliance.actors import SYSTEM_USERNAME
 from compliance.models import AuditEvent, Facility, GamingTable, RegulatedWriteError, regulated_bulk_create
+from compliance.roles import Role
 from compliance.services import signature_sign
-from tests.factories import GamingTableFactory
+from tests.factories import GamingTableFactory, make_person
 from tests.testapp.models import TwoPersonForm
 from tests.testapp.tasks import renote_form
 
@@ -149,3 +150,17 @@ def test_history_rows_cannot_be_changed_even_with_raw_sql(facility, marketing_su
         with pytest.raises(IntegrityError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(statement)
     assert TwoPersonForm.history.get(id=form.pk).note == "original"
+
+
+def test_an_inspector_reads_staff_changes_of_their_own_facility_only(
+    facility, other_facility, inspector, client_for, as_user, administrator
+):
+    here = make_person(Role.DEALER, facility, full_name="Here Dealer")
+    elsewhere = make_person(Role.DEALER, other_facility, full_name="Elsewhere Dealer")
+    for person in (here, elsewhere):
+        with as_user(administrator):
+            person.profile.active = False
+            person.profile.save()
+    events = client_for(inspector).get("/audit/", {"model": "compliance.Profile"}).context["page"].object_list
+    ids = {e.object_id for e in events}
+    assert str(here.profile.pk) in ids and str(elsewhere.profile.pk) not in ids
