@@ -10,9 +10,10 @@ Work with no human behind it (beat schedules) acts as the ``system`` service acc
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from celery.signals import before_task_publish, task_postrun, task_prerun
 from django.contrib.auth import get_user_model
@@ -21,6 +22,8 @@ __all__ = [
     "ACTOR_HEADER",
     "SYSTEM_USERNAME",
     "acting_as",
+    "acts_as_system",
+    "acts_as_user",
     "current_actor",
     "history_user_getter",
     "system_user",
@@ -46,6 +49,34 @@ def acting_as(user: Any) -> Iterator[Any]:
         yield user
     finally:
         _actor.reset(token)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def acts_as_user(service: Callable[P, R]) -> Callable[P, R]:
+    """Attribute every row a service writes (history, audit events, bulk inserts) to its ``user``
+    keyword argument, whoever called it: a view, a command, a task or a test."""
+
+    @functools.wraps(service)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with acting_as(kwargs["user"]):
+            return service(*args, **kwargs)
+
+    return wrapper
+
+
+def acts_as_system(service: Callable[P, R]) -> Callable[P, R]:
+    """For services with no person behind them (sweeps, reminders, notifications): the actor already
+    set (a task's publisher, restored from the message header) or else the ``system`` account."""
+
+    @functools.wraps(service)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with acting_as(current_actor() or system_user()):
+            return service(*args, **kwargs)
+
+    return wrapper
 
 
 def system_user() -> Any:

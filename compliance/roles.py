@@ -2,7 +2,8 @@
 
 Roles are Django groups (created by migration ``0002_roles_and_system_user``), named by the
 codes below. Views, services and navigation ask :func:`has_capability`; nothing else in the
-code base tests group names. The Board inspector holds no write capability at all, and
+code base tests group names but :func:`roles_of` here and ``compliance.selectors.people_holding``
+(who holds a role at a facility: the people to notify, the dealers to choose from). The Board inspector holds no write capability at all, and
 :class:`compliance.middleware.InspectorReadOnlyMiddleware` refuses every write regardless.
 """
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime, time, timedelta
 from functools import cache
 from typing import Any
@@ -11,8 +12,16 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from compliance.models import AuditEvent, Facility, Profile, Signature
+from compliance.roles import Role
 
-__all__ = ["audit_events", "facilities_for", "signatures_for_facility"]
+__all__ = [
+    "audit_events",
+    "facilities_for",
+    "people_emails",
+    "people_holding",
+    "records_awaiting_signature",
+    "signatures_for_facility",
+]
 
 
 def facilities_for(user: Any) -> QuerySet[Facility]:
@@ -22,6 +31,29 @@ def facilities_for(user: Any) -> QuerySet[Facility]:
     if user.is_superuser and not hasattr(user, "profile"):
         return Facility.objects.all()
     return Facility.objects.filter(staff__user=user).distinct().order_by("name")
+
+
+def people_holding(
+    facility: Facility, roles: Iterable[Role] = (), *, department: str | None = None
+) -> QuerySet[Any]:
+    """Active people assigned to ``facility`` who hold one of ``roles`` (any role when none is named),
+    optionally of one department, by name. The one query that reads roles from group names, beside
+    :func:`compliance.roles.roles_of`."""
+    from django.contrib.auth import get_user_model
+
+    people = get_user_model().objects.filter(is_active=True, profile__active=True, profile__facilities=facility)
+    wanted = [Role(role).value for role in roles]
+    if wanted:
+        people = people.filter(groups__name__in=wanted)
+    if department:
+        people = people.filter(profile__department__code=department)
+    return people.select_related("profile").distinct().order_by("profile__full_name")
+
+
+def people_emails(facility: Facility, roles: Iterable[Role]) -> list[str]:
+    """The e-mail addresses of :func:`people_holding` ``roles`` at ``facility`` (people without one skipped)."""
+    emails = people_holding(facility, roles).exclude(email="").values_list("email", flat=True)
+    return sorted(set(emails))
 
 
 @cache

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -25,9 +26,12 @@ from compliance.models import (
 from compliance.roles import Capability, Role, is_inspector, require_capability, roles_of
 
 __all__ = [
+    "CoSigner",
     "facility_select",
     "profile_create",
     "record_correct",
+    "record_cosign",
+    "record_sign",
     "signature_sign",
 ]
 
@@ -63,6 +67,54 @@ def _eligible_role(user: Any, requirement: SignatureRequirement, who: str) -> Ro
     return matching[0]
 
 
+def _person_name(user: Any) -> str:
+    profile = getattr(user, "profile", None)
+    return getattr(profile, "full_name", "") or user.get_full_name() or user.get_username()
+
+
+def _check_signer(*, record: RegulatedRecord, requirement: SignatureRequirement, user: Any, password: str,
+                  co_signer: bool) -> tuple[Profile, str]:
+    """The signer's profile and how refusals name them, or the refusal: inspector, password, inactive
+    person, another facility."""
+    if is_inspector(user):
+        raise PermissionDenied("Board inspectors have read-only access and cannot sign records.")
+    profile = getattr(user, "profile", None)
+    name = getattr(profile, "full_name", "") or user.get_username()
+    who = name if co_signer else "you"
+    if not password or not user.check_password(password):
+        if co_signer:
+            raise ValidationError(
+                f"{name}'s password is not correct; {name} re-enters their own password to sign as "
+                f"the {requirement.label.lower()}."
+            )
+        raise ValidationError("That password is not correct. Re-enter your own password to sign.")
+    if profile is None or not profile.active or not user.is_active:
+        raise PermissionDenied("Only an active person with a Board-issued credential number can sign.")
+    if not profile.facilities.filter(pk=record.facility_id).exists():
+        raise PermissionDenied(f"{_sentence(_is(who))} not assigned to {record.facility} and cannot sign its records.")
+    return profile, who
+
+
+def _check_slot_free(*, record: RegulatedRecord, requirement: SignatureRequirement, existing: list[Signature],
+                     user: Any, who: str) -> None:
+    """The slot is not signed yet and, where the record needs different people, this person has not
+    signed another of its slots."""
+    for sig in existing:
+        if sig.slot == requirement.slot:
+            raise ValidationError(
+                f"The “{requirement.label}” signature was already given by {sig.printed_name} on {_local(sig.signed_at)}."
+            )
+    if not requirement.distinct:
+        return
+    for sig in existing:
+        if sig.distinct_person and sig.signer_id == user.pk:
+            raise ValidationError(
+                f"{_sentence(who)} already signed this {record._meta.verbose_name} as "
+                f"“{sig.get_meaning_display().lower()}”. "
+                f"It needs a different person for “{requirement.label}” (segregation of duties)."
+            )
+
+
 @transaction.atomic
 def signature_sign(
     *, record: RegulatedRecord, slot: str, user: Any, password: str, co_signer: bool = False
@@ -80,41 +132,15 @@ def signature_sign(
     requirement = type(record).requirement(slot)
     if requirement is None:
         raise ValidationError(f"A {record._meta.verbose_name} has no signature called {slot!r}.")
-    if is_inspector(user):
-        raise PermissionDenied("Board inspectors have read-only access and cannot sign records.")
-    profile = getattr(user, "profile", None)
-    name = getattr(profile, "full_name", "") or user.get_username()
-    who = name if co_signer else "you"
-    if not password or not user.check_password(password):
-        if co_signer:
-            raise ValidationError(
-                f"{name}'s password is not correct; {name} re-enters their own password to sign as "
-                f"the {requirement.label.lower()}."
-            )
-        raise ValidationError("That password is not correct. Re-enter your own password to sign.")
-    if profile is None or not profile.active or not user.is_active:
-        raise PermissionDenied("Only an active person with a Board-issued credential number can sign.")
-    if not profile.facilities.filter(pk=record.facility_id).exists():
-        raise PermissionDenied(f"{_sentence(_is(who))} not assigned to {record.facility} and cannot sign its records.")
+    profile, who = _check_signer(record=record, requirement=requirement, user=user, password=password,
+                                 co_signer=co_signer)
     role = _eligible_role(user, requirement, who)
 
     # Lock the record so two signers cannot race past the checks below.
     type(record).objects.select_for_update().filter(pk=record.pk).first()
     content_type = ContentType.objects.get_for_model(record)
     existing = list(Signature.objects.filter(content_type=content_type, object_id=record.pk))
-    for sig in existing:
-        if sig.slot == slot:
-            raise ValidationError(
-                f"The “{requirement.label}” signature was already given by {sig.printed_name} on {_local(sig.signed_at)}."
-            )
-    if requirement.distinct:
-        for sig in existing:
-            if sig.distinct_person and sig.signer_id == user.pk:
-                raise ValidationError(
-                    f"{_sentence(who)} already signed this {record._meta.verbose_name} as "
-                    f"“{sig.get_meaning_display().lower()}”. "
-                    f"It needs a different person for “{requirement.label}” (segregation of duties)."
-                )
+    _check_slot_free(record=record, requirement=requirement, existing=existing, user=user, who=who)
     content_hash = record.content_hash()
     if existing and any(sig.content_hash != content_hash for sig in existing):
         raise ValidationError("This record changed after it was first signed; it cannot be signed again.")
@@ -148,6 +174,42 @@ def signature_sign(
     )
     record.after_signature(signature)
     return signature
+
+
+@dataclass(frozen=True)
+class CoSigner:
+    """A second person signing at the same window: who, and the password they typed."""
+
+    user: Any
+    password: str
+
+
+def record_sign(*, record: RegulatedRecord, slot: str, user: Any, password: str | None) -> Signature | None:
+    """The signature of the person who writes the record, given in the same transaction (a wrong
+    password saves nothing). ``password=None``: they sign later, on the signing page."""
+    if password is None:
+        return None
+    with acting_as(user):
+        return signature_sign(record=record, slot=slot, user=user, password=password)
+
+
+def record_cosign(*, record: RegulatedRecord, slot: str, co_signer: CoSigner | None) -> Signature | None:
+    """A second person's signature at the same window (the dealer at the floorperson's tablet, the
+    receiving supervisor at the issuing one's). Every refusal names them and is said on the form,
+    not as a 403 page: it is about the person beside the signed-in one, not about what the
+    signed-in person may do."""
+    if co_signer is None or co_signer.user is None:
+        return None
+    name = _person_name(co_signer.user)
+    requirement = record.requirement(slot)
+    label = requirement.label.lower() if requirement is not None else slot
+    try:
+        with acting_as(co_signer.user):
+            return signature_sign(
+                record=record, slot=slot, user=co_signer.user, password=co_signer.password, co_signer=True
+            )
+    except PermissionDenied as error:
+        raise ValidationError(f"{name} cannot sign as the {label}: {error}") from None
 
 
 _NOT_COPIED = {"id", "created_at", "created_by", "corrects", "correction_reason"}

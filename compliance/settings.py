@@ -143,6 +143,8 @@ EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
+# Seconds a mail connection may take: a hung server fails the send, which compliance.notifications retries.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "compliance@localhost")
 # Bureau of Casino Compliance address for reports the regulations send to the Bureau.
 BCC_BUREAU_EMAIL = env_str("BUREAU_OF_CASINO_COMPLIANCE_EMAIL", "bcc-bureau@localhost")

@@ -38,11 +38,13 @@ __all__ = [
     "FacilitySelectView",
     "PeopleListView",
     "RegulationListView",
+    "ServiceFormView",
     "SignView",
     "SignatureDetailView",
     "SignatureListView",
     "TableListView",
     "healthz",
+    "refusal_messages",
 ]
 
 
@@ -75,6 +77,36 @@ class CapabilityRequiredMixin(FacilityRequiredMixin):
         ):
             raise PermissionDenied("Your role does not give access to this page.")
         return super().dispatch(request, *args, **kwargs)
+
+
+def refusal_messages(error: ValidationError | PermissionDenied) -> list[str]:
+    """A service's refusal as the sentences to show the person (a PermissionDenied with no words
+    says so in general terms)."""
+    if isinstance(error, ValidationError):
+        return list(error.messages)
+    return [str(error) or "Your role does not allow this."]
+
+
+class ServiceFormView(CapabilityRequiredMixin, FormView):
+    """A form whose valid data goes to one service (:meth:`perform`, which returns where to go next).
+
+    Every refusal of the service, a ``ValidationError`` or a ``PermissionDenied`` (a co-signer not
+    allowed to sign, a person of another department), is shown on the form in the user's words and
+    nothing is saved: the service's transaction rolled back. Being allowed on the page at all is
+    :class:`CapabilityRequiredMixin`'s question, answered with a 403 before the form is shown.
+    """
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        try:
+            target = self.perform(form)
+        except (ValidationError, PermissionDenied) as error:
+            for message in refusal_messages(error):
+                form.add_error(None, message)
+            return self.form_invalid(form)
+        return HttpResponseRedirect(target)
+
+    def perform(self, form: Any) -> str:
+        raise NotImplementedError(f"{type(self).__name__} must say which service its form calls")
 
 
 @login_not_required
