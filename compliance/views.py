@@ -34,6 +34,7 @@ __all__ = [
     "AuditListView",
     "CapabilityRequiredMixin",
     "DashboardView",
+    "EchoBuffer",
     "FacilityRequiredMixin",
     "FacilitySelectView",
     "PeopleListView",
@@ -297,7 +298,9 @@ class AuditListView(AuditFilterMixin, TemplateView):
         return context
 
 
-class _Echo:
+class EchoBuffer:
+    """A file-like object that hands back what the csv writer writes: rows streamed as they are made."""
+
     def write(self, value: str) -> str:
         return value
 
@@ -305,7 +308,7 @@ class _Echo:
 class AuditCsvView(AuditFilterMixin, View):
     def get(self, request: HttpRequest) -> StreamingHttpResponse:
         _, events = self.filtered_events()
-        writer = csv.writer(_Echo())
+        writer = csv.writer(EchoBuffer())
 
         def rows() -> Iterator[str]:
             yield writer.writerow(

@@ -8,7 +8,7 @@ class CouponsConfig(AppConfig):
     def ready(self) -> None:
         from compliance.dashboard import register_panel
         from compliance.reference import REFERENCE_SEEDERS
-        from coupons.dashboard import coupon_panel
+        from coupons.panels import coupon_panel
         from coupons.reference import seed_coupon_programs
 
         register_panel(coupon_panel)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import secrets
 from datetime import timedelta
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 from compliance.actors import acting_as
 from compliance.models import Facility, Game
 from compliance.roles import Role
+from compliance.selectors import people_holding
 from compliance.services import signature_sign
 from coupons import services
 from coupons.models import CouponProgram, CouponSeries
@@ -20,7 +20,7 @@ __all__ = ["coupons_demo_seed"]
 
 
 def _person(facility: Facility, role: Role) -> object:
-    user = get_user_model().objects.filter(groups__name=role, profile__facilities=facility).order_by("pk").first()
+    user = people_holding(facility, [role]).order_by("pk").first()
     if user is None:
         raise RuntimeError(f"The demo facility has no {role.label}; run `manage.py seed_demo` first.")
     return user

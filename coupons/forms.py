@@ -10,6 +10,8 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from compliance.models import Game
+from compliance.roles import Role
+from compliance.selectors import people_holding
 from coupons.models import (
     CouponProgram,
     CouponSeries,
@@ -31,12 +33,7 @@ def password_field(label: str = "Your password") -> forms.CharField:
 
 
 def people_in(facility: Any, roles: list[str] | None = None, department: str | None = None) -> Any:
-    users = get_user_model().objects.filter(profile__facilities=facility, profile__active=True, is_active=True)
-    if roles:
-        users = users.filter(groups__name__in=roles)
-    if department:
-        users = users.filter(profile__department__code=department)
-    return users.select_related("profile").distinct().order_by("profile__full_name")
+    return people_holding(facility, [Role(r) for r in roles or ()], department=department)
 
 
 class PersonChoice(forms.ModelChoiceField):

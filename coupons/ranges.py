@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-__all__ = ["Span", "count", "describe", "merge", "parse_serials", "subtract"]
+__all__ = ["Span", "clip", "count", "describe", "merge", "parse_serials", "subtract"]
 
 Span = tuple[int, int]  # first and last serial, inclusive
 
@@ -81,6 +81,11 @@ def subtract(spans: Iterable[Span], remove: Iterable[Span]) -> list[Span]:
         if cursor <= last:
             out.append((cursor, last))
     return out
+
+
+def clip(spans: Iterable[Span], first: int, last: int) -> list[Span]:
+    """The parts of ``spans`` that fall inside ``first``–``last`` (a range row, a ledger line)."""
+    return [(max(f, first), min(lt, last)) for f, lt in spans if f <= last and lt >= first]
 
 
 def count(spans: Iterable[Span]) -> int:

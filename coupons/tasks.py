@@ -1,35 +1,34 @@
-"""Thin Celery tasks of the coupon ledger: re-fetch by id, return quietly if gone, call a service."""
+"""Thin Celery tasks of the coupon ledger: ids in, re-fetch, return quietly if gone or done, call a service.
+
+The actor comes from ``compliance.actors`` (the publisher's, from the message header; beat's is the
+``system`` account). The reports' mail is a regulated notification: retried with back-off.
+"""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-
-@shared_task
-def send_deviation_report(report_id: int) -> None:
-    from coupons.models import DeviationReport
-    from coupons.services import deviation_report_send
-
-    report = DeviationReport.objects.filter(pk=report_id).select_related("receipt__series", "facility").first()
-    if report is None or report.emailed_at is not None:
-        return
-    deviation_report_send(report=report)
+from compliance.notifications import notification_task
+from coupons import selectors, services
 
 
-@shared_task
-def send_exception_report(report_id: int) -> None:
-    from coupons.models import ExceptionReport
-    from coupons.services import exception_report_send
+@notification_task
+def send_deviation_report(report_id: int) -> bool:
+    report = selectors.unsent_deviation_report(report_id)
+    if report is None:
+        return False
+    return services.deviation_report_send(report=report)
 
-    report = ExceptionReport.objects.filter(pk=report_id).select_related("facility").first()
-    if report is None or report.emailed_at is not None:
-        return
-    exception_report_send(report=report)
+
+@notification_task
+def send_exception_report(report_id: int) -> bool:
+    report = selectors.unsent_exception_report(report_id)
+    if report is None:
+        return False
+    return services.exception_report_send(report=report)
 
 
 @shared_task
 def monthly_inventory_reminder() -> int:
     """Beat: create or refresh this month's inventory reminder for every facility (§ 525.21(n))."""
-    from coupons.services import inventory_reminders_refresh
-
-    return inventory_reminders_refresh()
+    return services.inventory_reminders_refresh()

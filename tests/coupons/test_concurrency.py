@@ -11,7 +11,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection, connections
 
-from coupons import services
+from coupons import selectors, services
 from coupons.models import CouponRange, FinanceDayProcessing, LedgerLine, ReconciliationForm
 from tests.coupons.conftest import PASSWORD, TODAY
 
@@ -143,7 +143,7 @@ def test_a_distribution_racing_the_close_is_on_the_form_or_refused(
     assert all(o == "ok" or "that marketing day is closed" in o for o in outcomes), outcomes
     assert outcomes[0] == "ok"
     (frozen,) = ReconciliationForm.objects.get().figures.all()
-    (live,) = services.day_figures(program.facility, TODAY)
+    (live,) = selectors.day_figures(program.facility, TODAY)
     # Whoever went first, the signed form shows every movement of the day.
     assert (frozen.distributed, frozen.remaining_expected) == (live.distributed, live.remaining)
 

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 
 from compliance.actors import acting_as
 from compliance.models import regulated_bulk_create
-from coupons import services
+from coupons import selectors, services
 from coupons.models import CouponIssuance, CouponState, ExceptionReport, LedgerLine
 from tests.coupons.conftest import PASSWORD, TODAY
 
@@ -25,8 +25,8 @@ def _next_day() -> Any:
     return time_machine.travel("2026-11-04 14:00:00+00:00", tick=True)
 
 
-def _figure(facility: Any, day: Any) -> services.DayFigure:
-    (figure,) = services.day_figures(facility, day)
+def _figure(facility: Any, day: Any) -> selectors.DayFigure:
+    (figure,) = selectors.day_figures(facility, day)
     return figure
 
 
@@ -89,7 +89,7 @@ def test_returning_at_todays_close_what_was_issued_ahead_processes_without_error
         user=finance_staff, password=PASSWORD, restock_location=program.vault,
     )
     assert (processing.variance, processing.returned, processing.carried_forward) == (0, 30, 0)
-    assert services.day_figures(program.facility, TOMORROW) == []
+    assert selectors.day_figures(program.facility, TOMORROW) == []
 
 
 def test_an_issuance_cannot_be_dated_on_a_gaming_day_that_has_not_started(

@@ -12,6 +12,7 @@ from django.core import mail
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
+from compliance.roles import Role
 from compliance.services import signature_sign
 from coupons import selectors, services
 from coupons.models import (
@@ -206,7 +207,7 @@ def test_internal_controls_must_be_approved_before_any_coupon_is_issued(
     direct_bet = program.program.__class__.objects.get(code="direct-bet")
     series = make_series(facility, direct_bet, finance_supervisor, code="db25", prefix="DB")
     approve(facility, direct_bet, compliance_officer, series, kinds=("design",))
-    refusals = services.program_gate_refusals(series, TODAY)
+    refusals = selectors.program_gate_refusals(series, TODAY)
     assert refusals == [
         "The internal controls for the Direct Bet Coupon program have no recorded approval (§ 525.21(b)(2))."
     ]
@@ -292,7 +293,7 @@ def test_issuing_more_than_requisitioned_is_refused(program, receive, requisitio
 
 
 def test_the_same_person_cannot_requisition_and_authorize(program, facility):
-    both = make_person(services.Role.MARKETING_SUPERVISOR, facility)
+    both = make_person(Role.MARKETING_SUPERVISOR, facility)
     both.groups.add(Group.objects.get(name="finance_supervisor"))
     req = services.requisition_prepare(
         facility=facility,
@@ -670,7 +671,7 @@ def test_the_monthly_inventory_expects_the_voided_and_expired_coupons_finance_ho
                         denomination_cents=1000, expires_on=date(2026, 11, 1))
     receive(1, 20, series=short)
     services.stock_expire(series=short, user=finance_staff)
-    expected = services.expected_inventory(program.facility)
+    expected = selectors.expected_inventory(program.facility)
     # § 525.21(n): every coupon not distributed to patrons, the voided and expired ones included.
     assert expected[program.series] == [(1, 100)]
     assert expected[short] == [(1, 20)]

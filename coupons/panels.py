@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date
 
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils import timezone
 
 from compliance.dashboard import Panel, PanelLine
+from compliance.models import Facility
 from compliance.roles import Capability, has_capability
 from coupons import selectors
-from coupons.models import (
-    DeviationReport,
-    ExceptionReport,
-    FinanceDayProcessing,
-    LedgerLine,
-    ReconciliationForm,
-)
+from coupons.days import today as gaming_today
 
 _INTERESTED = (
     Capability.RECORD_COUPON_RECEIPT,
@@ -27,15 +21,9 @@ _INTERESTED = (
     Capability.RESOLVE_COUPON_EXCEPTION,
     Capability.VIEW_AUDIT,
 )
-_MARKETING_KINDS = (LedgerLine.Kind.ISSUE, LedgerLine.Kind.DISTRIBUTE, LedgerLine.Kind.VOID, LedgerLine.Kind.RETURN)
 
 
-def coupon_panel(request: HttpRequest) -> Panel | None:
-    user = request.user
-    facility = getattr(request, "facility", None)
-    if facility is None or not any(has_capability(user, c) for c in _INTERESTED):
-        return None
-    today = timezone.localdate()
+def _stock_lines(facility: Facility, today: date) -> list[PanelLine]:
     lines: list[PanelLine] = []
     expired = selectors.expired_held(facility, today)
     if expired:
@@ -49,31 +37,32 @@ def coupon_panel(request: HttpRequest) -> Panel | None:
     elif inventory.due_soon:
         lines.append(PanelLine(f"Monthly inventory for {inventory.month:%B %Y} not yet taken",
                                reverse("coupons:inventory-create"), "warn"))
-    for report in ExceptionReport.objects.filter(facility=facility, status=ExceptionReport.Status.OPEN)[:5]:
+    return lines
+
+
+def coupon_panel(request: HttpRequest) -> Panel | None:
+    user = request.user
+    facility = getattr(request, "facility", None)
+    if facility is None or not any(has_capability(user, c) for c in _INTERESTED):
+        return None
+    today = gaming_today()
+    lines = _stock_lines(facility, today)
+    for report in selectors.open_exception_reports(facility):
         overdue = report.due_on < today
         lines.append(PanelLine(
             f"Exception report for {report.gaming_date:%d %b} {'overdue since' if overdue else 'due'} "
             f"{report.due_on:%d %b}", reverse("coupons:reports"), "alert" if overdue else "warn"))
-    deviations = DeviationReport.objects.filter(facility=facility, status=DeviationReport.Status.OPEN).count()
+    deviations = selectors.open_deviation_count(facility)
     if deviations:
         lines.append(PanelLine(f"{deviations} open deviation report(s) on coupon shipments",
                                reverse("coupons:reports"), "warn"))
-    since = today - timedelta(days=14)
-    active_days = set(
-        LedgerLine.objects.filter(facility=facility, gaming_date__gte=since, gaming_date__lt=today,
-                                  kind__in=_MARKETING_KINDS).values_list("gaming_date", flat=True).distinct()
-    )
-    formed = set(ReconciliationForm.objects.filter(facility=facility, gaming_date__gte=since)
-                 .values_list("gaming_date", flat=True))
-    processed = set(FinanceDayProcessing.objects.filter(facility=facility, gaming_date__gte=since)
-                    .values_list("gaming_date", flat=True))
-    for day in sorted(active_days - formed):
+    unformed, unprocessed = selectors.days_without_documents(facility, today)
+    for day in unformed:
         lines.append(PanelLine(f"No reconciliation form for {day:%a %d %b}",
                                reverse("coupons:reconciliation", args=[day.isoformat()]), "alert"))
-    for day in sorted(formed - processed):
-        if day < today:
-            lines.append(PanelLine(f"Finance has not processed {day:%a %d %b}",
-                                   f"{reverse('coupons:process')}?day={day.isoformat()}", "warn"))
+    for day in unprocessed:
+        lines.append(PanelLine(f"Finance has not processed {day:%a %d %b}",
+                               f"{reverse('coupons:process')}?day={day.isoformat()}", "warn"))
     tone = "alert" if any(line.tone == "alert" for line in lines) else ("warn" if lines else "")
     return Panel(title="Match Play Coupons", lines=lines, empty_text="The coupon ledger is up to date.", tone=tone,
                  citation="525.21", order=20)

@@ -1,0 +1,230 @@
+"""The range-movement engine of the coupon ledger: every step of § 525.21 moves coupons through here.
+
+Coupons move by serial range. :func:`move` locks the open ranges a request touches, checks that every
+serial asked for is in a state the step accepts, writes one ledger line per piece moved, closes the
+touched ranges and opens their replacements. Its work depends on the number of ranges touched, never
+on the number of coupons. The database holds what must never happen (a serial in two open ranges, a
+range row rewritten); this module turns those guarantees into refusals in words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+
+from compliance.models import Facility, regulated_bulk_create
+from coupons import ranges as spans_
+from coupons.days import day_words
+from coupons.models import CouponRange, CouponSeries, CouponState, LedgerLine, StorageLocation
+from coupons.ranges import Span
+
+__all__ = [
+    "already_received",
+    "by_series",
+    "document_type",
+    "ledger_line",
+    "lock_facility",
+    "lock_open_rows",
+    "move",
+    "move_rows",
+    "overlapping",
+]
+
+K = LedgerLine.Kind
+
+
+def overlapping(spans: Sequence[Span]) -> Q:
+    """Rows (ranges or ledger lines) that share a serial with ``spans``."""
+    overlap = Q()
+    for first, last in spans:
+        overlap |= Q(first_serial__lte=last, last_serial__gte=first)
+    return overlap
+
+
+def document_type(document: Any) -> ContentType:
+    return ContentType.objects.get_for_model(type(document))
+
+
+def ledger_line(document: Any, series: CouponSeries, kind: str, first: int | None, last: int | None, quantity: int,
+                *, from_state: str = "", to_state: str = "", reason: str = "", location: StorageLocation | None = None,
+                doc_type: ContentType | None = None) -> LedgerLine:
+    """An unsaved ledger line of ``document`` (saved in bulk by the caller)."""
+    return LedgerLine(
+        facility_id=series.facility_id, gaming_date=document.gaming_date, kind=kind, series=series,
+        denomination_cents=series.denomination_cents, from_state=from_state, to_state=to_state,
+        first_serial=first, last_serial=last, quantity=quantity, reason=reason,
+        document_type=doc_type or document_type(document), document_id=document.pk, location=location,
+    )
+
+
+def _state_words(state: str) -> str:
+    return str(CouponState(state).label).lower()
+
+
+def already_received(series: CouponSeries, spans: Sequence[Span]) -> list[str]:
+    """Why each of ``spans`` cannot be received again: the receipt that already brought it in."""
+    clashes = LedgerLine.objects.filter(overlapping(spans), series=series, kind=K.RECEIVE).order_by("first_serial")
+    words = []
+    for line in clashes:
+        assert line.first_serial is not None and line.last_serial is not None
+        inside = spans_.clip(spans, line.first_serial, line.last_serial)
+        words.append(
+            f"Serials {spans_.describe(series, inside)} of {series.name} were already received on "
+            f"{day_words(line.gaming_date)} (receipt #{line.document_id})."
+        )
+    return words
+
+
+def _require_all_open(series: CouponSeries, spans: Sequence[Span], rows: Sequence[CouponRange]) -> None:
+    """Every serial asked for is in an open range."""
+    missing = spans_.subtract(spans, [(r.first_serial, r.last_serial) for r in rows])
+    if missing and already_received(series, missing):
+        # Received, yet no open range: another transaction moved them while this one waited for the lock.
+        raise ValidationError(
+            f"Serials {spans_.describe(series, missing)} of {series.name} were just moved by someone else. "
+            f"Reload the page and try again."
+        )
+    if missing:
+        raise ValidationError(
+            f"Serials {spans_.describe(series, missing)} of {series.name} were never received into the ledger."
+        )
+
+
+def move(
+    *,
+    document: Any,
+    series: CouponSeries,
+    spans: Sequence[Span],
+    kind: str,
+    from_states: Iterable[str],
+    to_state: str,
+    step: str,
+    location: StorageLocation | None = None,
+    reason: str = "",
+) -> list[LedgerLine]:
+    """Move exactly ``spans`` of ``series`` from one of ``from_states`` to ``to_state``."""
+    accepted = set(from_states)
+    spans = spans_.merge(spans)
+    rows = list(
+        CouponRange.objects.select_for_update(of=("self",))
+        .filter(overlapping(spans), series=series, closed_by__isnull=True)
+        .select_related("since", "opened_by")
+        .order_by("first_serial")
+    )
+    _require_all_open(series, spans, rows)
+    refusals = [
+        f"Serials {spans_.describe(series, spans_.clip(spans, row.first_serial, row.last_serial))} of {series.name} "
+        f"are {_state_words(row.state)} (since {day_words(row.since.gaming_date)}); {step}."
+        for row in rows if row.state not in accepted
+    ]
+    if refusals:
+        raise ValidationError(refusals)
+    return move_rows(document=document, series=series, rows=rows, spans=spans, kind=kind, to_state=to_state,
+                     location=location, reason=reason)
+
+
+def _require_forward_in_time(document: Any, series: CouponSeries, rows: Sequence[CouponRange]) -> None:
+    # Each serial's history runs forward in gaming days, so "what was held at the end of a day" can be
+    # read from the ranges (the finance reconciliation does): no movement is dated before the last one.
+    late = [r for r in rows if r.opened_by.gaming_date > document.gaming_date]
+    if late:
+        raise ValidationError(
+            f"Serials {spans_.describe(series, [(r.first_serial, r.last_serial) for r in late])} of {series.name} "
+            f"were last moved on {day_words(max(r.opened_by.gaming_date for r in late))}; a movement cannot be "
+            f"recorded on an earlier gaming day ({day_words(document.gaming_date)})."
+        )
+
+
+def _replacement_rows(rows: Sequence[CouponRange], pieces: Sequence[tuple[CouponRange, int, int]],
+                      line_of_piece: dict[tuple[int, int], LedgerLine], series: CouponSeries,
+                      to_state: str) -> list[CouponRange]:
+    """Close each touched row; the rows that replace it: the moved pieces in ``to_state``, the rest as it was."""
+    new_rows: list[CouponRange] = []
+    for row in rows:
+        moved = [(f, lt) for (r, f, lt) in pieces if r.pk == row.pk]
+        row.closed_by = line_of_piece[(row.pk, moved[0][0])]
+        row.save(update_fields=["closed_by"])
+        for first, last in moved:
+            line = line_of_piece[(row.pk, first)]
+            new_rows.append(CouponRange(
+                facility_id=row.facility_id, series=series, first_serial=first, last_serial=last,
+                state=to_state, location=line.location, opened_by=line, since=line,
+            ))
+        for first, last in spans_.subtract([(row.first_serial, row.last_serial)], moved):
+            new_rows.append(CouponRange(
+                facility_id=row.facility_id, series=series, first_serial=first, last_serial=last,
+                state=row.state, location=row.location, opened_by=row.closed_by, since=row.since,
+            ))
+    return new_rows
+
+
+def move_rows(
+    *,
+    document: Any,
+    series: CouponSeries,
+    rows: Sequence[CouponRange],
+    spans: Sequence[Span] | None,
+    kind: str,
+    to_state: str,
+    location: StorageLocation | None = None,
+    reason: str = "",
+) -> list[LedgerLine]:
+    """Close ``rows`` and reopen them with the parts inside ``spans`` (all, if None) in ``to_state``."""
+    _require_forward_in_time(document, series, rows)
+    doc_type = document_type(document)
+    pieces: list[tuple[CouponRange, int, int]] = []
+    for row in rows:
+        inside = ([(row.first_serial, row.last_serial)] if spans is None
+                  else spans_.clip(spans, row.first_serial, row.last_serial))
+        pieces.extend((row, first, last) for first, last in inside)
+    lines = [
+        # A location is kept only while the coupons stay in the same custody (e.g. voiding stock in
+        # the vault); coupons handed over leave the location behind unless the step names a new one.
+        ledger_line(document, series, kind, first, last, last - first + 1, from_state=row.state, to_state=to_state,
+                    reason=reason, location=location if location is not None else (
+                        row.location if to_state == row.state else None), doc_type=doc_type)
+        for row, first, last in pieces
+    ]
+    lines = regulated_bulk_create(LedgerLine, lines)
+    line_of_piece = {(row.pk, first): line for (row, first, _), line in zip(pieces, lines, strict=True)}
+    try:
+        with transaction.atomic():
+            regulated_bulk_create(CouponRange, _replacement_rows(rows, pieces, line_of_piece, series, to_state))
+    except IntegrityError:
+        raise ValidationError(
+            "Those coupons changed state while you were working (someone else recorded a movement). "
+            "Reload the page and try again."
+        ) from None
+    return lines
+
+
+def lock_open_rows(facility: Facility, states: Iterable[str], **filters: Any) -> list[CouponRange]:
+    """The facility's open ranges in ``states``, locked for a movement, by series and serial."""
+    return list(
+        CouponRange.objects.select_for_update(of=("self",))
+        .filter(facility=facility, state__in=list(states), closed_by__isnull=True, **filters)
+        .select_related("series", "since", "opened_by")
+        .order_by("series_id", "first_serial")
+    )
+
+
+def by_series(rows: Iterable[CouponRange]) -> dict[CouponSeries, list[CouponRange]]:
+    grouped: dict[CouponSeries, list[CouponRange]] = {}
+    for row in rows:
+        grouped.setdefault(row.series, []).append(row)
+    return grouped
+
+
+def lock_facility(facility: Facility) -> None:
+    """Take the facility's row lock: closing a marketing day, processing it and every movement that checks
+    the day is open take turns, so nothing commits into a day while its form is being signed.
+
+    ``FOR NO KEY UPDATE``: it conflicts with itself but not with the key-share locks every insert of
+    a row referencing the facility takes, so the rest of the system is not held up (nor deadlocked by
+    a transaction that inserted such a row before asking for this lock)."""
+    Facility.objects.select_for_update(no_key=True).filter(pk=facility.pk).values_list("pk", flat=True).first()

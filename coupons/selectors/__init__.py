@@ -1,0 +1,111 @@
+"""Reads of the Match Play Coupon ledger, § 525.21. Selectors never write and never import services.
+
+One module per subject: ``stock`` (where coupons are now), ``program`` (approvals and the gates of
+(b) and (p)), ``day`` (a gaming day's figures), ``reconciliation`` (the (j) form as plain data),
+``inventory`` (the (n) status), ``documents`` (records and reports as screens show them) and
+``ledger_page`` (the ledger with running balances).
+"""
+
+from coupons.selectors.day import DayFigure, day_figures, held_at_end_of, to_date_totals
+from coupons.selectors.documents import (
+    days_without_documents,
+    deviation_report_in,
+    deviation_report_of,
+    deviation_reports_of,
+    document_in,
+    exception_report_in,
+    exception_report_of,
+    exception_reports_of,
+    inventory_in,
+    last_kept_form,
+    ledger_document,
+    marketing_voids_on,
+    open_deviation_count,
+    open_exception_reports,
+    requisitions_of,
+    series_in,
+    unsent_deviation_report,
+    unsent_exception_report,
+)
+from coupons.selectors.inventory import INVENTORY_GRACE_DAYS, InventoryStatus, inventory_due_on, inventory_status
+from coupons.selectors.ledger_page import LedgerPage, content_type_for, document_url, ledger_page, ledger_rows
+from coupons.selectors.program import (
+    approvals_of,
+    facility_approvals,
+    locations_of,
+    program_gate_refusals,
+    programs,
+    series_of,
+)
+from coupons.selectors.reconciliation import (
+    FigureRow,
+    RangeRow,
+    ReconciliationData,
+    reconciliation_data,
+    reconciliation_preview,
+)
+from coupons.selectors.stock import (
+    INVENTORY_STATES,
+    LEDGER_STATES,
+    expected_inventory,
+    expired_held,
+    first_stock_for,
+    held_by_marketing,
+    serial_path,
+    series_ranges,
+    state_totals,
+)
+
+__all__ = [
+    "INVENTORY_GRACE_DAYS",
+    "INVENTORY_STATES",
+    "LEDGER_STATES",
+    "DayFigure",
+    "FigureRow",
+    "InventoryStatus",
+    "LedgerPage",
+    "RangeRow",
+    "ReconciliationData",
+    "approvals_of",
+    "content_type_for",
+    "day_figures",
+    "days_without_documents",
+    "deviation_report_in",
+    "deviation_report_of",
+    "deviation_reports_of",
+    "document_in",
+    "document_url",
+    "exception_report_in",
+    "exception_report_of",
+    "exception_reports_of",
+    "expected_inventory",
+    "expired_held",
+    "facility_approvals",
+    "first_stock_for",
+    "held_at_end_of",
+    "held_by_marketing",
+    "inventory_due_on",
+    "inventory_in",
+    "inventory_status",
+    "last_kept_form",
+    "ledger_document",
+    "ledger_page",
+    "ledger_rows",
+    "locations_of",
+    "marketing_voids_on",
+    "open_deviation_count",
+    "open_exception_reports",
+    "program_gate_refusals",
+    "programs",
+    "reconciliation_data",
+    "reconciliation_preview",
+    "requisitions_of",
+    "serial_path",
+    "series_in",
+    "series_of",
+    "series_ranges",
+    "state_totals",
+    "to_date_totals",
+    "unsent_deviation_report",
+    "unsent_exception_report",
+]

@@ -1,0 +1,100 @@
+"""A gaming day's coupon figures, read from the ledger: what marketing was given, gave out, voided,
+returned and kept, § 525.21(j)–(m). The reconciliation form, finance's processing and their screens
+all read these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from django.db.models import Case, F, IntegerField, Q, Sum, When
+
+from compliance.models import Facility
+from coupons.models import CouponRange, CouponState, LedgerLine, format_cents
+
+__all__ = ["DayFigure", "day_figures", "held_at_end_of", "to_date_totals"]
+
+S = CouponState
+K = LedgerLine.Kind
+
+
+@dataclass
+class DayFigure:
+    denomination_cents: int
+    carried_in: int = 0
+    received: int = 0
+    distributed: int = 0
+    voided: int = 0
+    returned: int = 0
+
+    @property
+    def to_distribute(self) -> int:
+        return self.carried_in + self.received
+
+    @property
+    def remaining(self) -> int:
+        return self.to_distribute - self.distributed - self.voided - self.returned
+
+    @property
+    def denomination(self) -> str:
+        return format_cents(self.denomination_cents)
+
+
+def day_figures(facility: Facility, gaming_date: date) -> list[DayFigure]:
+    """Marketing's figures for a gaming day by denomination, from the ledger (one aggregate query)."""
+
+    def total(condition: Q) -> Any:
+        return Sum(Case(When(condition, then=F("quantity")), default=0, output_field=IntegerField()))
+
+    on_day = Q(gaming_date=gaming_date)
+    before = Q(gaming_date__lt=gaming_date)
+    rows = (
+        LedgerLine.objects.filter(facility=facility, gaming_date__lte=gaming_date)
+        .values("denomination_cents")
+        .annotate(
+            in_before=total(before & Q(to_state=S.ISSUED) & ~Q(from_state=S.ISSUED)),
+            out_before=total(before & Q(from_state=S.ISSUED) & ~Q(to_state=S.ISSUED)),
+            received=total(on_day & Q(kind=K.ISSUE)),
+            distributed=total(on_day & Q(kind=K.DISTRIBUTE)),
+            voided=total(on_day & Q(kind=K.VOID, from_state=S.ISSUED)),
+            returned=total(on_day & Q(kind=K.RETURN)),
+        )
+        .order_by("denomination_cents")
+    )
+    figures = []
+    for row in rows:
+        figure = DayFigure(
+            denomination_cents=row["denomination_cents"],
+            carried_in=(row["in_before"] or 0) - (row["out_before"] or 0),
+            received=row["received"] or 0,
+            distributed=row["distributed"] or 0,
+            voided=row["voided"] or 0,
+            returned=row["returned"] or 0,
+        )
+        if figure.to_distribute or figure.distributed or figure.voided or figure.returned:
+            figures.append(figure)
+    return figures
+
+
+def held_at_end_of(facility: Facility, gaming_date: date, *, still_held: bool = False) -> dict[int, int]:
+    """Coupons marketing held at the end of ``gaming_date``, by denomination, read from the ranges (not
+    from the day's ledger lines): the ranges in the issued state opened on or before that day and not
+    closed until a later one. ``still_held``: only those marketing still holds now, untouched since."""
+    rows = CouponRange.objects.filter(facility=facility, state=S.ISSUED, opened_by__gaming_date__lte=gaming_date)
+    rows = rows.filter(closed_by__isnull=True) if still_held else rows.filter(
+        Q(closed_by__isnull=True) | Q(closed_by__gaming_date__gt=gaming_date))
+    totals = (rows.values("series__denomination_cents")
+              .annotate(n=Sum(F("last_serial") - F("first_serial") + 1)).order_by())
+    return {row["series__denomination_cents"]: int(row["n"]) for row in totals if row["n"]}
+
+
+def to_date_totals(facility: Facility) -> tuple[int, int]:
+    """Coupons distributed to patrons and redeemed, to date (§ 525.21(m)(3))."""
+    totals = dict(
+        LedgerLine.objects.filter(facility=facility, kind__in=[K.DISTRIBUTE, K.REDEEM])
+        .values_list("kind")
+        .annotate(total=Sum("quantity"))
+        .order_by()
+    )
+    return int(totals.get(K.DISTRIBUTE, 0) or 0), int(totals.get(K.REDEEM, 0) or 0)

@@ -1,0 +1,119 @@
+"""Where the coupons are now: open ranges by state, what marketing holds, a serial's path, the
+serials the monthly inventory expects."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import date
+from typing import Any
+
+from django.db.models import F, QuerySet, Sum
+
+from compliance.models import Facility
+from coupons import ranges as spans_
+from coupons.models import (
+    CouponRange,
+    CouponSeries,
+    CouponState,
+    LedgerLine,
+)
+from coupons.ranges import Span
+
+S = CouponState
+K = LedgerLine.Kind
+
+
+LEDGER_STATES: tuple[str, ...] = tuple(S.values)
+
+
+def held_by_marketing(facility: Facility) -> QuerySet[CouponRange]:
+    return (
+        CouponRange.objects.filter(facility=facility, state=S.ISSUED, closed_by__isnull=True)
+        .select_related("series", "since", "location")
+        .order_by("series__code", "first_serial")
+    )
+
+
+def expired_held(facility: Facility, on_date: date) -> list[CouponRange]:
+    """Coupons marketing still holds whose series has expired (to be returned today, § 525.21(k))."""
+    return list(held_by_marketing(facility).filter(series__expires_on__lt=on_date))
+
+
+def state_totals(facility: Facility) -> dict[int, dict[str, int]]:
+    """Coupons by denomination and state, from the open ranges (one query)."""
+
+    rows = (
+        CouponRange.objects.filter(facility=facility, closed_by__isnull=True)
+        .values("series__denomination_cents", "state")
+        .annotate(total=Sum(F("last_serial") - F("first_serial") + 1))
+        .order_by()
+    )
+    totals: dict[int, dict[str, int]] = defaultdict(lambda: dict.fromkeys(LEDGER_STATES, 0))
+    for row in rows:
+        totals[row["series__denomination_cents"]][row["state"]] = int(row["total"])
+    return dict(totals)
+
+
+def serial_path(series: CouponSeries, serial: int) -> list[LedgerLine]:
+    """Every ledger line that moved ``serial``, oldest first."""
+    return list(
+        LedgerLine.objects.filter(series=series, first_serial__lte=serial, last_serial__gte=serial)
+        .exclude(kind=K.INVENTORY)
+        .order_by("occurred_at", "pk")
+    )
+
+
+def series_ranges(series: CouponSeries, page: int | str | None = None, per_page: int = 100) -> tuple[Any, list[dict[str, Any]]]:
+    """A page of the series' current ranges, each with the path of states its serials went through.
+
+    Two queries a page: the open ranges, and the movement lines overlapping the page's serials. The
+    path of a range is the lines that contain it, the same for every serial in it (a range is split
+    whenever its serials part ways), so the work is bounded by the page, not the series' history.
+    """
+    from django.core.paginator import Paginator
+
+    rows_page = Paginator(
+        series.ranges.filter(closed_by__isnull=True).select_related("location", "since").order_by("first_serial"),
+        per_page,
+    ).get_page(page)
+    rows = list(rows_page.object_list)
+    if not rows:
+        return rows_page, []
+    lines = list(
+        series.ledger_lines.filter(first_serial__lte=rows[-1].last_serial, last_serial__gte=rows[0].first_serial)
+        .exclude(kind=K.INVENTORY)
+        .order_by("occurred_at", "pk")
+    )
+    result = []
+    for row in rows:
+        path = [ln for ln in lines if ln.first_serial is not None and ln.last_serial is not None
+                and ln.first_serial <= row.first_serial and ln.last_serial >= row.last_serial]
+        result.append({"range": row, "span": series.span(row.first_serial, row.last_serial), "path": path})
+    return rows_page, result
+
+
+# What the inventory counts, § 525.21(n) "all Match Play Coupons that are not distributed to patrons":
+# finance stock, coupons held by marketing, returned coupons awaiting processing, and the voided and
+# expired coupons finance still holds. Distributed, redeemed and cancelled coupons went to patrons or
+# were destroyed out of circulation by the daily processing.
+INVENTORY_STATES = (S.IN_STOCK, S.ISSUED, S.RETURNED, S.VOIDED, S.EXPIRED)
+
+
+def expected_inventory(facility: Facility) -> dict[CouponSeries, list[Span]]:
+    """The serials the monthly inventory should find, by series."""
+    rows = CouponRange.objects.filter(
+        facility=facility, state__in=INVENTORY_STATES, closed_by__isnull=True
+    ).select_related("series").order_by("series__code", "first_serial")
+    expected: dict[CouponSeries, list[Span]] = {}
+    for row in rows:
+        expected.setdefault(row.series, []).append((row.first_serial, row.last_serial))
+    return {series: spans_.merge(s) for series, s in expected.items()}
+
+
+def first_stock_for(facility: Facility, denomination_cents: int, needed_for: date) -> CouponRange | None:
+    """The lowest serials in finance stock of a series of that denomination still valid on ``needed_for``
+    (the soonest-expiring first): what the issuance form suggests."""
+    return CouponRange.objects.filter(
+        facility=facility, state=S.IN_STOCK, closed_by__isnull=True,
+        series__denomination_cents=denomination_cents, series__expires_on__gte=needed_for,
+    ).select_related("series").order_by("series__expires_on", "first_serial").first()

@@ -1,0 +1,58 @@
+"""Checks and helpers the coupon services share: the facility's own series, approved storage, the
+program gates, an open marketing day, and creating a document attributed to its author."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from django.core.exceptions import ValidationError
+
+from compliance.models import Facility
+from coupons.days import day_words
+from coupons.ledger import lock_facility
+from coupons.models import CouponSeries, ReconciliationForm, StorageLocation
+from coupons.selectors import program_gate_refusals
+
+__all__ = ["create", "marketing_day_open", "require_facility", "require_gates", "require_location"]
+
+
+def create(model: type[Any], user: Any, **fields: Any) -> Any:
+    """A new document of ``model`` written by ``user``."""
+    return model.objects.create(created_by=user, **fields)
+
+
+def require_facility(series: CouponSeries, facility: Facility) -> None:
+    if series.facility_id != facility.pk:
+        raise ValidationError(f"{series.name} belongs to another facility.")
+
+
+def require_location(location: StorageLocation | None, department: str, clause: str) -> StorageLocation:
+    """An approved, locked storage area of ``department`` (§ 525.21(i) for finance, (k) for marketing)."""
+    if location is None:
+        raise ValidationError(f"Choose the approved locked {department} storage area ({clause}).")
+    if location.department != department or not location.is_approved:
+        raise ValidationError(
+            f"{location.name} is not a {department} area approved by the Bureau of Casino Compliance and locked "
+            f"({clause}); choose an approved area."
+        )
+    return location
+
+
+def require_gates(series: CouponSeries, on_date: date, *, internal_print: bool = False) -> None:
+    """The program approvals of § 525.21(b) (and (p) for coupons printed in house) are recorded."""
+    refusals = program_gate_refusals(series, on_date, internal_print=internal_print)
+    if refusals:
+        raise ValidationError(refusals)
+
+
+def marketing_day_open(facility: Facility, gaming_date: date) -> None:
+    """Marketing's day is open: its reconciliation form is not completed. Takes the facility's lock, so
+    the form cannot be signed while this movement commits."""
+    lock_facility(facility)
+    form = ReconciliationForm.objects.filter(facility=facility, gaming_date=gaming_date).first()
+    if form is not None:
+        raise ValidationError(
+            f"The reconciliation form for {day_words(gaming_date)} was completed (form #{form.pk}): that marketing "
+            f"day is closed. Record this on the next gaming day."
+        )

@@ -1,0 +1,217 @@
+"""Finance's daily processing, § 525.21(m): count, examine, review signatures, cancel and reconcile a
+gaming day; the exception report to internal audit; expired stock taken out of circulation."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from compliance.actors import acts_as_system, acts_as_user
+from compliance.models import Facility
+from compliance.notifications import notification_send
+from compliance.roles import Capability, require_capability
+from compliance.services import record_sign
+from coupons.days import day_words, today
+from coupons.ledger import by_series, lock_facility, lock_open_rows, move_rows
+from coupons.models import (
+    CouponExpiry,
+    CouponIssuance,
+    CouponRange,
+    CouponReturn,
+    CouponSeries,
+    CouponState,
+    ExceptionReport,
+    FinanceDayProcessing,
+    LedgerLine,
+    ReconciliationForm,
+    StorageLocation,
+)
+from coupons.notifications import exception_notification
+from coupons.selectors import day_figures, held_at_end_of, to_date_totals
+from coupons.services._common import create, require_location
+from coupons.variances import SignedForm, finance_variances
+
+__all__ = ["exception_report_resolve", "exception_report_send", "finance_day_process", "stock_expire"]
+
+S = CouponState
+K = LedgerLine.Kind
+
+
+def _signed_form(facility: Facility, gaming_date: date, *, needed: bool) -> ReconciliationForm | None:
+    """Marketing's completed and signed form of the day, which finance processes the day from."""
+    form = ReconciliationForm.objects.filter(facility=facility, gaming_date=gaming_date).prefetch_related(
+        "figures", "signatures").first()
+    if needed and (form is None or not form.is_complete):
+        raise ValidationError(
+            f"Marketing's reconciliation form for {day_words(gaming_date)} is not completed and signed; finance "
+            f"processes the day from it (§ 525.21(m))."
+        )
+    return form
+
+
+def _require_signatures_reviewed(facility: Facility, gaming_date: date) -> None:
+    """Every return and issuance of the day carries all its signatures, § 525.21(m)(2)."""
+    pending_signatures = [
+        doc for model in (CouponReturn, CouponIssuance)
+        for doc in model.objects.filter(facility=facility, gaming_date=gaming_date).prefetch_related("signatures")
+        if doc.missing_signatures
+    ]
+    if pending_signatures:
+        doc = pending_signatures[0]
+        raise ValidationError(
+            f"{doc} still needs the signature of the {doc.missing_signatures[0].label.lower()}; review the "
+            f"signatures before processing the day (§ 525.21(m)(2))."
+        )
+
+
+def _dispose(processing: FinanceDayProcessing, pending: list[CouponRange], gaming_date: date,
+             restock_location: StorageLocation | None) -> None:
+    """(m)(2): voided and redeemed coupons are cancelled; returned coupons go back to stock for
+    reissuance, (m)(3) — unless their series has expired, then they leave circulation."""
+    for series, rows in by_series(pending).items():
+        cancel = [r for r in rows if r.state in (S.VOIDED, S.REDEEMED)]
+        returned = [r for r in rows if r.state == S.RETURNED]
+        if cancel:
+            move_rows(document=processing, series=series, rows=cancel, spans=None, kind=K.CANCEL,
+                      to_state=S.CANCELLED)
+        if returned and series.is_expired_on(gaming_date):
+            move_rows(document=processing, series=series, rows=returned, spans=None, kind=K.EXPIRE,
+                      to_state=S.EXPIRED)
+        elif returned:
+            move_rows(document=processing, series=series, rows=returned, spans=None, kind=K.RESTOCK,
+                      to_state=S.IN_STOCK, location=restock_location)
+
+
+@transaction.atomic
+@acts_as_user
+def finance_day_process(
+    *,
+    facility: Facility,
+    gaming_date: date,
+    counted_returned: int,
+    counted_voided: int,
+    counted_redeemed: int,
+    user: Any,
+    password: str,
+    restock_location: StorageLocation | None = None,
+    notes: str = "",
+) -> FinanceDayProcessing:
+    """Count, examine, review signatures, cancel and reconcile a gaming day, § 525.21(m).
+
+    Reconciles, each side read independently (§ 525.21(m)(3)), in :func:`coupons.variances.finance_variances`:
+
+    * the ledger's movements of the day (issued, returned, voided, distributed lines) against what
+      marketing held by the ranges: carried in (held at the end of the day before) + issued =
+      returned + voided + distributed + kept (held at the end of the day);
+    * the form's frozen figures against those movements and holdings (anything recorded into the day
+      after the form was signed shows here), and marketing's own counted variation;
+    * finance's physical counts of returned, voided and redeemed coupons against the ledger.
+
+    Any difference is a variance: an exception report to internal audit, due two days after the day.
+    """
+    require_capability(user, Capability.PROCESS_FINANCE_DAY)
+    lock_facility(facility)
+    if FinanceDayProcessing.objects.filter(facility=facility, gaming_date=gaming_date).exists():
+        raise ValidationError(f"{day_words(gaming_date)} was already processed by finance.")
+    figures = day_figures(facility, gaming_date)
+    form = _signed_form(facility, gaming_date, needed=bool(figures))
+    _require_signatures_reviewed(facility, gaming_date)
+    # The coupons waiting for this day's processing: those that reached their state on or before it.
+    pending = lock_open_rows(facility, [S.RETURNED, S.VOIDED, S.REDEEMED], since__gaming_date__lte=gaming_date)
+    waiting = {label: sum(r.quantity for r in pending if r.state == state)
+               for label, state in (("returned", S.RETURNED), ("voided", S.VOIDED), ("redeemed", S.REDEEMED))}
+    carried_in = held_at_end_of(facility, gaming_date - timedelta(days=1))
+    kept = held_at_end_of(facility, gaming_date)
+    variances = finance_variances(
+        moved={f.denomination_cents: f for f in figures}, carried_in=carried_in, kept=kept,
+        form=None if form is None else SignedForm(
+            disposition=form.disposition, figures={f.denomination_cents: f for f in form.figures.all()},
+            variation_explanation=form.variation_explanation),
+        counted={"returned": counted_returned, "voided": counted_voided, "redeemed": counted_redeemed},
+        pending=waiting,
+    )
+    variance = sum(v.coupons for v in variances)
+    to_restock = [r for r in pending if r.state == S.RETURNED and not r.series.is_expired_on(gaming_date)]
+    if to_restock:
+        restock_location = require_location(restock_location, StorageLocation.Department.FINANCE, "§ 525.21(i)")
+    distributed_to_date, redeemed_to_date = to_date_totals(facility)
+    try:
+        with transaction.atomic():
+            processing = create(
+                FinanceDayProcessing, user, facility=facility, gaming_date=gaming_date,
+                given_to_marketing=sum(carried_in.values()) + sum(f.received for f in figures),
+                returned=sum(f.returned for f in figures), voided=sum(f.voided for f in figures),
+                distributed=sum(f.distributed for f in figures), carried_forward=sum(kept.values()),
+                redeemed=waiting["redeemed"], distributed_to_date=distributed_to_date,
+                redeemed_to_date=redeemed_to_date, counted_returned=counted_returned, counted_voided=counted_voided,
+                counted_redeemed=counted_redeemed, variance=variance,
+                restock_location=restock_location if to_restock else None, notes=notes,
+            )
+    except IntegrityError:
+        raise ValidationError(
+            f"Someone else processed {day_words(gaming_date)} just now; reload the page to see their record."
+        ) from None
+    _dispose(processing, pending, gaming_date, restock_location)
+    record_sign(record=processing, slot="reviewed", user=user, password=password)
+    if variance:
+        _exception_report_open(processing, "; ".join(v.words for v in variances).capitalize() + ".")
+    return processing
+
+
+def _exception_report_open(processing: FinanceDayProcessing, description: str) -> ExceptionReport:
+    report = ExceptionReport.objects.create(
+        facility=processing.facility, processing=processing, gaming_date=processing.gaming_date,
+        description=description, variance=processing.variance,
+        due_on=processing.gaming_date + timedelta(days=ExceptionReport.DUE_DAYS),
+    )
+    from coupons.tasks import send_exception_report  # the one call upward: enqueue once committed
+
+    transaction.on_commit(lambda: send_exception_report.delay(report.pk))
+    return report
+
+
+@acts_as_system
+def exception_report_send(*, report: ExceptionReport) -> bool:
+    """Email the exception report to internal audit (§ 525.21(m)); recorded as e-mailed only once it went."""
+    if not notification_send(exception_notification(report)):
+        return False
+    report.emailed_at = timezone.now()
+    report.save(update_fields=["emailed_at"])
+    return True
+
+
+@transaction.atomic
+@acts_as_user
+def exception_report_resolve(*, report: ExceptionReport, resolution: str, user: Any) -> ExceptionReport:
+    require_capability(user, Capability.RESOLVE_COUPON_EXCEPTION)
+    if not resolution.strip():
+        raise ValidationError("Describe how the variance was resolved.")
+    if report.status == ExceptionReport.Status.RESOLVED:
+        raise ValidationError("This exception report is already resolved.")
+    report.status = ExceptionReport.Status.RESOLVED
+    report.resolution = resolution.strip()
+    report.resolved_at = timezone.now()
+    report.resolved_by = user
+    report.save()
+    return report
+
+
+@transaction.atomic
+@acts_as_user
+def stock_expire(*, series: CouponSeries, user: Any, on_date: date | None = None) -> CouponExpiry:
+    """Take expired coupons in finance custody (stock, returned) out of circulation."""
+    require_capability(user, Capability.PROCESS_FINANCE_DAY)
+    on_date = on_date or today()
+    if not series.is_expired_on(on_date):
+        raise ValidationError(f"{series.name} expires on {day_words(series.expires_on)}; it has not expired yet.")
+    rows = lock_open_rows(series.facility, [S.IN_STOCK, S.RETURNED], series=series)
+    if not rows:
+        raise ValidationError(f"Finance holds no unexpired-state coupons of {series.name}.")
+    expiry = create(CouponExpiry, user, facility=series.facility, series=series, gaming_date=on_date,
+                    quantity=sum(r.quantity for r in rows))
+    move_rows(document=expiry, series=series, rows=rows, spans=None, kind=K.EXPIRE, to_state=S.EXPIRED)
+    return expiry

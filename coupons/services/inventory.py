@@ -1,0 +1,97 @@
+"""The monthly inventory of coupons not distributed to patrons, § 525.21(n), and its reminder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from compliance.actors import acts_as_system, acts_as_user
+from compliance.models import Facility, regulated_bulk_create
+from compliance.roles import Capability, require_capability
+from compliance.services import record_sign
+from coupons import ranges as spans_
+from coupons.days import today as gaming_today
+from coupons.ledger import document_type, ledger_line
+from coupons.models import CouponInventory, CouponSeries, InventoryCount, InventoryReminder, LedgerLine
+from coupons.ranges import Span
+from coupons.selectors import expected_inventory, inventory_due_on
+from coupons.services._common import create
+from coupons.variances import inventory_difference
+
+__all__ = ["inventory_record", "inventory_reminders_refresh"]
+
+
+def _mark_reminder_done(inventory: CouponInventory, counted_on: date) -> None:
+    reminder = InventoryReminder.objects.filter(facility=inventory.facility, month=counted_on.replace(day=1)).first()
+    if reminder is not None and reminder.done_by_id is None:
+        reminder.done_by = inventory
+        reminder.save(update_fields=["done_by"])
+
+
+@transaction.atomic
+@acts_as_user
+def inventory_record(
+    *,
+    facility: Facility,
+    counted: dict[CouponSeries, Sequence[Span]],
+    user: Any,
+    password: str | None,
+    counted_on: date | None = None,
+) -> CouponInventory:
+    """Record the monthly inventory in the ledger against what the ledger expects; flag discrepancies."""
+    require_capability(user, Capability.TAKE_COUPON_INVENTORY)
+    counted_on = counted_on or gaming_today()
+    if any(series.facility_id != facility.pk for series in counted):
+        raise ValidationError("A counted series belongs to another facility.")
+    expected = expected_inventory(facility)
+    every_series = sorted(set(expected) | set(counted), key=lambda s: s.code)
+    inventory = create(CouponInventory, user, facility=facility, gaming_date=counted_on)
+    counts, lines, total = [], [], 0
+    doc_type = document_type(inventory)
+    for series in every_series:
+        difference = inventory_difference(series, expected.get(series, []), counted.get(series, []))
+        want, have = difference.expected, difference.counted
+        total += difference.surplus
+        counts.append(InventoryCount(
+            inventory=inventory, series=series, expected_quantity=spans_.count(want),
+            expected_ranges=spans_.describe(series, want), counted_quantity=spans_.count(have),
+            counted_ranges=spans_.describe(series, have),
+        ))
+        lines.append(ledger_line(inventory, series, LedgerLine.Kind.INVENTORY, have[0][0] if have else None,
+                                 have[-1][1] if have else None, spans_.count(have), reason=difference.words,
+                                 doc_type=doc_type))
+    regulated_bulk_create(InventoryCount, counts)
+    regulated_bulk_create(LedgerLine, lines)
+    # Counted minus expected; when the totals agree but the serials do not, the number of series
+    # whose serials differ, so a swapped serial is still flagged.
+    inventory.discrepancy = total or sum(1 for c in counts if c.expected_ranges != c.counted_ranges)
+    inventory.save(update_fields=["discrepancy"])
+    record_sign(record=inventory, slot="counted", user=user, password=password)
+    _mark_reminder_done(inventory, counted_on)
+    return inventory
+
+
+@acts_as_system
+def inventory_reminders_refresh(*, today: date | None = None) -> int:
+    """Create or refresh this month's reminder for every facility (idempotent: one per facility and month)."""
+    month = (today or gaming_today()).replace(day=1)
+    changed = 0
+    for facility in Facility.objects.all():
+        done = CouponInventory.objects.filter(
+            facility=facility, gaming_date__gte=month, gaming_date__lte=inventory_due_on(month),
+            signatures__slot="counted",
+        ).order_by("gaming_date").first()
+        reminder, created = InventoryReminder.objects.get_or_create(
+            facility=facility, month=month, defaults={"due_on": inventory_due_on(month), "done_by": done}
+        )
+        if not created and reminder.done_by_id is None and done is not None:
+            reminder.done_by = done
+            reminder.checked_at = timezone.now()
+            reminder.save()
+        changed += int(created)
+    return changed

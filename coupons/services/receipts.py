@@ -1,0 +1,177 @@
+"""Receipt of coupons into the ledger and the deviation report, § 525.21(e)–(f)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from compliance.actors import acts_as_system, acts_as_user
+from compliance.models import Facility, regulated_bulk_create
+from compliance.notifications import notification_send
+from compliance.roles import Capability, require_capability
+from compliance.services import CoSigner, record_cosign, record_sign
+from coupons import ranges as spans_
+from coupons.days import today
+from coupons.ledger import already_received, document_type, ledger_line
+from coupons.models import (
+    CouponRange,
+    CouponReceipt,
+    CouponSeries,
+    CouponState,
+    DeviationReport,
+    LedgerLine,
+    StorageLocation,
+)
+from coupons.notifications import deviation_notification, deviation_recipients
+from coupons.ranges import Span
+from coupons.services._common import create, require_facility, require_gates, require_location
+from coupons.variances import receipt_deviation
+
+__all__ = [
+    "deviation_report_close",
+    "deviation_report_send",
+    "invoice_serials_reversed",
+    "receipt_record",
+]
+
+S = CouponState
+K = LedgerLine.Kind
+
+
+def invoice_serials_reversed(first: int, last: int) -> str:
+    return (
+        f"The invoice's first serial ({first}) is after its last serial ({last}); enter them as printed on the "
+        f"invoice, first then last (§ 525.21(f)(3))."
+    )
+
+
+def _require_receivable(*, series: CouponSeries, received_on: date, source: str, location: StorageLocation | None,
+                        invoice_first_serial: int, invoice_last_serial: int, received: Sequence[Span]) -> None:
+    if received_on > today():
+        raise ValidationError("The date received is in the future.")
+    if source == CouponReceipt.Source.INTERNAL:
+        # § 525.21(p): coupons may be printed in house only under approved production controls.
+        require_gates(series, received_on, internal_print=True)
+    require_location(location, StorageLocation.Department.FINANCE, "§ 525.21(i)")
+    if invoice_first_serial > invoice_last_serial:
+        raise ValidationError(invoice_serials_reversed(invoice_first_serial, invoice_last_serial))
+    if any(first > last for first, last in received):
+        raise ValidationError("A range of serials received starts after it ends; enter the first serial first.")
+
+
+def _into_stock(receipt: CouponReceipt, series: CouponSeries, received: Sequence[Span],
+                location: StorageLocation | None) -> None:
+    """One receive line and one in-stock range per span; a receipt of the same serials committed in
+    between is caught by the database and refused in words."""
+    doc_type = document_type(receipt)
+    lines = [
+        ledger_line(receipt, series, K.RECEIVE, first, last, last - first + 1, to_state=S.IN_STOCK,
+                    location=location, doc_type=doc_type)
+        for first, last in received
+    ]
+    try:
+        with transaction.atomic():
+            lines = regulated_bulk_create(LedgerLine, lines)
+            regulated_bulk_create(CouponRange, [
+                CouponRange(facility_id=receipt.facility_id, series=series, first_serial=first, last_serial=last,
+                            state=S.IN_STOCK, location=location, opened_by=line, since=line)
+                for line, (first, last) in zip(lines, received, strict=True)
+            ])
+    except IntegrityError:
+        # Another receipt of the same serials committed between the check and the insert.
+        raise ValidationError(already_received(series, received) or ["Those serials were just received."]) from None
+
+
+@transaction.atomic
+@acts_as_user
+def receipt_record(
+    *,
+    facility: Facility,
+    series: CouponSeries,
+    received_on: date,
+    supplier: str,
+    invoice_number: str,
+    invoice_quantity: int,
+    invoice_first_serial: int,
+    invoice_last_serial: int,
+    received: Sequence[Span],
+    location: StorageLocation | None,
+    user: Any,
+    password: str | None,
+    source: str = CouponReceipt.Source.PROVIDER,
+    examiners: Sequence[tuple[str, CoSigner]] = (),
+) -> CouponReceipt:
+    """Record a shipment or print run in the ledger, § 525.21(f), signed by the recording finance supervisor.
+
+    ``examiners``: ``("examined_finance" | "examined_marketing", CoSigner)`` for the people who opened
+    and examined the coupons and sign now; the others sign later on the signing page.
+    """
+    require_capability(user, Capability.RECORD_COUPON_RECEIPT)
+    require_facility(series, facility)
+    _require_receivable(series=series, received_on=received_on, source=source, location=location,
+                        invoice_first_serial=invoice_first_serial, invoice_last_serial=invoice_last_serial,
+                        received=received)
+    received = spans_.merge(received)
+    if not received:
+        raise ValidationError("Enter the serials received.")
+    # Receipts of one series take turns: two simultaneous inserts checking the same exclusion
+    # constraint can deadlock on PostgreSQL, and waiting here lets the second see the first's serials.
+    CouponSeries.objects.select_for_update().filter(pk=series.pk).first()
+    clashes = already_received(series, received)
+    if clashes:
+        raise ValidationError(clashes)
+    deviation = receipt_deviation(invoice_quantity, invoice_first_serial, invoice_last_serial, received, series)
+    receipt = create(
+        CouponReceipt, user, facility=facility, series=series, gaming_date=received_on, source=source,
+        supplier=supplier, invoice_number=invoice_number, invoice_quantity=invoice_quantity,
+        invoice_first_serial=invoice_first_serial, invoice_last_serial=invoice_last_serial,
+        quantity=spans_.count(received), first_serial=received[0][0], last_serial=received[-1][1],
+        location=location, custodian=user, deviation=deviation,
+    )
+    _into_stock(receipt, series, received, location)
+    record_sign(record=receipt, slot="recorded", user=user, password=password)
+    for slot, co_signer in examiners:
+        record_cosign(record=receipt, slot=slot, co_signer=co_signer)
+    if deviation:
+        _deviation_report_open(receipt)
+    return receipt
+
+
+def _deviation_report_open(receipt: CouponReceipt) -> DeviationReport:
+    report = DeviationReport.objects.create(
+        facility=receipt.facility, receipt=receipt, description=receipt.deviation,
+        reported_to=", ".join(r for r in deviation_recipients(receipt.facility) if r),
+    )
+    from coupons.tasks import send_deviation_report  # the one call upward: enqueue once committed
+
+    transaction.on_commit(lambda: send_deviation_report.delay(report.pk))
+    return report
+
+
+@acts_as_system
+def deviation_report_send(*, report: DeviationReport) -> bool:
+    """Email the deviation report to finance supervisors and the Bureau of Casino Compliance (§ 525.21(e)).
+
+    Recorded as e-mailed only once the mail went; with no one to send it to it stays unsent."""
+    if not notification_send(deviation_notification(report)):
+        return False
+    report.emailed_at = timezone.now()
+    report.save(update_fields=["emailed_at"])
+    return True
+
+
+@transaction.atomic
+@acts_as_user
+def deviation_report_close(*, report: DeviationReport, resolution: str, user: Any) -> DeviationReport:
+    require_capability(user, Capability.CLOSE_COUPON_DEVIATION)
+    if not resolution.strip():
+        raise ValidationError("Say how the deviation was resolved.")
+    report.status = DeviationReport.Status.CLOSED
+    report.resolution = resolution.strip()
+    report.save()
+    return report

@@ -1,0 +1,190 @@
+"""Finance's screens, § 525.21(e)–(h): receipts, requisitions, issuance to marketing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
+from django.views.generic import TemplateView
+
+from compliance.roles import Capability, has_capability
+from compliance.services import CoSigner
+from coupons import forms as f
+from coupons import selectors, services
+from coupons.models import (
+    CouponIssuance,
+    CouponReceipt,
+    CouponRequisition,
+    format_cents,
+)
+from coupons.ranges import parse_serials
+from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, found
+
+
+class ReceiptCreateView(CouponFormView):
+    form_class = f.ReceiptForm
+    capability = Capability.RECORD_COUPON_RECEIPT
+    title = "Record coupons received"
+    citation = ("525.21(e)", "525.21(f)")
+    submit_label = "Record in the ledger and sign"
+    intro = ("Open and examine the coupons with a member of marketing. Any difference from the invoice is "
+             "reported to a finance supervisor and the Bureau of Casino Compliance when you save.")
+
+    def perform(self, form: Any) -> str:
+        data = form.cleaned_data
+        series = data["series"]
+        received = (parse_serials(data["received"], series) if data["received"].strip()
+                    else [(data["invoice_first_serial"], data["invoice_last_serial"])])
+        examiners = [
+            (slot, CoSigner(data[field], data[f"{field}_password"] or ""))
+            for slot, field in (("examined_finance", "examiner_finance"), ("examined_marketing", "examiner_marketing"))
+            if data.get(field) is not None
+        ]
+        receipt = services.receipt_record(
+            facility=self.facility, series=series, received_on=data["received_on"], supplier=data["supplier"],
+            invoice_number=data["invoice_number"], invoice_quantity=data["invoice_quantity"],
+            invoice_first_serial=data["invoice_first_serial"], invoice_last_serial=data["invoice_last_serial"],
+            received=received, location=data["location"], user=self.request.user, password=data["password"],
+            source=data["source"], examiners=examiners,
+        )
+        messages.success(self.request, f"Receipt #{receipt.pk} recorded: {receipt.quantity:,} coupons.")
+        if receipt.deviation:
+            messages.warning(self.request, f"Deviation reported: {receipt.deviation}")
+        return receipt.get_absolute_url()
+
+
+class ReceiptDetailView(DocumentDetailView):
+    model = CouponReceipt
+    title = "Receipt"
+    citation = ("525.21(e)", "525.21(f)")
+
+    def facts(self, r: Any) -> list[tuple[str, Any]]:
+        report = selectors.deviation_report_of(r)
+        return [
+            ("Date received, (f)(1)", f"{r.gaming_date:%d %b %Y}"),
+            ("Series", r.series.name),
+            ("Quantity and denomination, (f)(2)", f"{r.quantity:,} × {r.series.denomination}"),
+            ("First and last serial, (f)(3)", r.series.span(r.first_serial, r.last_serial)),
+            ("From", f"{r.supplier} ({r.get_source_display()}), invoice {r.invoice_number}"),
+            ("Invoice", f"{r.invoice_quantity:,} coupons, {r.series.span(r.invoice_first_serial, r.invoice_last_serial)}"),
+            ("Stored in, (i)", str(r.location)),
+            ("Deviation, (e)", r.deviation or "None"),
+            ("Deviation report", f"#{report.pk}, {report.get_status_display()}" if report else "—"),
+        ]
+
+
+class RequisitionListView(CouponPage, TemplateView):
+    template_name = "coupons/requisitions.html"
+    title = "Requisitions"
+    citation = ("525.21(g)", "525.21(h)")
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["requisitions"] = selectors.requisitions_of(self.facility)
+        return context
+
+
+class RequisitionCreateView(CouponFormView):
+    form_class = f.RequisitionForm
+    capability = Capability.REQUISITION_COUPONS
+    title = "Requisition coupons"
+    citation = "525.21(g)"
+    submit_label = "Complete and sign"
+    intro = "Your estimate for the gaming day or promotion; a finance supervisor authorizes it."
+
+    def perform(self, form: Any) -> str:
+        data = form.cleaned_data
+        requisition = services.requisition_prepare(
+            facility=self.facility, program=data["program"], denomination_cents=int(data["denomination"]),
+            quantity=data["quantity"], needed_for=data["needed_for"], promotion=data["promotion"],
+            user=self.request.user, password=data["password"],
+        )
+        messages.success(self.request, f"{requisition} signed. A finance supervisor must now authorize it.")
+        return requisition.get_absolute_url()
+
+
+class RequisitionDetailView(DocumentDetailView):
+    model = CouponRequisition
+    title = "Requisition"
+    citation = "525.21(g)"
+
+    def facts(self, r: Any) -> list[tuple[str, Any]]:
+        issued = sum(i.quantity for i in r.issuances.all())
+        return [
+            ("Date prepared, (g)(1)", f"{r.prepared_on:%d %b %Y}"),
+            ("Needed for, (g)(2)", f"{r.needed_for:%d %b %Y}" + (f" — {r.promotion}" if r.promotion else "")),
+            ("Denomination and quantity, (g)(3)", f"{r.quantity:,} × {format_cents(r.denomination_cents)}"),
+            ("Issued so far", f"{issued:,}"),
+        ]
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        record = context["record"]
+        outstanding = record.quantity - sum(i.quantity for i in record.issuances.all())
+        if record.is_complete and outstanding > 0 and has_capability(self.request.user, Capability.ISSUE_COUPONS):
+            context["actions"] = [("Issue coupons against this requisition",
+                                   reverse("coupons:issuance-create", args=[record.pk]))]
+        context["related"] = [(str(i), i.get_absolute_url()) for i in record.issuances.all()]
+        return context
+
+
+class IssuanceCreateView(CouponFormView):
+    form_class = f.IssuanceForm
+    capability = Capability.ISSUE_COUPONS
+    title = "Issue coupons to marketing"
+    citation = "525.21(h)"
+    submit_label = "Record in the ledger and sign"
+    intro = "Record the serials before handing the coupons to the marketing supervisor."
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        facility = getattr(request, "facility", None)
+        self.requisition = found(selectors.document_in(CouponRequisition, facility, kwargs["pk"]), "requisition")
+        return super().dispatch(request, *args, **kwargs)
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        kwargs = super().get_form_kwargs()
+        kwargs["requisition"] = self.requisition
+        return kwargs
+
+    def get_initial(self) -> dict[str, Any]:
+        # Pre-fill with the lowest serials in finance stock of a matching series.
+        row = selectors.first_stock_for(self.facility, self.requisition.denomination_cents,
+                                        self.requisition.needed_for)
+        if row is None:
+            return {}
+        last = min(row.last_serial, row.first_serial + self.requisition.quantity - 1)
+        return {"series": row.series, "serials": f"{row.first_serial}-{last}"}
+
+    def facts(self) -> list[tuple[str, Any]]:
+        r = self.requisition
+        return [("Requisition", str(r)), ("Status", "Authorized" if r.is_complete else "NOT authorized yet")]
+
+    def perform(self, form: Any) -> str:
+        data = form.cleaned_data
+        series = data["series"]
+        issued = parse_serials(data["serials"], series) if data["serials"].strip() else []
+        voids = []
+        if data["void_serials"].strip():
+            voids.append((parse_serials(data["void_serials"], series), data["void_reason"]))
+        issuance = services.issuance_record(
+            requisition=self.requisition, series=series, issued=issued, voids=voids, user=self.request.user,
+            password=data["password"], receiver=self.cosigner(form),
+        )
+        messages.success(self.request, f"Issuance #{issuance.pk} recorded: {issuance.quantity:,} coupons.")
+        return issuance.get_absolute_url()
+
+
+class IssuanceDetailView(DocumentDetailView):
+    model = CouponIssuance
+    title = "Issuance"
+    citation = "525.21(h)"
+
+    def facts(self, r: Any) -> list[tuple[str, Any]]:
+        return [
+            ("Requisition", str(r.requisition)),
+            ("Gaming day", f"{r.gaming_date:%d %b %Y}"),
+            ("Denomination and quantity, (h)(2)", f"{r.quantity:,} × {r.series.denomination}"),
+            ("Voided, (h)(4)", f"{r.voided_quantity:,}"),
+        ]

@@ -1,0 +1,100 @@
+"""The ledger screens, § 525.21(d), (f), (h), (l), (n): the page with running balances, CSV, PDF."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect
+from django.utils import timezone
+from django.views import View
+from django.views.generic import TemplateView
+
+from compliance.documents import printed_for
+from compliance.views import EchoBuffer
+from coupons import forms as f
+from coupons import reports, selectors
+from coupons.days import today as gaming_today
+from coupons.models import (
+    CouponState,
+)
+from coupons.views._base import CouponPage, found
+
+
+class LedgerMixin(CouponPage):
+    citation = ("525.21(d)", "525.21(f)", "525.21(h)", "525.21(l)", "525.21(n)")
+
+    def filter_form(self) -> f.LedgerFilterForm:
+        return f.LedgerFilterForm(self.request.GET or None, facility=self.facility)
+
+
+class LedgerView(LedgerMixin, TemplateView):
+    template_name = "coupons/ledger.html"
+    title = "Match Play Coupon ledger"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        form = self.filter_form()
+        page_param = self.request.GET.get("page")
+        page = int(page_param) if page_param and page_param.isdigit() else None
+        query = self.request.GET.copy()
+        query.pop("page", None)
+        context.update(
+            form=form, page=selectors.ledger_page(self.facility, form.filters(), page), query=query.urlencode(),
+            states=[str(CouponState(s).label) for s in selectors.LEDGER_STATES],
+        )
+        return context
+
+
+class LedgerCsvView(LedgerMixin, View):
+    title = "Ledger (CSV)"
+
+    def get(self, request: HttpRequest) -> StreamingHttpResponse:
+        rows = selectors.ledger_rows(self.facility, self.filter_form().filters())
+        writer = csv.writer(EchoBuffer())
+        states = selectors.LEDGER_STATES
+
+        def lines() -> Iterator[str]:
+            yield writer.writerow(["occurred_at", "gaming_date", "entry", "series", "denomination", "serials",
+                                   "quantity", "from_state", "to_state", "reason", "document",
+                                   *[f"balance_{s}" for s in states]])
+            for row in rows:
+                yield writer.writerow([
+                    timezone.localtime(row["occurred_at"]).isoformat(), row["gaming_date"].isoformat(),
+                    row["kind_label"], row["series_name"], row["denomination"], row["span"], row["quantity"],
+                    row["from_state"], row["to_state"], row["reason"], f"{row['document_type_id']}:{row['document_id']}",
+                    *row["balances"],
+                ])
+
+        response = StreamingHttpResponse(lines(), content_type="text/csv")
+        response["Content-Disposition"] = f'attachment; filename="coupon-ledger-{self.facility.code}.csv"'
+        return response
+
+
+class LedgerPdfView(LedgerMixin, View):
+    title = "Ledger (PDF)"
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        filters = self.filter_form().filters()
+        if not filters.get("date_from") and not filters.get("date_to"):
+            today = gaming_today()
+            filters = {**filters, "date_from": today.replace(day=1), "date_to": today}
+        pdf = reports.ledger_pdf(
+            self.facility, filters, selectors.ledger_rows(self.facility, filters), printed_for=printed_for(self.request.user)
+        )
+        response = HttpResponse(pdf, content_type="application/pdf")
+        response["Content-Disposition"] = f'inline; filename="coupon-ledger-{self.facility.code}.pdf"'
+        return response
+
+
+class DocumentRedirectView(CouponPage, View):
+    """A ledger line's document, whatever its type."""
+
+    title = "Ledger document"
+    citation = "525.21(d)"
+
+    def get(self, request: HttpRequest, content_type_id: int, object_id: int) -> HttpResponse:
+        record = found(selectors.ledger_document(self.facility, content_type_id, object_id), "document")
+        return redirect(record.get_absolute_url())
