@@ -8,8 +8,7 @@ from django.utils import timezone
 
 from compliance.dashboard import Panel, PanelLine
 from compliance.roles import Capability, has_capability, is_inspector
-from equipment.selectors import format_duration, open_alerts
-from equipment.services import due_in_play
+from equipment.selectors import due_in_play, format_duration, open_alerts
 
 
 def equipment_panel(request: HttpRequest) -> Panel | None:

@@ -8,31 +8,21 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
 from django.views import View
-from django.views.generic import DetailView, FormView, TemplateView
+from django.views.generic import DetailView, TemplateView
 
 from compliance.documents import printed_for
 from compliance.models import GamingTable
 from compliance.roles import Capability
-from compliance.views import CapabilityRequiredMixin
+from compliance.views import CapabilityRequiredMixin, ServiceFormView
 from equipment import reports, selectors, services
 from equipment.forms import DeckChangeForm, DiceChangeForm, InspectionForm, MalfunctionForm, ReportPeriodForm
-from equipment.models import (
-    DeckRemoval,
-    DeckSet,
-    DiceRemoval,
-    DiceSet,
-    EquipmentAlert,
-    EquipmentRequirement,
-    Malfunction,
-    OpeningInspection,
-    TableSession,
-)
+from equipment.models import DeckSet, DiceSet, Malfunction, OpeningInspection
 
 _CLOCK_CITATIONS: tuple[str, ...] = (
     "577.4(d)",
@@ -44,15 +34,6 @@ _CLOCK_CITATIONS: tuple[str, ...] = (
 )
 
 
-def _in_force(model: type[DiceSet] | type[DeckSet]) -> QuerySet[Any]:
-    """Sets not superseded by a correction, each with its removal in force (``current_removals``)."""
-    removal_model = DiceRemoval if model is DiceSet else DeckRemoval
-    removals = removal_model.objects.filter(corrected_by__isnull=True).order_by("-pk")
-    return model.objects.filter(corrected_by__isnull=True).prefetch_related(
-        Prefetch("removals", queryset=removals, to_attr="current_removals")
-    )
-
-
 class _TableMixin(CapabilityRequiredMixin):
     """Views about one table of the facility (``table_pk`` in the URL)."""
 
@@ -60,17 +41,16 @@ class _TableMixin(CapabilityRequiredMixin):
 
     def get_table(self) -> GamingTable:
         if not hasattr(self, "_table"):
-            self._table = get_object_or_404(
-                GamingTable.objects.select_related("game"), pk=self.kwargs["table_pk"], facility=self.facility
-            )
+            self._table = get_object_or_404(selectors.facility_tables(self.facility), pk=self.kwargs["table_pk"])
         return self._table
 
     def table_url(self) -> str:
         return reverse("equipment:table", args=[self.get_table().pk])
 
 
-class _ServiceFormView(_TableMixin, FormView):
-    """A form whose valid data goes to one service; the service's refusal is shown on the form."""
+class _ServiceFormView(_TableMixin, ServiceFormView):
+    """A form at one table whose valid data goes to one service (:meth:`call_service`); the
+    service's refusal is shown on the form, the record made is announced on the table's page."""
 
     template_name = "equipment/form.html"
     heading = ""
@@ -79,15 +59,10 @@ class _ServiceFormView(_TableMixin, FormView):
     def call_service(self, form: Any) -> Any:
         raise NotImplementedError
 
-    def form_valid(self, form: Any) -> HttpResponse:
-        try:
-            record = self.call_service(form)
-        except ValidationError as error:
-            for message in error.messages:
-                form.add_error(None, message)
-            return self.form_invalid(form)
+    def perform(self, form: Any) -> str:
+        record = self.call_service(form)
         messages.success(self.request, f"Recorded: {record}.")
-        return HttpResponseRedirect(self.table_url())
+        return self.table_url()
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
@@ -128,22 +103,7 @@ class TableDetailView(_TableMixin, TemplateView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         table = self.get_table()
-        requirement = EquipmentRequirement.objects.filter(game_id=table.game_id).first()
-        context.update(
-            table=table,
-            requirement=requirement,
-            now=timezone.now(),
-            dice_in_play=DiceSet.objects.filter(table=table, removed_at__isnull=True).first(),
-            decks_in_play=DeckSet.objects.filter(table=table, removed_at__isnull=True).first(),
-            dice_log=_in_force(DiceSet).filter(table=table)[:10],
-            deck_log=_in_force(DeckSet).filter(table=table)[:10],
-            inspections=OpeningInspection.objects.filter(table=table)[:5],
-            malfunctions=Malfunction.objects.filter(table=table)[:5],
-            sessions=TableSession.objects.filter(table=table).select_related(
-                "opened_by__profile", "closed_by__profile"
-            )[:5],
-            alerts=EquipmentAlert.objects.filter(table=table, resolved_at__isnull=True),
-        )
+        context.update(table=table, now=timezone.now(), **selectors.table_equipment(table))
         return context
 
 
@@ -190,8 +150,8 @@ class DiceChangeView(_ServiceFormView):
     def get_form_kwargs(self) -> dict[str, Any]:
         kwargs = super().get_form_kwargs()
         table = self.get_table()
-        kwargs["requirement"] = services.requirement_for(table)
-        kwargs["has_current"] = DiceSet.objects.filter(table=table, removed_at__isnull=True).exists()
+        kwargs["requirement"] = selectors.requirement_for(table)
+        kwargs["has_current"] = selectors.dice_in_play(table) is not None
         kwargs["dealers"] = selectors.dealers_for(self.facility)
         return kwargs
 
@@ -222,7 +182,7 @@ class DeckChangeView(_ServiceFormView):
 
     def get_form_kwargs(self) -> dict[str, Any]:
         kwargs = super().get_form_kwargs()
-        kwargs["has_current"] = DeckSet.objects.filter(table=self.get_table(), removed_at__isnull=True).exists()
+        kwargs["has_current"] = selectors.decks_in_play(self.get_table()) is not None
         kwargs["dealers"] = selectors.dealers_for(self.facility)
         return kwargs
 
@@ -279,7 +239,7 @@ class MalfunctionCreateView(_ServiceFormView):
 
     def get_form_kwargs(self) -> dict[str, Any]:
         kwargs = super().get_form_kwargs()
-        kwargs["devices"] = services.devices_for(services.requirement_for(self.get_table()))
+        kwargs["devices"] = selectors.devices_for(selectors.requirement_for(self.get_table()))
         return kwargs
 
     def call_service(self, form: MalfunctionForm) -> Any:
@@ -303,7 +263,7 @@ class _RecordDetailView(CapabilityRequiredMixin, DetailView):
     context_object_name = "record"
 
     def get_queryset(self) -> QuerySet[Any]:
-        return self.model.objects.filter(facility=self.facility).select_related("table")
+        return selectors.facility_records(self.model, self.facility)
 
 
 class DiceDetailView(_RecordDetailView):
@@ -344,13 +304,9 @@ class DiceLogView(CapabilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        records = (
-            _in_force(self.model)
-            .filter(facility=self.facility)
-            .select_related("table", "corrects", "floorperson__profile", "dealer__profile")
-            .order_by("-placed_at", "-pk")
+        context["page"] = Paginator(selectors.set_log(self.model, self.facility), 50).get_page(
+            self.request.GET.get("page")
         )
-        context["page"] = Paginator(records, 50).get_page(self.request.GET.get("page"))
         context["is_dice"] = self.model is DiceSet
         context["now"] = timezone.now()
         return context
@@ -370,11 +326,7 @@ class AlertListView(CapabilityRequiredMixin, TemplateView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["open_alerts"] = selectors.open_alerts(self.facility)
-        context["resolved"] = (
-            EquipmentAlert.objects.filter(facility=self.facility, resolved_at__isnull=False)
-            .select_related("table")
-            .order_by("-resolved_at")[:50]
-        )
+        context["resolved"] = selectors.resolved_alerts(self.facility)[:50]
         context["now"] = timezone.now()
         return context
 
@@ -386,7 +338,7 @@ class RequirementListView(CapabilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        context["requirements"] = EquipmentRequirement.objects.select_related("game")
+        context["requirements"] = selectors.requirements()
         return context
 
 

@@ -1,4 +1,5 @@
-"""Equipment fixtures: tables of each dice game at the persona facility, and helpers to log sets."""
+"""Equipment fixtures: tables of each dice game at the persona facility, and helpers to log sets
+and open tables."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 
 from compliance.models import Game
-from equipment import services
+from equipment import selectors, services
 from tests.factories import PASSWORD, GamingTableFactory
 
 NY = ZoneInfo("America/New_York")
@@ -18,6 +20,10 @@ NY = ZoneInfo("America/New_York")
 def local(*args: int) -> datetime:
     """An aware datetime in the facility's time zone."""
     return datetime(*args, tzinfo=NY)  # type: ignore[arg-type,misc]
+
+
+# A Monday evening in March: "21:04" is the time the rules' examples use (24:00:00 later is on time).
+T0 = local(2026, 3, 2, 21, 4)
 
 
 def make_table(facility: Any, game_code: str, number: str) -> Any:
@@ -49,7 +55,7 @@ def place_dice(floorperson: Any, dealer: Any) -> Any:
     """``place_dice(table, at)``: the floorperson puts the game's standard set in play."""
 
     def place(table: Any, at: datetime, **kwargs: Any) -> Any:
-        requirement = services.requirement_for(table)
+        requirement = selectors.requirement_for(table)
         values: dict[str, Any] = {
             "table": table,
             "user": floorperson,
@@ -63,6 +69,30 @@ def place_dice(floorperson: Any, dealer: Any) -> Any:
         }
         values.update(kwargs)
         return services.dice_set_change(**values)
+
+    return place
+
+
+@pytest.fixture
+def place_dice_alone(floorperson: Any, dealer: Any) -> Any:
+    """``place_dice_alone(table, at)``: the floorperson puts a set in play with ``dice_set_place`` alone
+    (no change of the set in play), the game's count and colours, lot "X"; any argument overridden."""
+
+    def place(table: Any, at: datetime, **kwargs: Any) -> Any:
+        requirement = selectors.requirement_for(table)
+        values: dict[str, Any] = {
+            "table": table,
+            "user": floorperson,
+            "password": PASSWORD,
+            "dealer": dealer,
+            "dealer_password": PASSWORD,
+            "identifiers": "X",
+            "dice_count": requirement.dice_count,
+            "colours": requirement.dice_colours,
+            "at": at,
+        }
+        values.update(kwargs)
+        return services.dice_set_place(**values)
 
     return place
 
@@ -100,5 +130,16 @@ def inspect(floorperson: Any) -> Any:
         }
         values.update(kwargs)
         return services.inspection_record(**values)
+
+    return run
+
+
+@pytest.fixture
+def open_at() -> Any:
+    """``open_at(table, user, at)``: the table opened through ``table_open`` with time frozen at ``at``."""
+
+    def run(table: Any, user: Any, at: datetime) -> Any:
+        with time_machine.travel(at, tick=False):
+            return services.table_open(table=table, user=user, at=at)
 
     return run

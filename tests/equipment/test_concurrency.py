@@ -13,12 +13,10 @@ from django.db import connection
 from compliance.roles import Role
 from equipment import services
 from equipment.models import DiceSet, EquipmentAlert
-from tests.equipment.conftest import local, make_table
+from tests.equipment.conftest import T0, make_table
 from tests.factories import PASSWORD, make_person
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-T0 = local(2026, 3, 2, 21, 4)
 
 
 def _run_together(*calls: Any) -> list[Any]:

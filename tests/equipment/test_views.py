@@ -12,12 +12,10 @@ from django.urls import reverse
 from compliance.roles import Role
 from equipment import services
 from equipment.models import DiceSet, EquipmentAlert
-from tests.equipment.conftest import local, make_table
+from tests.equipment.conftest import T0, make_table
 from tests.factories import PASSWORD, make_person
 
 pytestmark = pytest.mark.django_db
-
-T0 = local(2026, 3, 2, 21, 4)
 
 
 def _open_tables(facility: Any, count: int, place_dice: Any, floorperson: Any) -> list[Any]:

@@ -1,0 +1,112 @@
+"""Device malfunctions (§ 539.7, § 575.13): what happened to the round, as the clause requires; a
+shoe or shuffler signed out of order takes the cards that depend on it out of play (§ 575.13(n))."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from compliance.actors import acts_as_user
+from compliance.models import GamingTable
+from compliance.roles import Capability, require_capability
+from compliance.services import record_sign
+from equipment import selectors
+from equipment.clocks import local_words
+from equipment.models import DeckSet, Malfunction, RemovalReason
+from equipment.services._common import same_facility
+from equipment.services.decks import deck_set_change
+
+__all__ = ["malfunction_record"]
+
+_CARD_DEVICES = {Malfunction.Device.CARD_SHUFFLER, Malfunction.Device.DEALING_SHOE}
+
+
+def _uses_device(deck: DeckSet | None, device: str, new: dict[str, Any] | None = None) -> bool:
+    """Whether cards (in play, or about to be) depend on the shoe or the shuffler."""
+    if device == Malfunction.Device.DEALING_SHOE:
+        dealt_from = new.get("dealt_from") if new is not None else deck and deck.dealt_from
+        return dealt_from == DeckSet.DealtFrom.AUTOMATED_SHOE
+    shuffler = new.get("automated_shuffler", False) if new is not None else deck and deck.automated_shuffler
+    deck_count = new.get("deck_count", 1) if new is not None else 1
+    return bool(shuffler) or deck_count > 1
+
+
+def _change_cards_off_device(
+    *, table: GamingTable, user: Any, password: str, device: str, at: datetime, new: dict[str, Any] | None
+) -> None:
+    deck = selectors.decks_in_play(table)
+    if deck is None or not _uses_device(deck, device):
+        return
+    label = Malfunction.Device(device).label.lower()
+    if new is None:
+        raise ValidationError(
+            f"The {label} is out of order (§ 575.13(n)), and the cards in play at table {table.number} (put in play "
+            f"at {local_words(deck.placed_at)}) depend on it. Change the cards in the same step: one deck dealt by "
+            "hand, changed within 4 hours (§ 575.3(c)(1)); two decks need a working shuffler (§ 575.3(b)). Or "
+            "change the cards first (reason “Shoe or shuffler out of order”), then record the malfunction."
+        )
+    if _uses_device(None, device, new):
+        raise ValidationError(
+            f"The {label} is out of order (§ 575.13(n)): the new cards are dealt by hand, one deck, "
+            "without it (§ 575.3(b), (c)(1))."
+        )
+    deck_set_change(table=table, user=user, password=password, reason=RemovalReason.DEVICE_OUT_OF_ORDER, at=at, **new)
+
+
+def _check_round_outcome(table: GamingTable, device: str, round_outcome: str) -> None:
+    if device not in selectors.devices_for(selectors.requirement_for(table)):
+        raise ValidationError(f"{table.game} has no {Malfunction.Device(device).label.lower()}.")
+    expected, clause = Malfunction.OUTCOMES[device]
+    if round_outcome != expected:
+        raise ValidationError(
+            f"When the {Malfunction.Device(device).label.lower()} malfunctions, § {clause} requires: "
+            f"{Malfunction.RoundOutcome(expected).label.lower()}."
+        )
+
+
+@transaction.atomic
+@acts_as_user
+def malfunction_record(
+    *,
+    table: GamingTable,
+    user: Any,
+    password: str,
+    device: str,
+    description: str,
+    round_outcome: str,
+    out_of_order: bool = False,
+    at: datetime | None = None,
+    replacement: dict[str, Any] | None = None,
+) -> Malfunction:
+    """Record a device malfunction and what happened to the round, as the clause requires.
+
+    A dealing shoe or card shuffler signed out of order (§ 575.13(n)) ends the play that depended on
+    it. Reading (docs/equipment.md): the cards in play leave play in the same step and new cards are
+    put in play without the device (``replacement``: the arguments of :func:`deck_set_place`), so
+    cards dealt by hand run on the 4-hour clock of § 575.3(c)(1) from their placement, and two-deck
+    play, which needs a working shuffler (§ 575.3(b)), ends. Without a replacement it is refused, the
+    message saying what to do; cards already changed to play without the device need nothing more.
+    """
+    require_capability(user, Capability.VERIFY_EQUIPMENT)
+    same_facility(user, table)
+    at = at or timezone.now()
+    _check_round_outcome(table, device, round_outcome)
+    if not description.strip():
+        raise ValidationError("Describe what happened.")
+    if out_of_order and device in _CARD_DEVICES:
+        _change_cards_off_device(table=table, user=user, password=password, device=device, at=at, new=replacement)
+    malfunction = Malfunction.objects.create(
+        facility_id=table.facility_id,
+        table=table,
+        occurred_at=at,
+        device=device,
+        description=description.strip(),
+        round_outcome=round_outcome,
+        out_of_order=out_of_order,
+    )
+    record_sign(record=malfunction, slot="floorperson", user=user, password=password)
+    return malfunction
