@@ -12,10 +12,19 @@ import time_machine
 from compliance.models import Game
 from compliance.services import signature_sign
 from coupons import services
-from coupons.models import CouponProgram, CouponSeries, ProgramApproval, StorageLocation
+from coupons.models import CouponProgram, CouponRange, CouponSeries, ProgramApproval, StorageLocation
 from tests.factories import PASSWORD
 
 TODAY = date(2026, 11, 3)
+
+
+def states(series: Any) -> list[tuple[int, int, str]]:
+    """The series' open ranges: (first, last, state), by serial."""
+    return list(
+        CouponRange.objects.filter(series=series, closed_by__isnull=True)
+        .order_by("first_serial")
+        .values_list("first_serial", "last_serial", "state")
+    )
 
 
 @pytest.fixture(autouse=True)

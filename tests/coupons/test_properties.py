@@ -114,40 +114,34 @@ def _attempt_named(name: str, expected_ok: bool, call: Any) -> bool:
     return _attempt(expected_ok, call, name)
 
 
-def _close_day(c: dict[str, Any], model: Model, keep: bool) -> None:
-    program, facility = c["program"], c["program"].facility
+def _return_expired_first(c: dict[str, Any], model: Model, complete: dict[str, Any]) -> None:
+    """Expired coupons marketing holds block the form until they go back (§ 525.21(k))."""
+    facility = c["program"].facility
     expired_held = any(
         s == S.ISSUED and series.is_expired_on(model.day)
         for i, series in enumerate(c["series"])
         for s in model.state[i].values()
     )
-    complete = {
-        "facility": facility,
-        "gaming_date": model.day,
-        "counted_remaining": {},
-        "user": c["mkt"],
-        "password": PASSWORD,
-        "disposition": "keep" if keep else "return",
-        "kept_in": program.marketing_safe,
-        "receiver": services.CoSigner(c["fin"], PASSWORD),
-    }
-    if expired_held:
-        with pytest.raises(ValidationError, match="Expired coupons must be returned"):
-            services.reconciliation_complete(**complete)
-        services.return_record(
-            facility=facility,
-            user=c["mkt"],
-            password=PASSWORD,
-            gaming_date=model.day,
-            expired_only=True,
-            receiver=services.CoSigner(c["fin"], PASSWORD),
-        )
-        for i, series in enumerate(c["series"]):
-            if series.is_expired_on(model.day):
-                for n, s in model.state[i].items():
-                    if s == S.ISSUED:
-                        model.state[i][n] = S.RETURNED
-    held = model.count(S.ISSUED)
+    if not expired_held:
+        return
+    with pytest.raises(ValidationError, match="Expired coupons must be returned"):
+        services.reconciliation_complete(**complete)
+    services.return_record(
+        facility=facility,
+        user=c["mkt"],
+        password=PASSWORD,
+        gaming_date=model.day,
+        expired_only=True,
+        receiver=services.CoSigner(c["fin"], PASSWORD),
+    )
+    for i, series in enumerate(c["series"]):
+        if series.is_expired_on(model.day):
+            for n, s in model.state[i].items():
+                if s == S.ISSUED:
+                    model.state[i][n] = S.RETURNED
+
+
+def _complete_form(c: dict[str, Any], model: Model, complete: dict[str, Any], held: int) -> None:
     complete["counted_remaining"] = {
         series.denomination_cents: sum(1 for s in model.state[i].values() if s == S.ISSUED)
         for i, series in enumerate(c["series"])
@@ -160,25 +154,46 @@ def _close_day(c: dict[str, Any], model: Model, keep: bool) -> None:
         assert f.remaining_expected == sum(1 for s in model.state[index].values() if s == S.ISSUED)
     assert sum(f.carried_in for f in figures) == model.carried_in
     assert sum(f.received for f in figures) == model.issued_today
-    if not keep:
-        for per_series in model.state:
-            for n, s in per_series.items():
-                if s == S.ISSUED:
-                    per_series[n] = S.RETURNED
+
+
+def _process_day(c: dict[str, Any], model: Model, keep: bool, held: int) -> None:
     processing = services.finance_day_process(
-        facility=facility,
+        facility=c["program"].facility,
         gaming_date=model.day,
         counted_returned=model.count(S.RETURNED),
         counted_voided=model.count(S.VOIDED),
         counted_redeemed=model.count(S.REDEEMED),
         user=c["fin_staff"],
         password=PASSWORD,
-        restock_location=program.vault,
+        restock_location=c["program"].vault,
     )
     assert processing.variance == 0
     # Against the model, not against the record's own sum: what marketing was given and what it kept.
     assert processing.given_to_marketing == model.carried_in + model.issued_today
     assert processing.carried_forward == (held if keep else 0)
+
+
+def _close_day(c: dict[str, Any], model: Model, keep: bool) -> None:
+    program, facility = c["program"], c["program"].facility
+    complete = {
+        "facility": facility,
+        "gaming_date": model.day,
+        "counted_remaining": {},
+        "user": c["mkt"],
+        "password": PASSWORD,
+        "disposition": "keep" if keep else "return",
+        "kept_in": program.marketing_safe,
+        "receiver": services.CoSigner(c["fin"], PASSWORD),
+    }
+    _return_expired_first(c, model, complete)
+    held = model.count(S.ISSUED)
+    _complete_form(c, model, complete, held)
+    if not keep:
+        for per_series in model.state:
+            for n, s in per_series.items():
+                if s == S.ISSUED:
+                    per_series[n] = S.RETURNED
+    _process_day(c, model, keep, held)
     model.carried_in, model.issued_today = (held if keep else 0), 0
     for i, series in enumerate(c["series"]):
         for n, s in model.state[i].items():
@@ -194,8 +209,181 @@ def _close_day(c: dict[str, Any], model: Model, keep: bool) -> None:
 SOURCE = {"issue": S.IN_STOCK, "distribute": S.ISSUED, "void": S.ISSUED, "return": S.ISSUED, "redeem": S.DISTRIBUTED}
 
 
-def _apply(c: dict[str, Any], model: Model, op: tuple[str, int, int, int, bool, bool]) -> None:
-    name, index, first, length, flag, aim = op
+@dataclass
+class _Step:
+    """One operation of the run, with what the model says about the serials it touches."""
+
+    c: dict[str, Any]
+    model: Model
+    name: str
+    index: int
+    series: Any
+    facility: Any
+    first: int
+    last: int
+    flag: bool
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        return [(self.first, self.last)]
+
+    @property
+    def states(self) -> set[str | None]:
+        return self.model.states(self.index, self.first, self.last)
+
+    @property
+    def expired(self) -> bool:
+        return bool(self.series.is_expired_on(self.model.day))
+
+    def moved_to(self, state: str) -> None:
+        self.model.set(self.index, self.first, self.last, state)
+
+
+def _receive(step: _Step) -> None:
+    c, model, series, first, last = step.c, step.model, step.series, step.first, step.last
+    ok = step.states == {None}
+
+    def call() -> None:
+        receipt = services.receipt_record(
+            facility=step.facility,
+            series=series,
+            received_on=model.day,
+            supplier="P",
+            invoice_number="I",
+            invoice_quantity=last - first + 1,
+            invoice_first_serial=first,
+            invoice_last_serial=last,
+            received=step.spans,
+            location=c["program"].vault,
+            user=c["fin"],
+            password=PASSWORD,
+        )
+        signature_sign(record=receipt, slot="examined_finance", user=c["fin_staff"], password=PASSWORD)
+        signature_sign(record=receipt, slot="examined_marketing", user=c["mkt_staff"], password=PASSWORD)
+
+    if _attempt_named(step.name, ok, call):
+        step.moved_to(S.IN_STOCK)
+
+
+def _issue(step: _Step) -> None:
+    c, model, series, first, last = step.c, step.model, step.series, step.first, step.last
+    ok = step.states == {S.IN_STOCK} and not step.expired
+
+    def call() -> None:
+        requisition = services.requisition_prepare(
+            facility=step.facility,
+            program=series.program,
+            denomination_cents=series.denomination_cents,
+            quantity=last - first + 1,
+            needed_for=model.day,
+            user=c["mkt"],
+            password=PASSWORD,
+        )
+        signature_sign(record=requisition, slot="authorized", user=c["fin"], password=PASSWORD)
+        services.issuance_record(
+            requisition=requisition,
+            series=series,
+            issued=step.spans,
+            user=c["fin"],
+            password=PASSWORD,
+            gaming_date=model.day,
+            receiver=services.CoSigner(c["mkt"], PASSWORD),
+        )
+
+    if _attempt_named(step.name, ok, call):
+        step.moved_to(S.ISSUED)
+        model.issued_today += last - first + 1
+
+
+def _distribute(step: _Step) -> None:
+    ok = step.states == {S.ISSUED} and not step.expired
+    if _attempt_named(
+        step.name,
+        ok,
+        lambda: services.distribution_record(
+            facility=step.facility, series=step.series, spans=step.spans, user=step.c["mkt_staff"],
+            gaming_date=step.model.day,
+        ),
+    ):
+        step.moved_to(S.DISTRIBUTED)
+
+
+def _void(step: _Step) -> None:
+    # Finance stock is a finance supervisor's to void, marketing's coupons a marketing supervisor's:
+    # a span across both custodies is refused (§ 525.21(i), (j)(6)).
+    states = step.states
+    ok = states in ({S.IN_STOCK}, {S.ISSUED})
+    user = step.c["mkt"] if S.ISSUED in states else step.c["fin"]
+    if _attempt_named(
+        step.name,
+        ok,
+        lambda: services.void_record(
+            facility=step.facility,
+            series=step.series,
+            spans=step.spans,
+            reason="torn",
+            user=user,
+            password=PASSWORD,
+            gaming_date=step.model.day,
+        ),
+    ):
+        step.moved_to(S.VOIDED)
+
+
+def _return(step: _Step) -> None:
+    ok = step.states == {S.ISSUED}
+    if _attempt_named(
+        step.name,
+        ok,
+        lambda: services.return_record(
+            facility=step.facility,
+            user=step.c["mkt"],
+            password=PASSWORD,
+            gaming_date=step.model.day,
+            spans={step.series: step.spans},
+            receiver=services.CoSigner(step.c["fin"], PASSWORD),
+        ),
+    ):
+        step.moved_to(S.RETURNED)
+
+
+def _expire(step: _Step) -> None:
+    model, index = step.model, step.index
+    held = [n for n, s in model.state[index].items() if s in (S.IN_STOCK, S.RETURNED)]
+    ok = step.expired and bool(held)
+    if _attempt_named(
+        step.name, ok, lambda: services.stock_expire(series=step.series, user=step.c["fin_staff"], on_date=model.day)
+    ):
+        for n in held:
+            model.state[index][n] = S.EXPIRED
+
+
+def _redeem(step: _Step) -> None:
+    ok = step.states == {S.DISTRIBUTED} and not step.expired
+    if _attempt_named(
+        step.name,
+        ok,
+        lambda: services.redemption_record(
+            facility=step.facility, series=step.series, spans=step.spans, user=step.c["dealer"],
+            gaming_date=step.model.day,
+        ),
+    ):
+        step.moved_to(S.REDEEMED)
+
+
+def _next_day(step: _Step) -> None:
+    event("day closed")
+    _close_day(step.c, step.model, keep=step.flag)
+
+
+_STEPS = {
+    "receive": _receive, "issue": _issue, "distribute": _distribute, "void": _void, "return": _return,
+    "expire": _expire, "redeem": _redeem, "next_day": _next_day,
+}
+
+
+def _aimed(model: Model, name: str, index: int, first: int, length: int, aim: bool) -> tuple[int, int]:
+    """Where an aimed operation starts, and how far the run of serials in the state it needs goes."""
     candidates = sorted(n for n, s in model.state[index].items() if s == SOURCE.get(name))
     if aim and candidates:
         first = candidates[first % len(candidates)]
@@ -203,127 +391,16 @@ def _apply(c: dict[str, Any], model: Model, op: tuple[str, int, int, int, bool, 
         while run < length and first + run in model.state[index] and model.state[index][first + run] == SOURCE[name]:
             run += 1
         length = run
-    series = c["series"][index]
-    facility = c["program"].facility
-    last = min(SERIALS, first + length - 1)
-    spans = [(first, last)]
-    states = model.states(index, first, last)
-    expired = series.is_expired_on(model.day)
-    if name == "receive":
-        ok = states == {None}
+    return first, length
 
-        def call() -> None:
-            receipt = services.receipt_record(
-                facility=facility,
-                series=series,
-                received_on=model.day,
-                supplier="P",
-                invoice_number="I",
-                invoice_quantity=last - first + 1,
-                invoice_first_serial=first,
-                invoice_last_serial=last,
-                received=spans,
-                location=c["program"].vault,
-                user=c["fin"],
-                password=PASSWORD,
-            )
-            signature_sign(record=receipt, slot="examined_finance", user=c["fin_staff"], password=PASSWORD)
-            signature_sign(record=receipt, slot="examined_marketing", user=c["mkt_staff"], password=PASSWORD)
 
-        if _attempt_named(name, ok, call):
-            model.set(index, first, last, S.IN_STOCK)
-    elif name == "issue":
-        ok = states == {S.IN_STOCK} and not expired
-
-        def call() -> None:
-            requisition = services.requisition_prepare(
-                facility=facility,
-                program=series.program,
-                denomination_cents=series.denomination_cents,
-                quantity=last - first + 1,
-                needed_for=model.day,
-                user=c["mkt"],
-                password=PASSWORD,
-            )
-            signature_sign(record=requisition, slot="authorized", user=c["fin"], password=PASSWORD)
-            services.issuance_record(
-                requisition=requisition,
-                series=series,
-                issued=spans,
-                user=c["fin"],
-                password=PASSWORD,
-                gaming_date=model.day,
-                receiver=services.CoSigner(c["mkt"], PASSWORD),
-            )
-
-        if _attempt_named(name, ok, call):
-            model.set(index, first, last, S.ISSUED)
-            model.issued_today += last - first + 1
-    elif name == "distribute":
-        ok = states == {S.ISSUED} and not expired
-        if _attempt_named(
-            name,
-            ok,
-            lambda: services.distribution_record(
-                facility=facility, series=series, spans=spans, user=c["mkt_staff"], gaming_date=model.day
-            ),
-        ):
-            model.set(index, first, last, S.DISTRIBUTED)
-    elif name == "void":
-        # Finance stock is a finance supervisor's to void, marketing's coupons a marketing supervisor's:
-        # a span across both custodies is refused (§ 525.21(i), (j)(6)).
-        ok = states in ({S.IN_STOCK}, {S.ISSUED})
-        user = c["mkt"] if S.ISSUED in states else c["fin"]
-        if _attempt_named(
-            name,
-            ok,
-            lambda: services.void_record(
-                facility=facility,
-                series=series,
-                spans=spans,
-                reason="torn",
-                user=user,
-                password=PASSWORD,
-                gaming_date=model.day,
-            ),
-        ):
-            model.set(index, first, last, S.VOIDED)
-    elif name == "return":
-        ok = states == {S.ISSUED}
-        if _attempt_named(
-            name,
-            ok,
-            lambda: services.return_record(
-                facility=facility,
-                user=c["mkt"],
-                password=PASSWORD,
-                gaming_date=model.day,
-                spans={series: spans},
-                receiver=services.CoSigner(c["fin"], PASSWORD),
-            ),
-        ):
-            model.set(index, first, last, S.RETURNED)
-    elif name == "expire":
-        held = [n for n, s in model.state[index].items() if s in (S.IN_STOCK, S.RETURNED)]
-        ok = expired and bool(held)
-        if _attempt_named(
-            name, ok, lambda: services.stock_expire(series=series, user=c["fin_staff"], on_date=model.day)
-        ):
-            for n in held:
-                model.state[index][n] = S.EXPIRED
-    elif name == "redeem":
-        ok = states == {S.DISTRIBUTED} and not expired
-        if _attempt_named(
-            name,
-            ok,
-            lambda: services.redemption_record(
-                facility=facility, series=series, spans=spans, user=c["dealer"], gaming_date=model.day
-            ),
-        ):
-            model.set(index, first, last, S.REDEEMED)
-    elif name == "next_day":
-        event("day closed")
-        _close_day(c, model, keep=flag)
+def _apply(c: dict[str, Any], model: Model, op: tuple[str, int, int, int, bool, bool]) -> None:
+    name, index, first, length, flag, aim = op
+    first, length = _aimed(model, name, index, first, length, aim)
+    step = _Step(c=c, model=model, name=name, index=index, series=c["series"][index],
+                 facility=c["program"].facility, first=first, last=min(SERIALS, first + length - 1), flag=flag)
+    if name in _STEPS:
+        _STEPS[name](step)
 
 
 def _assert_every_serial_in_exactly_one_state(c: dict[str, Any], model: Model) -> None:

@@ -1,0 +1,54 @@
+"""What the coupon models share: money in words, the states a coupon passes through, and who signs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+
+from compliance.models import (
+    Meaning,
+    SignatureRequirement,
+)
+from compliance.roles import Role
+
+
+def format_cents(cents: int | None) -> str:
+    if cents is None:
+        return ""
+    dollars, rest = divmod(int(cents), 100)
+    return f"${dollars:,}" if rest == 0 else f"${dollars:,}.{rest:02d}"
+
+
+class CouponState(models.TextChoices):
+    IN_STOCK = "in_stock", "In finance stock"
+    ISSUED = "issued", "Issued to marketing"
+    DISTRIBUTED = "distributed", "Distributed to a patron"
+    VOIDED = "voided", "Voided"
+    RETURNED = "returned", "Returned to finance"
+    EXPIRED = "expired", "Expired"
+    REDEEMED = "redeemed", "Redeemed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+# Who has the coupons in each state (derived, not stored: § 525.21(d) splits custody this way).
+HOLDER_OF_STATE = {
+    CouponState.IN_STOCK: "Finance (locked storage)",
+    CouponState.ISSUED: "Marketing",
+    CouponState.DISTRIBUTED: "Patron",
+    CouponState.VOIDED: "Voided, awaiting cancellation by finance",
+    CouponState.RETURNED: "Finance, awaiting daily processing",
+    CouponState.EXPIRED: "Finance (expired, out of circulation)",
+    CouponState.REDEEMED: "Drop box / finance, awaiting cancellation",
+    CouponState.CANCELLED: "Finance (cancelled)",
+}
+
+
+def finance_supervisor_slot(slot: str, meaning: Meaning, label: str, citation: str, distinct: bool = True) -> Any:
+    return SignatureRequirement(
+        slot, meaning, label, roles=frozenset({Role.FINANCE_SUPERVISOR}), distinct=distinct, citation=citation
+    )
+
+
+def marketing_supervisor_slot(slot: str, meaning: Meaning, label: str, citation: str) -> Any:
+    return SignatureRequirement(slot, meaning, label, roles=frozenset({Role.MARKETING_SUPERVISOR}), citation=citation)

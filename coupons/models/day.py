@@ -1,0 +1,173 @@
+"""The documents of a gaming day's close, § 525.21(j)–(m): marketing's reconciliation form and its
+figures, returns, expiries, redemptions and finance's daily processing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+from django.urls import reverse
+
+from compliance.models import (
+    AuditedModel,
+    Meaning,
+    SignatureRequirement,
+)
+from compliance.roles import Role
+from coupons.models._common import finance_supervisor_slot, marketing_supervisor_slot
+from coupons.models.documents import CouponDocument
+from coupons.models.program import CouponSeries, StorageLocation
+
+
+class ReconciliationForm(CouponDocument):
+    """Marketing's daily Match Play Coupon Reconciliation Form, § 525.21(j); closes the marketing day."""
+
+    citation = "525.21(j)"
+    kind_label = "Reconciliation form"
+    url_name = "coupons:reconciliation-detail"
+    signature_requirements = (
+        marketing_supervisor_slot("completed", Meaning.COMPLETED, "Marketing supervisor completing the form",
+                              "525.21(j)(8)"),
+    )
+
+    class Disposition(models.TextChoices):
+        RETURN = "return", "Return undistributed coupons to finance"
+        KEEP = "keep", "Keep them for the next gaming day in an approved locked area"
+
+    variation_explanation = models.TextField(blank=True, help_text="(j)(7)")
+    disposition = models.CharField(max_length=10, choices=Disposition.choices, default=Disposition.RETURN)
+    kept_in = models.ForeignKey(StorageLocation, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    # The last ledger line when the form was completed: "remaining" ranges are read as of this point.
+    ledger_position = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-gaming_date", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["facility", "gaming_date"], condition=models.Q(corrects__isnull=True),
+                name="coupon_one_reconciliation_per_day",
+            ),
+        ]
+
+    def signable_content(self) -> dict[str, Any]:
+        content = super().signable_content()
+        content["figures"] = [
+            [f.denomination_cents, f.carried_in, f.received, f.distributed, f.voided, f.returned,
+             f.remaining_expected, f.remaining_counted]
+            for f in self.figures.order_by("denomination_cents")
+        ]
+        return content
+
+
+class ReconciliationFigure(AuditedModel):
+    """One denomination's line of the reconciliation form, frozen when the form is completed."""
+
+    facility_through = "form"
+
+    form = models.ForeignKey(ReconciliationForm, on_delete=models.PROTECT, related_name="figures")
+    denomination_cents = models.PositiveIntegerField()
+    carried_in = models.PositiveIntegerField(default=0, help_text="Kept from the previous day, (k)")
+    received = models.PositiveIntegerField(default=0, help_text="Received from finance today, (j)(2)")
+    distributed = models.PositiveIntegerField(default=0)
+    voided = models.PositiveIntegerField(default=0)
+    returned = models.PositiveIntegerField(default=0, help_text="Returned to finance before the form was completed")
+    remaining_expected = models.PositiveIntegerField(default=0)
+    remaining_counted = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["denomination_cents"]
+
+    @property
+    def to_distribute(self) -> int:
+        return self.carried_in + self.received
+
+    @property
+    def variance(self) -> int:
+        return self.remaining_counted - self.remaining_expected
+
+
+class CouponReturn(CouponDocument):
+    """Unused and expired coupons returned to finance, § 525.21(k)–(l)."""
+
+    citation = "525.21(l)"
+    kind_label = "Return"
+    url_name = "coupons:return-detail"
+    signature_requirements = (
+        marketing_supervisor_slot("returned", Meaning.RETURNED, "Marketing supervisor returning the coupons",
+                              "525.21(l)(5)"),
+        finance_supervisor_slot("received", Meaning.RECEIVED, "Finance supervisor receiving the coupons", "525.21(l)(5)"),
+    )
+    returned_on = models.DateField(help_text="(l)(1)")
+    quantity = models.PositiveIntegerField()
+    expired_only = models.BooleanField(default=False, help_text="A daily return of expired coupons, (k)")
+    reconciliation = models.ForeignKey(
+        ReconciliationForm, on_delete=models.PROTECT, null=True, blank=True, related_name="returns",
+        help_text="The form whose copy goes back with the coupons, (k)",
+    )
+
+    class Meta:
+        ordering = ["-gaming_date", "-pk"]
+
+
+class CouponExpiry(CouponDocument):
+    """Expired coupons in finance custody taken out of circulation."""
+
+    citation = "525.21(k)"
+    kind_label = "Expiry"
+    series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
+    quantity = models.PositiveIntegerField()
+
+    def get_absolute_url(self) -> str:
+        return reverse("coupons:series-detail", args=[self.series_id])
+
+
+class CouponRedemption(CouponDocument):
+    """Coupons redeemed at a banking table (the redemption issue will add its screens and checks)."""
+
+    citation = "525.21(m)"
+    kind_label = "Redemption"
+    series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
+    quantity = models.PositiveIntegerField()
+    table = models.ForeignKey("compliance.GamingTable", on_delete=models.PROTECT, null=True, blank=True,
+                              related_name="+")
+
+    def get_absolute_url(self) -> str:
+        return reverse("coupons:series-detail", args=[self.series_id])
+
+
+class FinanceDayProcessing(CouponDocument):
+    """Finance's daily count, review, cancellation and reconciliation, § 525.21(m)."""
+
+    citation = "525.21(m)"
+    kind_label = "Finance daily processing"
+    url_name = "coupons:processing-detail"
+    signature_requirements = (
+        SignatureRequirement(
+            "reviewed", Meaning.REVIEWED, "Finance member who counted, reviewed and cancelled",
+            roles=frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR}), citation="525.21(m)",
+        ),
+    )
+    given_to_marketing = models.PositiveIntegerField(help_text="Carried in + issued for the day")
+    returned = models.PositiveIntegerField()
+    voided = models.PositiveIntegerField()
+    distributed = models.PositiveIntegerField()
+    carried_forward = models.PositiveIntegerField(help_text="Kept by marketing for the next gaming day")
+    redeemed = models.PositiveIntegerField(help_text="Redeemed coupons received for cancellation")
+    distributed_to_date = models.PositiveIntegerField(default=0)
+    redeemed_to_date = models.PositiveIntegerField(default=0)
+    counted_returned = models.PositiveIntegerField()
+    counted_voided = models.PositiveIntegerField()
+    counted_redeemed = models.PositiveIntegerField()
+    variance = models.IntegerField(default=0, help_text="Sum of the differences found")
+    restock_location = models.ForeignKey(StorageLocation, on_delete=models.PROTECT, null=True, blank=True,
+                                         related_name="+")
+    notes = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-gaming_date", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["facility", "gaming_date"], condition=models.Q(corrects__isnull=True),
+                name="coupon_one_processing_per_day",
+            ),
+        ]

@@ -1,0 +1,76 @@
+"""The monthly inventory, § 525.21(n): the count, its lines per series, and the month's reminder."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django.db import models
+from django.utils import timezone
+
+from compliance.models import (
+    AuditedModel,
+    Meaning,
+    SignatureRequirement,
+)
+from compliance.roles import Role
+from coupons.models.documents import CouponDocument
+from coupons.models.program import CouponSeries
+
+
+class CouponInventory(CouponDocument):
+    """The monthly inventory of coupons not distributed to patrons, § 525.21(n)."""
+
+    citation = "525.21(n)"
+    kind_label = "Monthly inventory"
+    url_name = "coupons:inventory-detail"
+    signature_requirements = (
+        SignatureRequirement(
+            "counted", Meaning.COUNTED, "Finance member who took the inventory",
+            roles=frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR}), citation="525.21(n)",
+        ),
+    )
+    discrepancy = models.IntegerField(default=0, help_text="Counted minus expected, all series")
+
+    def signable_content(self) -> dict[str, Any]:
+        content = super().signable_content()
+        content["counts"] = [
+            [c.series_id, c.expected_quantity, c.counted_quantity, c.counted_ranges] for c in self.counts.order_by("pk")
+        ]
+        return content
+
+
+class InventoryCount(AuditedModel):
+    facility_through = "inventory"
+
+    inventory = models.ForeignKey(CouponInventory, on_delete=models.PROTECT, related_name="counts")
+    series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
+    expected_quantity = models.PositiveIntegerField()
+    expected_ranges = models.TextField(blank=True)
+    counted_quantity = models.PositiveIntegerField()
+    counted_ranges = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+
+    @property
+    def discrepancy(self) -> int:
+        return self.counted_quantity - self.expected_quantity
+
+
+class InventoryReminder(AuditedModel):
+    """The monthly inventory reminder, kept up to date by a Celery beat task (idempotent per month)."""
+
+    citation: ClassVar[str] = "525.21(n)"
+
+    facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
+    month = models.DateField(help_text="First day of the month")
+    due_on = models.DateField()
+    done_by = models.ForeignKey(CouponInventory, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    checked_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-month"]
+        constraints = [models.UniqueConstraint(fields=["facility", "month"], name="coupon_inventory_reminder_month")]
+
+    def __str__(self) -> str:
+        return f"Monthly coupon inventory {self.month:%B %Y}"

@@ -1,0 +1,196 @@
+"""Marketing's day, § 525.21(d), (j)–(l): distribution, voids, the reconciliation form and what it keeps."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.core.exceptions import ValidationError
+
+from compliance.services import signature_sign
+from coupons import selectors, services
+from coupons.models import (
+    CouponState,
+    LedgerLine,
+    ReconciliationForm,
+)
+from tests.coupons.conftest import PASSWORD, TODAY, approve, make_series, states
+
+pytestmark = pytest.mark.django_db
+S = CouponState
+
+
+def test_distributing_coupons_not_held_by_marketing_is_refused_in_words(program, receive, issue, marketing_staff):
+    receive(1, 100)
+    issue(1, 10)
+    with pytest.raises(ValidationError) as refused:
+        services.distribution_record(
+            facility=program.facility, series=program.series, spans=[(5, 20)], user=marketing_staff
+        )
+    assert "MP-0000011–MP-0000020" in str(refused.value) and "in finance stock" in str(refused.value)
+    with pytest.raises(ValidationError, match="never received"):
+        services.distribution_record(
+            facility=program.facility, series=program.series, spans=[(500, 501)], user=marketing_staff
+        )
+
+
+def test_an_unexplained_variance_cannot_be_signed(program, receive, issue, marketing_supervisor):
+    receive(1, 100)
+    issue(1, 50)
+    with pytest.raises(ValidationError, match="Explain the variation"):
+        services.reconciliation_complete(
+            facility=program.facility,
+            gaming_date=TODAY,
+            counted_remaining={2500: 49},
+            user=marketing_supervisor,
+            password=PASSWORD,
+        )
+    assert not ReconciliationForm.objects.exists()
+    form = services.reconciliation_complete(
+        facility=program.facility,
+        gaming_date=TODAY,
+        counted_remaining={2500: 49},
+        user=marketing_supervisor,
+        password=PASSWORD,
+        variation_explanation="One coupon fell behind the desk; found and voided tomorrow.",
+    )
+    assert form.figures.get().variance == -1
+
+
+def test_the_day_cannot_close_while_marketing_holds_expired_coupons(
+    program, finance_supervisor, receive, requisition, marketing_supervisor, compliance_officer
+):
+    short = make_series(
+        program.facility, program.program, finance_supervisor, code="mp25x", prefix="MX", expires_on=TODAY
+    )
+    approve(program.facility, program.program, compliance_officer, short, kinds=("design",))
+    receive(1, 100, series=short)
+    services.issuance_record(
+        requisition=requisition(20),
+        series=short,
+        issued=[(1, 20)],
+        user=finance_supervisor,
+        password=PASSWORD,
+        receiver=services.CoSigner(marketing_supervisor, PASSWORD),
+    )
+    services.reconciliation_complete(
+        facility=program.facility,
+        gaming_date=TODAY,
+        counted_remaining={2500: 20},
+        user=marketing_supervisor,
+        password=PASSWORD,
+        disposition="keep",
+        kept_in=program.marketing_safe,
+    )
+    tomorrow = TODAY + timedelta(days=1)
+    with time_machine.travel("2026-11-04 14:00:00+00:00", tick=True):
+        assert [r.quantity for r in selectors.expired_held(program.facility, tomorrow)] == [20]
+        with pytest.raises(ValidationError, match=r"MX-0000001–MX-0000020 .*expired 3 Nov 2026"):
+            services.reconciliation_complete(
+                facility=program.facility,
+                gaming_date=tomorrow,
+                counted_remaining={},
+                user=marketing_supervisor,
+                password=PASSWORD,
+            )
+        services.return_record(
+            facility=program.facility,
+            user=marketing_supervisor,
+            password=PASSWORD,
+            gaming_date=tomorrow,
+            expired_only=True,
+        )
+        form = services.reconciliation_complete(
+            facility=program.facility,
+            gaming_date=tomorrow,
+            counted_remaining={},
+            user=marketing_supervisor,
+            password=PASSWORD,
+        )
+    (figure,) = form.figures.all()
+    assert (figure.carried_in, figure.returned, figure.remaining_expected) == (20, 20, 0)
+
+
+def test_kept_coupons_need_an_approved_locked_marketing_area_and_carry_to_the_next_form(
+    program, receive, issue, marketing_supervisor, marketing_staff
+):
+    receive(1, 100)
+    issue(1, 30)
+    with pytest.raises(ValidationError, match="not a marketing area approved"):
+        services.reconciliation_complete(
+            facility=program.facility,
+            gaming_date=TODAY,
+            counted_remaining={2500: 30},
+            user=marketing_supervisor,
+            password=PASSWORD,
+            disposition="keep",
+            kept_in=program.vault,
+        )
+    services.reconciliation_complete(
+        facility=program.facility,
+        gaming_date=TODAY,
+        counted_remaining={2500: 30},
+        user=marketing_supervisor,
+        password=PASSWORD,
+        disposition="keep",
+        kept_in=program.marketing_safe,
+    )
+    with pytest.raises(ValidationError, match="day is closed"):
+        services.distribution_record(
+            facility=program.facility, series=program.series, spans=[(1, 1)], user=marketing_staff, gaming_date=TODAY
+        )
+    tomorrow = TODAY + timedelta(days=1)
+    (figure,) = selectors.reconciliation_preview(program.facility, tomorrow).figures
+    assert figure.carried_in == 30 and figure.received == 0
+
+
+def test_the_remaining_coupons_must_be_counted(program, receive, issue, marketing_supervisor):
+    receive(1, 100)
+    issue(1, 10)
+    with pytest.raises(ValidationError, match=r"Count the coupons remaining \(\$25\)"):
+        services.reconciliation_complete(
+            facility=program.facility,
+            gaming_date=TODAY,
+            counted_remaining={},
+            user=marketing_supervisor,
+            password=PASSWORD,
+        )
+
+
+def test_a_marketing_supervisor_cannot_void_coupons_in_finance_stock(
+    program, receive, issue, marketing_supervisor, finance_supervisor
+):
+    receive(1, 100)
+    issue(1, 10)
+    before = states(program.series)
+    with pytest.raises(ValidationError) as refused:
+        services.void_record(facility=program.facility, series=program.series, spans=[(5, 60)], reason="Torn",
+                             user=marketing_supervisor, password=PASSWORD)
+    assert "MP-0000011–MP-0000060" in str(refused.value) and "finance department supervisor" in str(refused.value)
+    with pytest.raises(ValidationError, match="held by marketing"):
+        services.void_record(facility=program.facility, series=program.series, spans=[(5, 5)], reason="Torn",
+                             user=finance_supervisor, password=PASSWORD)
+    assert states(program.series) == before
+    assert not LedgerLine.objects.filter(kind="void").exists()
+    # Each in its own custody, both are accepted.
+    services.void_record(facility=program.facility, series=program.series, spans=[(5, 5)], reason="Torn",
+                         user=marketing_supervisor, password=PASSWORD)
+    services.void_record(facility=program.facility, series=program.series, spans=[(60, 60)], reason="Misprint",
+                         user=finance_supervisor, password=PASSWORD)
+    assert LedgerLine.objects.filter(kind="void").count() == 2
+
+
+def test_marketing_cannot_distribute_before_signing_the_hand_over(
+    program, receive, requisition, finance_supervisor, marketing_supervisor, marketing_staff
+):
+    receive(1, 100)
+    issuance = services.issuance_record(requisition=requisition(10), series=program.series, issued=[(1, 10)],
+                                        user=finance_supervisor, password=PASSWORD)
+    with pytest.raises(ValidationError, match=f"Issuance #{issuance.pk} .* not been signed as received"):
+        services.distribution_record(facility=program.facility, series=program.series, spans=[(1, 5)],
+                                     user=marketing_staff)
+    signature_sign(record=issuance, slot="received", user=marketing_supervisor, password=PASSWORD)
+    services.distribution_record(facility=program.facility, series=program.series, spans=[(1, 5)],
+                                 user=marketing_staff)
+    assert (1, 5, S.DISTRIBUTED) in states(program.series)
