@@ -109,10 +109,28 @@ GRID = TableStyle(
 )
 
 
-def data_table(header: Sequence[str], rows: Sequence[Sequence[Any]], widths: Sequence[float] | None = None) -> Table:
-    """A ruled table with a repeated header row, the grid every report uses."""
-    table = Table([list(header), *[list(r) for r in rows]], colWidths=widths, repeatRows=1, hAlign="LEFT")
-    table.setStyle(GRID)
+def data_table(
+    header: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    widths: Sequence[float] | None = None,
+    *,
+    wrap: ParagraphStyle | None = None,
+    empty: str | None = None,
+    style: TableStyle = GRID,
+) -> Table:
+    """A ruled table with a repeated header row, the grid every report uses.
+
+    ``wrap``: set each cell in a paragraph of that style, so long text wraps inside its column (the
+    header in bold); ``empty``: the words of the one row shown when there are no rows."""
+    head: list[Any] = list(header)
+    body: list[list[Any]] = [list(r) for r in rows]
+    if wrap is not None:
+        head = [Paragraph(f"<b>{cell}</b>", wrap) for cell in header]
+        body = [[Paragraph(str(cell), wrap) for cell in row] for row in body]
+    if not body and empty is not None:
+        body = [[Paragraph(empty, wrap) if wrap is not None else empty] + [""] * (len(header) - 1)]
+    table = Table([head, *body], colWidths=widths, repeatRows=1, hAlign="LEFT")
+    table.setStyle(style)
     return table
 
 

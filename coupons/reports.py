@@ -11,6 +11,7 @@ from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import inch
 from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyle
 
+from compliance.documents import data_table
 from coupons.selectors import LEDGER_STATES, RangeRow, ReconciliationData
 
 __all__ = ["ledger_pdf", "reconciliation_pdf"]
@@ -32,13 +33,8 @@ _GRID = TableStyle([
 
 
 def _table(header: list[str], rows: list[list[Any]], widths: list[float]) -> Table:
-    body = [[Paragraph(str(cell), _SMALL) for cell in row] for row in rows] or [
-        [Paragraph("None", _SMALL)] + [""] * (len(header) - 1)
-    ]
-    head = [Paragraph(f"<b>{cell}</b>", _SMALL) for cell in header]
-    table = Table([head, *body], colWidths=widths, repeatRows=1)
-    table.setStyle(_GRID)
-    return table
+    """The paper form's ruled tables: small wrapped text, "None" when a section is empty."""
+    return data_table(header, rows, widths, wrap=_SMALL, empty="None", style=_GRID)
 
 
 def _ranges(rows: list[RangeRow], note_header: str = "") -> list[list[Any]]:
