@@ -138,31 +138,35 @@ def equipment_sweep(*, now: datetime | None = None) -> SweepResult:
     return result
 
 
-@transaction.atomic
 @acts_as_system
 def alert_notify(*, alert_ids: Sequence[int]) -> int:
     """E-mail the floorpersons and shift managers of each alert's facility; returns e-mails sent.
 
-    One e-mail per facility. The alerts are locked (two queued runs do not both send) and marked
-    notified only once the mail went out: a failed send, or a facility with no one to receive it,
-    leaves them for the next sweep to queue.
+    One e-mail per facility, each in its own transaction: the facility's alerts are locked (two
+    queued runs do not both send) and marked notified only once its mail went out. A failed send, or
+    a facility with no one to receive it, leaves its alerts for the retry or the next sweep, while the
+    facilities already mailed stay marked and are not mailed twice.
     """
-    alerts = list(
+    facility_ids = sorted(set(
         EquipmentAlert.objects.filter(pk__in=alert_ids, resolved_at__isnull=True, notified_at__isnull=True)
+        .values_list("facility_id", flat=True)
+    ))
+    return sum(_notify_facility(facility_id, alert_ids) for facility_id in facility_ids)
+
+
+@transaction.atomic
+def _notify_facility(facility_id: int, alert_ids: Sequence[int]) -> int:
+    alerts = list(
+        EquipmentAlert.objects.filter(pk__in=alert_ids, facility_id=facility_id, resolved_at__isnull=True,
+                                      notified_at__isnull=True)
         .select_for_update(skip_locked=True, of=("self",))
         .select_related("facility", "table")
-        .order_by("facility_id", "due_at")
+        .order_by("due_at")
     )
-    by_facility: dict[int, list[EquipmentAlert]] = {}
+    if not alerts or not notification_send(overdue_alerts_notification(alerts[0].facility, alerts)):
+        return 0  # no one to send it to: not notified, so it is queued again and stays on the dashboard
+    now = timezone.now()
     for alert in alerts:
-        by_facility.setdefault(alert.facility_id, []).append(alert)
-    sent = 0
-    for facility_alerts in by_facility.values():
-        if not notification_send(overdue_alerts_notification(facility_alerts[0].facility, facility_alerts)):
-            continue  # no one to send it to: not notified, so it is queued again and stays on the dashboard
-        sent += 1
-        now = timezone.now()
-        for alert in facility_alerts:
-            alert.notified_at = now
-            alert.save()
-    return sent
+        alert.notified_at = now
+        alert.save()
+    return 1

@@ -181,3 +181,42 @@ def test_the_requirements_say_which_dice_clocks_run_while_closed():
         "props-and-hops": True,
         "asia-poker": True,
     }
+
+
+def test_a_facility_already_mailed_is_not_mailed_again_when_another_facilitys_mail_fails(
+    tdf, other_facility, place_dice, floorperson, dealer, mailoutbox, django_capture_on_commit_callbacks, open_at
+):
+    import smtplib
+    from unittest import mock
+
+    from django.core.mail import send_mail
+
+    from tests.equipment.conftest import make_table
+
+    for person in (floorperson, dealer):
+        person.profile.facilities.add(other_facility)
+    erie = make_table(other_facility, "three-dice-football", "TDF-E1")
+    for table in (tdf, erie):
+        place_dice(table, T0)
+        open_at(table, floorperson, T0)
+    late = T0 + timedelta(hours=25)
+    with time_machine.travel(late, tick=False):
+        with django_capture_on_commit_callbacks(execute=False):
+            raised = services.equipment_sweep(now=late).raised
+        assert len(raised) == 2
+
+        def erie_is_down(**mail: object) -> int:
+            if other_facility.name in str(mail["subject"]):
+                raise smtplib.SMTPServerDisconnected("down")
+            return send_mail(**mail)  # type: ignore[arg-type]
+
+        with mock.patch("compliance.notifications.send_mail", side_effect=erie_is_down), \
+                pytest.raises(smtplib.SMTPServerDisconnected):
+            services.alert_notify(alert_ids=raised)
+        notified = dict(EquipmentAlert.objects.values_list("facility_id", "notified_at"))
+        assert notified[tdf.facility_id] is not None and notified[other_facility.pk] is None
+        assert len(mailoutbox) == 1
+        # The task's retry sends the one that failed, and only that one.
+        assert services.alert_notify(alert_ids=raised) == 1
+    assert len(mailoutbox) == 2 and other_facility.name in mailoutbox[1].subject
+    assert not EquipmentAlert.objects.filter(notified_at__isnull=True).exists()
