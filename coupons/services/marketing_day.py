@@ -319,7 +319,8 @@ def reconciliation_complete(
                         counted_remaining=counted_remaining, variation_explanation=variation_explanation.strip(),
                         disposition=disposition, kept_in=kept_in)
     record_sign(record=form, slot="completed", user=user, password=password)
-    if disposition == ReconciliationForm.Disposition.RETURN and sum(f.remaining for f in figures):
+    remaining = sum(f.remaining for f in figures)
+    if disposition == ReconciliationForm.Disposition.RETURN and remaining != 0:
         return_record(facility=facility, user=user, password=password, gaming_date=gaming_date,
                       reconciliation=form, receiver=receiver)
     return form

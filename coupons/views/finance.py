@@ -140,7 +140,8 @@ class IssuanceCreateView(CouponFormView):
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         facility = getattr(request, "facility", None)
-        self.requisition = found(selectors.document_in(CouponRequisition, facility, kwargs["pk"]), "requisition")
+        if facility is not None:  # without one, the page base refuses the request
+            self.requisition = found(selectors.document_in(CouponRequisition, facility, kwargs["pk"]), "requisition")
         return super().dispatch(request, *args, **kwargs)
 
     def get_form_kwargs(self) -> dict[str, Any]:
