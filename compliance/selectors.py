@@ -11,16 +11,22 @@ from django.db.models import CharField, Q, QuerySet
 from django.db.models.functions import Cast
 from django.utils import timezone
 
-from compliance.models import AuditEvent, Facility, Profile, Signature
+from compliance.models import AuditEvent, Facility, GamingTable, Profile, Signature
 from compliance.roles import Role
 
 __all__ = [
     "audit_events",
     "facilities_for",
+    "no_audit_events",
     "people_emails",
     "people_holding",
+    "profiles_of",
+    "recent_signatures_of",
     "records_awaiting_signature",
+    "regulated_record",
+    "signature_in",
     "signatures_for_facility",
+    "tables_of",
 ]
 
 
@@ -110,6 +116,46 @@ def audit_events(
     if action:
         events = events.filter(action=action)
     return events
+
+
+def no_audit_events() -> QuerySet[AuditEvent]:
+    """The answer to a filter the person typed wrong: nothing, rather than everything."""
+    return AuditEvent.objects.none()
+
+
+def recent_signatures_of(user: Any, *, limit: int = 5) -> QuerySet[Signature]:
+    return Signature.objects.filter(signer_id=user.pk).order_by("-signed_at")[:limit]
+
+
+def signature_in(facility: Facility, pk: Any) -> Signature | None:
+    return Signature.objects.select_related("content_type", "signer").filter(pk=pk, facility=facility).first()
+
+
+def regulated_record(facility: Facility, content_type_id: Any, object_id: Any) -> Any | None:
+    """A signed-record type's record of the facility (``None``: no such type, or not in this facility)."""
+    from django.contrib.contenttypes.models import ContentType
+
+    from compliance.models import RegulatedRecord
+
+    content_type = ContentType.objects.filter(pk=content_type_id).first()
+    model = content_type.model_class() if content_type is not None else None
+    if model is None or not issubclass(model, RegulatedRecord):
+        return None
+    return model._default_manager.filter(pk=object_id, facility=facility).first()
+
+
+def tables_of(facility: Facility) -> QuerySet[GamingTable]:
+    return GamingTable.objects.filter(facility=facility).select_related("game")
+
+
+def profiles_of(facility: Facility) -> QuerySet[Profile]:
+    """The people who work at the facility, with their department and roles, by name."""
+    return (
+        Profile.objects.filter(facilities=facility)
+        .select_related("department", "user")
+        .prefetch_related("user__groups")
+        .order_by("full_name")
+    )
 
 
 def signatures_for_facility(facility: Facility) -> QuerySet[Signature]:

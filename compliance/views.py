@@ -8,12 +8,11 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
-from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -26,7 +25,7 @@ from compliance.dashboard import panels_for
 from compliance.forms import AuditFilterForm, SignatureForm
 from compliance.implementations import implementations_by_clause
 from compliance.middleware import SAFE_METHODS
-from compliance.models import AuditEvent, GamingTable, Profile, RegulatedRecord, Signature
+from compliance.models import RegulatedRecord
 from compliance.roles import Capability, has_capability, is_inspector, roles_of
 
 __all__ = [
@@ -129,7 +128,7 @@ class DashboardView(FacilityRequiredMixin, TemplateView):
         context["recent_changes"] = (
             selectors.audit_events(facility=self.facility)[:8] if has_capability(user, Capability.VIEW_AUDIT) else []
         )
-        context["my_recent_signatures"] = Signature.objects.filter(signer_id=user.pk).order_by("-signed_at")[:5]
+        context["my_recent_signatures"] = selectors.recent_signatures_of(user)
         context["roles"] = sorted(r.label for r in roles_of(user))
         return context
 
@@ -149,11 +148,7 @@ class FacilitySelectView(View):
 
 
 def _record_or_404(request: HttpRequest, content_type_id: int, object_id: int) -> RegulatedRecord:
-    content_type = get_object_or_404(ContentType, pk=content_type_id)
-    model = content_type.model_class()
-    if model is None or not issubclass(model, RegulatedRecord):
-        raise Http404("No such record type")
-    record = model.objects.filter(pk=object_id, facility=request.facility).first()  # type: ignore[attr-defined]
+    record = selectors.regulated_record(request.facility, content_type_id, object_id)  # type: ignore[attr-defined]
     if record is None:
         raise Http404("No such record in this facility")
     return record
@@ -219,9 +214,9 @@ class SignatureDetailView(FacilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        signature = get_object_or_404(
-            Signature.objects.select_related("content_type", "signer"), pk=kwargs["pk"], facility=self.facility
-        )
+        signature = selectors.signature_in(self.facility, kwargs["pk"])
+        if signature is None:
+            raise Http404("No such signature in this facility")
         record = signature.record
         context.update(
             signature=signature,
@@ -277,7 +272,7 @@ class AuditFilterMixin(CapabilityRequiredMixin):
                 "action": data["action"],
             }
         elif form.is_bound:
-            return form, AuditEvent.objects.none()
+            return form, selectors.no_audit_events()
         return form, selectors.audit_events(facility=self.facility, **filters)
 
 
@@ -366,7 +361,7 @@ class TableListView(FacilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        context["tables"] = GamingTable.objects.filter(facility=self.facility).select_related("game")
+        context["tables"] = selectors.tables_of(self.facility)
         return context
 
 
@@ -376,11 +371,5 @@ class PeopleListView(FacilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        profiles = (
-            Profile.objects.filter(facilities=self.facility)
-            .select_related("department", "user")
-            .prefetch_related("user__groups")
-            .order_by("full_name")
-        )
-        context["profiles"] = profiles
+        context["profiles"] = selectors.profiles_of(self.facility)
         return context
