@@ -7,19 +7,38 @@ from datetime import date
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 from compliance.models import Facility
+from compliance.notifications import Notification, notification_send
 from coupons.days import day_words
 from coupons.ledger import lock_facility
 from coupons.models import CouponSeries, ReconciliationForm, StorageLocation
 from coupons.selectors import program_gate_refusals
 
-__all__ = ["create", "marketing_day_open", "require_facility", "require_gates", "require_location"]
+__all__ = [
+    "create",
+    "marketing_day_open",
+    "report_email",
+    "require_facility",
+    "require_gates",
+    "require_location",
+]
 
 
 def create(model: type[Any], user: Any, **fields: Any) -> Any:
     """A new document of ``model`` written by ``user``."""
     return model.objects.create(created_by=user, **fields)
+
+
+def report_email(report: Any, notification: Notification) -> bool:
+    """Send a report's regulated notification and record ``emailed_at`` only once it went: with no one
+    to send it to it stays unsent, and a failed delivery raises for the task to retry."""
+    if not notification_send(notification):
+        return False
+    report.emailed_at = timezone.now()
+    report.save(update_fields=["emailed_at"])
+    return True
 
 
 def require_facility(series: CouponSeries, facility: Facility) -> None:

@@ -12,7 +12,6 @@ from django.utils import timezone
 
 from compliance.actors import acts_as_system, acts_as_user
 from compliance.models import Facility
-from compliance.notifications import notification_send
 from compliance.roles import Capability, require_capability
 from compliance.services import record_sign
 from coupons.days import day_words, today
@@ -32,7 +31,7 @@ from coupons.models import (
 )
 from coupons.notifications import exception_notification
 from coupons.selectors import day_figures, held_at_end_of, to_date_totals
-from coupons.services._common import create, require_location
+from coupons.services._common import create, report_email, require_location
 from coupons.variances import SignedForm, finance_variances
 
 __all__ = ["exception_report_resolve", "exception_report_send", "finance_day_process", "stock_expire"]
@@ -177,11 +176,7 @@ def _exception_report_open(processing: FinanceDayProcessing, description: str) -
 @acts_as_system
 def exception_report_send(*, report: ExceptionReport) -> bool:
     """Email the exception report to internal audit (§ 525.21(m)); recorded as e-mailed only once it went."""
-    if not notification_send(exception_notification(report)):
-        return False
-    report.emailed_at = timezone.now()
-    report.save(update_fields=["emailed_at"])
-    return True
+    return report_email(report, exception_notification(report))
 
 
 @transaction.atomic

@@ -8,11 +8,9 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from compliance.actors import acts_as_system, acts_as_user
 from compliance.models import Facility, regulated_bulk_create
-from compliance.notifications import notification_send
 from compliance.roles import Capability, require_capability
 from compliance.services import CoSigner, record_cosign, record_sign
 from coupons import ranges as spans_
@@ -29,7 +27,7 @@ from coupons.models import (
 )
 from coupons.notifications import deviation_notification, deviation_recipients
 from coupons.ranges import Span
-from coupons.services._common import create, require_facility, require_gates, require_location
+from coupons.services._common import create, report_email, require_facility, require_gates, require_location
 from coupons.variances import receipt_deviation
 
 __all__ = [
@@ -158,11 +156,7 @@ def deviation_report_send(*, report: DeviationReport) -> bool:
     """Email the deviation report to finance supervisors and the Bureau of Casino Compliance (§ 525.21(e)).
 
     Recorded as e-mailed only once the mail went; with no one to send it to it stays unsent."""
-    if not notification_send(deviation_notification(report)):
-        return False
-    report.emailed_at = timezone.now()
-    report.save(update_fields=["emailed_at"])
-    return True
+    return report_email(report, deviation_notification(report))
 
 
 @transaction.atomic
