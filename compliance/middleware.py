@@ -7,9 +7,11 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
 from compliance.actors import acting_as
+from compliance.gaming_day import facility_zone
 from compliance.roles import is_inspector
 
 __all__ = [
@@ -82,7 +84,12 @@ class FacilityMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         request.facility = SimpleLazyObject(lambda: self._facility(request))  # type: ignore[attr-defined]
-        return self.get_response(request)
+        if not request.user.is_authenticated:
+            return self.get_response(request)
+        # Times are shown on the clock of the facility the person works in (its gaming day too).
+        facility = request.facility  # type: ignore[attr-defined]
+        with timezone.override(facility_zone(facility) if facility else None):
+            return self.get_response(request)
 
     def _facility(self, request: HttpRequest) -> Any:
         from compliance.selectors import facilities_for

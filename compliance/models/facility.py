@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import time
 from zoneinfo import available_timezones
 
 from django.conf import settings
@@ -27,6 +28,11 @@ class Facility(AuditedModel):
     address = models.TextField(blank=True)
     logo = models.ImageField(upload_to="facility-logos/", blank=True)
     time_zone = models.CharField(max_length=64, default="America/New_York", validators=[_validate_time_zone])
+    gaming_day_starts_at = models.TimeField(
+        default=time(6, 0),
+        help_text="When the facility's gaming day begins, on its own clock (it ends just before this time the next "
+        "morning); records are dated by the gaming day, not the calendar date",
+    )
     notification_email = models.EmailField(blank=True, help_text="Where alerts for this facility are copied")
 
     class Meta:
