@@ -6,9 +6,9 @@ import secrets
 from datetime import timedelta
 
 from django.db import transaction
-from django.utils import timezone
 
 from compliance.actors import acting_as
+from compliance.gaming_day import gaming_day
 from compliance.models import Facility, Game
 from compliance.roles import Role
 from compliance.selectors import people_holding
@@ -46,7 +46,7 @@ def coupons_demo_seed(*, facility: Facility) -> CouponSeries | None:
         user.save(update_fields=["password"])  # type: ignore[attr-defined]
     officer, finsup = people[Role.COMPLIANCE_OFFICER], people[Role.FINANCE_SUPERVISOR]
     mktsup = people[Role.MARKETING_SUPERVISOR]
-    today = timezone.localdate()
+    today = gaming_day(facility)
     program = CouponProgram.objects.get(code="match-play")
     with acting_as(finsup):
         series = services.series_create(

@@ -7,8 +7,8 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 
+from compliance.gaming_day import gaming_day
 from compliance.models import Game
 from compliance.roles import Role
 from compliance.selectors import people_holding
@@ -142,7 +142,7 @@ class ReceiptForm(FacilityForm):
             facility=self.facility, department="finance", active=True)
         self.field("examiner_finance").queryset = people_in(self.facility, department="finance")
         self.field("examiner_marketing").queryset = people_in(self.facility, department="marketing")
-        self.fields["received_on"].initial = timezone.localdate()
+        self.fields["received_on"].initial = gaming_day(self.facility)
         for name in ("series", "location"):  # one choice: choose it
             only = list(self.field(name).queryset[:2])
             if len(only) == 1:
@@ -172,7 +172,7 @@ class RequisitionForm(FacilityForm):
         from coupons.models import format_cents
 
         self.field("denomination").choices = [(v, format_cents(v)) for v in values]
-        self.fields["needed_for"].initial = timezone.localdate()
+        self.fields["needed_for"].initial = gaming_day(self.facility)
 
 
 class IssuanceForm(FacilityForm):
@@ -258,7 +258,7 @@ class ReturnForm(FacilityForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["gaming_date"].initial = timezone.localdate()
+        self.fields["gaming_date"].initial = gaming_day(self.facility)
         self.field("receiver").queryset = people_in(self.facility, roles=["finance_supervisor"])
 
 
@@ -294,7 +294,7 @@ class InventoryForm(FacilityForm):
                 required=False, widget=forms.Textarea(attrs={"rows": 2}), label=f"{series.name}: serials counted",
                 help_text=f"The ledger expects: {expected_text or 'none'}. Leave empty if none were found.")
         self.fields = {**counted, **self.fields}
-        self.fields["counted_on"].initial = timezone.localdate()
+        self.fields["counted_on"].initial = gaming_day(self.facility)
 
 
 class ResolveForm(forms.Form):

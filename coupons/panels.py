@@ -45,7 +45,7 @@ def coupon_panel(request: HttpRequest) -> Panel | None:
     facility = getattr(request, "facility", None)
     if facility is None or not any(has_capability(user, c) for c in _INTERESTED):
         return None
-    today = gaming_today()
+    today = gaming_today(facility)
     lines = _stock_lines(facility, today)
     for report in selectors.open_exception_reports(facility):
         overdue = report.due_on < today

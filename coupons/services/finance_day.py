@@ -200,7 +200,7 @@ def exception_report_resolve(*, report: ExceptionReport, resolution: str, user: 
 def stock_expire(*, series: CouponSeries, user: Any, on_date: date | None = None) -> CouponExpiry:
     """Take expired coupons in finance custody (stock, returned) out of circulation."""
     require_capability(user, Capability.PROCESS_FINANCE_DAY)
-    on_date = on_date or today()
+    on_date = on_date or today(series.facility)
     if not series.is_expired_on(on_date):
         raise ValidationError(f"{series.name} expires on {day_words(series.expires_on)}; it has not expired yet.")
     rows = lock_open_rows(series.facility, [S.IN_STOCK, S.RETURNED], series=series)

@@ -45,7 +45,7 @@ def inventory_record(
 ) -> CouponInventory:
     """Record the monthly inventory in the ledger against what the ledger expects; flag discrepancies."""
     require_capability(user, Capability.TAKE_COUPON_INVENTORY)
-    counted_on = counted_on or gaming_today()
+    counted_on = counted_on or gaming_today(facility)
     if any(series.facility_id != facility.pk for series in counted):
         raise ValidationError("A counted series belongs to another facility.")
     expected = expected_inventory(facility)
@@ -79,9 +79,9 @@ def inventory_record(
 @acts_as_system
 def inventory_reminders_refresh(*, today: date | None = None) -> int:
     """Create or refresh this month's reminder for every facility (idempotent: one per facility and month)."""
-    month = (today or gaming_today()).replace(day=1)
     changed = 0
     for facility in Facility.objects.all():
+        month = (today or gaming_today(facility)).replace(day=1)  # each facility's own gaming day
         done = CouponInventory.objects.filter(
             facility=facility, gaming_date__gte=month, gaming_date__lte=inventory_due_on(month),
             signatures__slot="counted",

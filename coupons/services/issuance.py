@@ -50,7 +50,7 @@ def requisition_prepare(
     promotion: str = "",
 ) -> CouponRequisition:
     require_capability(user, Capability.REQUISITION_COUPONS)
-    prepared_on = prepared_on or today()
+    prepared_on = prepared_on or today(facility)
     if quantity <= 0:
         raise ValidationError("Enter how many coupons are needed.")
     if needed_for < prepared_on:
@@ -178,8 +178,8 @@ def issuance_record(
     """
     require_capability(user, Capability.ISSUE_COUPONS)
     facility = requisition.facility
-    gaming_date = gaming_date or today()
-    not_in_future(gaming_date, "Coupons are issued to marketing when they are handed over, not")
+    gaming_date = gaming_date or today(facility)
+    not_in_future(facility, gaming_date, "Coupons are issued to marketing when they are handed over, not")
     requisition = _locked_authorized(requisition)
     _require_series_fits(requisition, series, gaming_date)
     marketing_day_open(facility, gaming_date)

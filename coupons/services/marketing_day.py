@@ -65,8 +65,8 @@ def distribution_record(
     """Coupons handed to patrons, by range or one scan (a range of one)."""
     require_capability(user, Capability.DISTRIBUTE_COUPONS)
     require_facility(series, facility)
-    gaming_date = gaming_date or today()
-    not_in_future(gaming_date, "Coupons are recorded as distributed when they are handed to patrons, not")
+    gaming_date = gaming_date or today(facility)
+    not_in_future(facility, gaming_date, "Coupons are recorded as distributed when they are handed to patrons, not")
     require_gates(series, gaming_date)
     if series.is_expired_on(gaming_date):
         raise ValidationError(
@@ -129,8 +129,8 @@ def void_record(
     if not reason.strip():
         raise ValidationError("Explain why the coupons are voided (§ 525.21(j)(6)).")
     require_facility(series, facility)
-    gaming_date = gaming_date or today()
-    not_in_future(gaming_date, "Coupons are voided on the gaming day they are voided, not")
+    gaming_date = gaming_date or today(facility)
+    not_in_future(facility, gaming_date, "Coupons are voided on the gaming day they are voided, not")
     spans = spans_.merge(spans)
     lock_facility(facility)
     rows = list(CouponRange.objects.select_for_update(of=("self",)).filter(
@@ -188,10 +188,10 @@ def return_record(
     supervisor signs "received" inline (``receiver``) or on the signing page.
     """
     require_capability(user, Capability.RETURN_COUPONS)
-    gaming_date = gaming_date or today()
-    returned_on = returned_on or today()
-    not_in_future(gaming_date, "Coupons are returned on the gaming day they go back to finance, not")
-    not_in_future(returned_on, "Coupons are returned on the day they go back to finance, not")
+    gaming_date = gaming_date or today(facility)
+    returned_on = returned_on or today(facility)
+    not_in_future(facility, gaming_date, "Coupons are returned on the gaming day they go back to finance, not")
+    not_in_future(facility, returned_on, "Coupons are returned on the day they go back to finance, not")
     if reconciliation is None:
         # The form's own return is part of closing the day; any other return needs the day open.
         marketing_day_open(facility, gaming_date)

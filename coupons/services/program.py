@@ -41,7 +41,7 @@ def approval_record(
         raise ValidationError("A design approval is for one coupon series: choose the series.")
     if kind != ProgramApproval.Kind.DESIGN:
         series = None
-    if approved_on > today():
+    if approved_on > today(facility):
         raise ValidationError("The approval date is in the future.")
     approval = create(
         ProgramApproval, user, facility=facility, program=program, kind=kind, approved_on=approved_on,

@@ -50,7 +50,7 @@ def invoice_serials_reversed(first: int, last: int) -> str:
 
 def _require_receivable(*, series: CouponSeries, received_on: date, source: str, location: StorageLocation | None,
                         invoice_first_serial: int, invoice_last_serial: int, received: Sequence[Span]) -> None:
-    if received_on > today():
+    if received_on > today(series.facility):
         raise ValidationError("The date received is in the future.")
     if source == CouponReceipt.Source.INTERNAL:
         # § 525.21(p): coupons may be printed in house only under approved production controls.

@@ -32,7 +32,7 @@ def redemption_record(
     """Coupons redeemed at a banking table (seam for the redemption issue, which adds its checks and screens)."""
     require_capability(user, Capability.REDEEM_COUPONS)
     require_facility(series, facility)
-    gaming_date = gaming_date or today()
+    gaming_date = gaming_date or today(facility)
     require_gates(series, gaming_date)
     if series.is_expired_on(gaming_date):
         raise ValidationError(f"{series.name} expired on {day_words(series.expires_on)} (§ 525.21(q)(5)).")

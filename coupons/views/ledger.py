@@ -79,7 +79,7 @@ class LedgerPdfView(LedgerMixin, View):
     def get(self, request: HttpRequest) -> HttpResponse:
         filters = self.filter_form().filters()
         if not filters.get("date_from") and not filters.get("date_to"):
-            today = gaming_today()
+            today = gaming_today(self.facility)
             filters = {**filters, "date_from": today.replace(day=1), "date_to": today}
         pdf = reports.ledger_pdf(
             self.facility, filters, selectors.ledger_rows(self.facility, filters), printed_for=printed_for(self.request.user)

@@ -31,7 +31,7 @@ class TodayView(CouponPage, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        today = gaming_today()
+        today = gaming_today(self.facility)
         kept = selectors.last_kept_form(self.facility, today)
         context.update(
             today=today,
@@ -88,7 +88,7 @@ class ReconciliationView(CouponFormView):
     submit_label = "Complete and sign the form"
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        self.day = parse_day(kwargs["day"]) if kwargs.get("day") else gaming_today()
+        self.day = parse_day(kwargs["day"]) if kwargs.get("day") else gaming_today(self.facility)
         return super().dispatch(request, *args, **kwargs)
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -154,7 +154,7 @@ class ReturnCreateView(CouponFormView):
     intro = "Expired coupons go back to finance every day. The finance supervisor receiving them signs too."
 
     def facts(self) -> list[tuple[str, Any]]:
-        expired = selectors.expired_held(self.facility, gaming_today())
+        expired = selectors.expired_held(self.facility, gaming_today(self.facility))
         return [("Expired coupons held by marketing",
                  ", ".join(r.series.span(r.first_serial, r.last_serial) for r in expired) or "None")]
 

@@ -37,7 +37,7 @@ class ProcessView(CouponFormView):
 
     def get_initial(self) -> dict[str, Any]:
         day = self.request.GET.get("day")
-        return {"gaming_date": parse_day(day) if day else gaming_today()}
+        return {"gaming_date": parse_day(day) if day else gaming_today(self.facility)}
 
     def facts(self) -> list[tuple[str, Any]]:
         day = self.get_initial()["gaming_date"]
@@ -128,7 +128,7 @@ class ReportsView(CouponPage, TemplateView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context.update(
-            today=gaming_today(),
+            today=gaming_today(self.facility),
             exceptions=selectors.exception_reports_of(self.facility),
             deviations=selectors.deviation_reports_of(self.facility),
             resolve_form=f.ResolveForm(),

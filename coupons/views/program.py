@@ -32,7 +32,7 @@ class HomeView(CouponPage, TemplateView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         totals = selectors.state_totals(self.facility)
-        today = gaming_today()
+        today = gaming_today(self.facility)
         series = list(selectors.series_of(self.facility))
         approvals = selectors.facility_approvals(self.facility.pk, today)  # once, not once per series
         context.update(
@@ -116,7 +116,7 @@ class SeriesDetailView(CouponPage, TemplateView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         series = found(selectors.series_in(self.facility, kwargs["pk"]), "series")
-        today = gaming_today()
+        today = gaming_today(self.facility)
         page, ranges = selectors.series_ranges(series, self.request.GET.get("page"))
         context.update(
             series=series, ranges=ranges, page=page, holders=HOLDER_OF_STATE,

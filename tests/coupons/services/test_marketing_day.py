@@ -194,3 +194,29 @@ def test_marketing_cannot_distribute_before_signing_the_hand_over(
     services.distribution_record(facility=program.facility, series=program.series, spans=[(1, 5)],
                                  user=marketing_staff)
     assert (1, 5, S.DISTRIBUTED) in states(program.series)
+
+
+def test_a_coupon_handed_out_at_2_25_belongs_to_the_gaming_day_that_began_the_morning_before(
+    program, receive, issue, marketing_staff
+):
+    receive(1, 100)
+    issue(1, 10)
+    # 07:25 UTC on 4 Nov = 02:25 in Harrisburg: still the gaming day of 3 Nov (it began at 6:00 on 3 Nov).
+    with time_machine.travel("2026-11-04 07:25:00+00:00", tick=False):
+        distribution = services.distribution_record(
+            facility=program.facility, series=program.series, spans=[(1, 2)], user=marketing_staff
+        )
+    assert distribution.gaming_date == TODAY
+
+
+def test_the_gaming_day_follows_the_facilitys_time_zone(program, receive, issue, marketing_staff):
+    receive(1, 100)
+    issue(1, 10)
+    program.facility.time_zone = "America/Los_Angeles"
+    program.facility.save()
+    # 13:30 UTC on 4 Nov is 08:30 in Harrisburg (4 Nov) but 05:30 in Las Vegas: still 3 Nov there.
+    with time_machine.travel("2026-11-04 13:30:00+00:00", tick=False):
+        distribution = services.distribution_record(
+            facility=program.facility, series=program.series, spans=[(3, 3)], user=marketing_staff
+        )
+    assert distribution.gaming_date == TODAY
