@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import models
+from django.db.models.signals import m2m_changed
+from django.dispatch import receiver
 from simple_history.signals import post_create_historical_record
 
+from compliance.actors import history_user_getter
 from compliance.models.audit import AuditEvent
+from compliance.models.base import AuditedModel
 
 _ACTIONS = {"+": AuditEvent.Action.CREATED, "~": AuditEvent.Action.CHANGED, "-": AuditEvent.Action.DELETED}
 
@@ -17,6 +22,16 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+def _in_words(instance: Any, field_name: str, value: Any) -> Any:
+    """A foreign key's value as the related record's name (an id means nothing to a reader); other
+    values as stored, made JSON-safe. Choices and yes/no are put in words when the row is shown."""
+    model_field = instance._meta.get_field(field_name)
+    if value is not None and isinstance(model_field, models.ForeignKey):
+        related = model_field.related_model._default_manager.filter(pk=value).first()
+        return str(related) if related is not None else f"#{value} (no longer exists)"
+    return _jsonable(value)
+
+
 @post_create_historical_record.connect
 def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwargs: Any) -> None:
     changes: dict[str, list[Any]] = {}
@@ -24,7 +39,15 @@ def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwarg
         previous = history_instance.prev_record
         if previous is not None:
             delta = history_instance.diff_against(previous)
-            changes = {c.field: [_jsonable(c.old), _jsonable(c.new)] for c in delta.changes}
+            changes = {
+                c.field: [_in_words(instance, c.field, c.old), _in_words(instance, c.field, c.new)]
+                for c in delta.changes
+            }
+        if not changes:
+            # A save that changed no field (the admin saves a person before granting a facility, the
+            # grant itself being a many-to-many change indexed below) is no change: an empty "changed"
+            # row said nothing. simple_history keeps the row itself.
+            return
     AuditEvent.objects.create(
         occurred_at=history_instance.history_date,
         facility_id=AuditEvent.facility_id_of(instance),
@@ -38,6 +61,41 @@ def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwarg
         changes=changes,
         reason=history_instance.history_change_reason or "",
     )
+
+
+def _m2m_field(model: type[models.Model], through: Any) -> Any:
+    return next((f for f in model._meta.many_to_many if f.remote_field.through is through), None)
+
+
+@receiver(m2m_changed)
+def index_many_to_many_change(
+    sender: Any, instance: Any, action: str, reverse: bool, model: Any, pk_set: set[Any] | None, **kwargs: Any
+) -> None:
+    """A many-to-many change (a person granted a facility in the admin) as one audit row per record,
+    naming what was added and removed. simple_history sees no field change there, so without this
+    the grant left only an empty "changed" row."""
+    if action not in ("post_add", "post_remove", "pre_clear"):
+        return
+    owner_model = type(instance) if not reverse else model
+    if not issubclass(owner_model, AuditedModel):
+        return
+    m2m = _m2m_field(owner_model, sender)
+    if m2m is None:
+        return
+    if action == "pre_clear":
+        pk_set = set(getattr(instance, m2m.name if not reverse else m2m.remote_field.get_accessor_name()).values_list(
+            "pk", flat=True))
+    if not pk_set:
+        return
+    key = "added" if action == "post_add" else "removed"
+    others = model._default_manager.filter(pk__in=pk_set).order_by("pk")
+    actor = history_user_getter()
+    if not reverse:
+        names = sorted(str(other) for other in others)
+        AuditEvent.log(instance, action=AuditEvent.Action.CHANGED, actor=actor, changes={m2m.name: {key: names}})
+        return
+    for owner in others:  # facility.staff.add(profile): the change is the profile's
+        AuditEvent.log(owner, action=AuditEvent.Action.CHANGED, actor=actor, changes={m2m.name: {key: [str(instance)]}})
 
 
 def grant_administrator_permissions(**kwargs: Any) -> None:

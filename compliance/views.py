@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -330,7 +331,7 @@ class AuditCsvView(AuditFilterMixin, View):
                         event.model_label,
                         event.object_id,
                         event.object_repr,
-                        event.changes,
+                        json.dumps(event.changes_json(), ensure_ascii=False),
                         event.reason,
                     ]
                 )

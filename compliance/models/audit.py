@@ -9,15 +9,62 @@ query. Events are append-only: the model refuses changes, and on PostgreSQL a tr
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
+from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.utils import timezone
 
 from compliance.models.base import AppendOnly, RegulatedQuerySet, _bulk_with_history
 
-__all__ = ["AuditEvent"]
+__all__ = ["AuditEvent", "ChangeLine"]
+
+
+# What a signature or a correction event records about itself: not fields of the record, so named here.
+_FACT_LABELS = {
+    "slot": "Signature",
+    "meaning": "Meaning",
+    "content_hash": "Content fingerprint",
+    "corrected_by": "Corrected by",
+}
+
+
+@dataclass(frozen=True)
+class ChangeLine:
+    """One line of an audit row in words: a field that changed (``old`` → ``new``), a many-to-many
+    field (names ``added`` and ``removed``) or a fact of a signature or correction (``value``)."""
+
+    label: str
+    old: str = ""
+    new: str = ""
+    added: tuple[str, ...] = field(default_factory=tuple)
+    removed: tuple[str, ...] = field(default_factory=tuple)
+    value: str = ""
+    kind: str = "diff"  # "diff", "m2m" or "fact"
+
+    def as_json(self) -> dict[str, Any]:
+        if self.kind == "m2m":
+            return {"field": self.label, "added": list(self.added), "removed": list(self.removed)}
+        if self.kind == "fact":
+            return {"field": self.label, "value": self.value}
+        return {"field": self.label, "old": self.old, "new": self.new}
+
+
+def _in_words(model_field: Any, value: Any) -> str:
+    """A stored value as a person reads it: a choice's label, yes/no, or the text itself."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    choices = dict(getattr(model_field, "flatchoices", None) or ())
+    if value in choices:
+        return str(choices[value])
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
 
 
 class AuditEventQuerySet(RegulatedQuerySet["AuditEvent"]):
@@ -58,6 +105,35 @@ class AuditEvent(AppendOnly):
 
     def __str__(self) -> str:
         return f"{self.occurred_at:%Y-%m-%d %H:%M} {self.action} {self.model_label} #{self.object_id}"
+
+    # Changes are stored as the code wrote them: ``{field: [old, new]}`` for a history row,
+    # ``{field: {"added": [...], "removed": [...]}}`` for a many-to-many change, and plain facts
+    # (``{"slot": ..., "content_hash": ...}``) for a signature or correction. They are put in words here,
+    # once, for the page and the CSV alike: reading a facts dict as pairs gave "slot: e → x".
+
+    def change_lines(self) -> list[ChangeLine]:
+        model = self._model()
+        facts = self.action in (self.Action.SIGNED, self.Action.CORRECTED)
+        return [self._line(model, name, value, facts=facts) for name, value in (self.changes or {}).items()]
+
+    def changes_json(self) -> list[dict[str, Any]]:
+        return [line.as_json() for line in self.change_lines()]
+
+    def _model(self) -> type[models.Model] | None:
+        try:
+            return apps.get_model(self.model_label)
+        except (LookupError, ValueError):
+            return None
+
+    def _line(self, model: type[models.Model] | None, name: str, value: Any, *, facts: bool) -> ChangeLine:
+        model_field = _field(model, name)
+        label = str(model_field.verbose_name).capitalize() if model_field is not None else _label(name)
+        if isinstance(value, dict) and not facts:
+            return ChangeLine(label, added=tuple(value.get("added", ())), removed=tuple(value.get("removed", ())),
+                              kind="m2m")
+        if isinstance(value, list | tuple) and len(value) == 2 and not facts:
+            return ChangeLine(label, old=_in_words(model_field, value[0]), new=_in_words(model_field, value[1]))
+        return ChangeLine(label, value=_fact_in_words(model, name, value, model_field), kind="fact")
 
     @staticmethod
     def facility_id_of(instance: Any) -> int | None:
@@ -120,3 +196,29 @@ class AuditEvent(AppendOnly):
             cls.objects.bulk_create(events, batch_size=1000)
         finally:
             _bulk_with_history.reset(token)
+
+
+def _field(model: type[models.Model] | None, name: str) -> Any:
+    if model is None:
+        return None
+    try:
+        return model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return None
+
+
+def _label(name: str) -> str:
+    return _FACT_LABELS.get(name, name.replace("_", " ").capitalize())
+
+
+def _fact_in_words(model: type[models.Model] | None, name: str, value: Any, model_field: Any) -> str:
+    from compliance.models.signatures import Meaning
+
+    if name == "slot" and model is not None and hasattr(model, "requirement"):
+        requirement = model.requirement(value)
+        return requirement.label if requirement is not None else str(value)
+    if name == "meaning" and value in Meaning.values:
+        return str(Meaning(value).label)
+    if name == "corrected_by":
+        return f"#{value}"
+    return _in_words(model_field, value)
