@@ -7,8 +7,11 @@ change (docs/equipment.md, "Limits are real time").
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from django.utils import timezone
+
+from compliance.gaming_day import local_time
 
 __all__ = [
     "DUE_SOON",
@@ -34,10 +37,14 @@ def after(at: datetime, duration: timedelta) -> datetime:
     return at.astimezone(UTC) + duration
 
 
-def local_words(dt: datetime) -> str:
-    """A time as a floorperson says it: "21:04", "21:04 yesterday" or "21:04 on 3 Nov"."""
-    local = timezone.localtime(dt)
-    today = timezone.localdate()
+def local_words(dt: datetime, facility: Any = None) -> str:
+    """A time as a floorperson says it: "21:04", "21:04 yesterday" or "21:04 on 3 Nov", on the facility's
+    clock (``Facility.time_zone``), whatever zone the server or the request runs in; without a
+    facility, the active zone."""
+    if facility is None:
+        local, today = timezone.localtime(dt), timezone.localdate()
+    else:
+        local, today = local_time(facility, dt), local_time(facility).date()
     if local.date() == today:
         return f"{local:%H:%M}"
     if local.date() == today - timedelta(days=1):

@@ -63,8 +63,10 @@ REQUIREMENTS: list[dict[str, Any]] = [
         "dice_count": 3,
         "container": "shaker",
         "dice_citation": "575.2(c)(1)(i)",
-        # § 575.2(c) allows a shaker, a random number generator or a flat button: dice are optional.
+        # § 575.2(c) allows a shaker, a random number generator or a flat button: each table records its
+        # method (TableDiceMethod); a shaker table needs dice in play to open, the others none.
         "dice_required_to_open": False,
+        "dice_method_per_table": True,
         "uses_decks": True,
         "max_decks": 2,
         "deck_hand_hours": 4,

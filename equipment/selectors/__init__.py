@@ -7,14 +7,18 @@ from __future__ import annotations
 
 from equipment.clocks import format_duration
 from equipment.selectors.alerts import DueItem, due_in_play, open_alerts, resolved_alerts
-from equipment.selectors.board import BoardRow, Clock, board_rows
+from equipment.selectors.board import BoardRow, Clock, board_rows, opening_facts
 from equipment.selectors.logs import facility_records, in_force, set_log
 from equipment.selectors.report import EquipmentReport, OverdueIncident, equipment_report
 from equipment.selectors.tables import (
+    back_in_service_of,
     dealers_for,
     decks_in_play,
     devices_for,
+    devices_out_of_use,
     dice_in_play,
+    dice_method_of,
+    dice_registered,
     facility_tables,
     last_closed_at,
     last_opened_at,
@@ -32,11 +36,15 @@ __all__ = [
     "DueItem",
     "EquipmentReport",
     "OverdueIncident",
+    "back_in_service_of",
     "board_rows",
     "dealers_for",
     "decks_in_play",
     "devices_for",
+    "devices_out_of_use",
     "dice_in_play",
+    "dice_method_of",
+    "dice_registered",
     "due_in_play",
     "equipment_report",
     "facility_records",
@@ -48,6 +56,7 @@ __all__ = [
     "latest_inspection",
     "marked_open",
     "open_alerts",
+    "opening_facts",
     "requirement_for",
     "requirement_or_none",
     "requirements",

@@ -1,18 +1,31 @@
-"""The live table board: every open table of a facility with its clocks, in one query."""
+"""The live table board: every table of a facility, open ones with their clocks, closed ones with what
+they need before opening, in one query. The same query gives the opening service its facts for one
+table (:func:`opening_facts`), so the board and the refusal cannot disagree."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from django.db.models import Exists, OuterRef, Subquery
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from compliance.models import Facility, GamingTable
-from equipment.clocks import DUE_SOON, format_duration
-from equipment.models import DeckSet, DiceSet, EquipmentAlert, EquipmentRequirement
+from equipment.clocks import DUE_SOON, INSPECTION_VALID_FOR, format_duration, local_words
+from equipment.models import (
+    DeckSet,
+    DeviceBackInService,
+    DiceSet,
+    EquipmentAlert,
+    EquipmentRequirement,
+    Malfunction,
+    OpeningInspection,
+    TableSession,
+)
+from equipment.opening import Need, OpeningFacts, dice_required, opening_needs
 
-__all__ = ["BoardRow", "Clock", "board_rows"]
+__all__ = ["BoardRow", "Clock", "board_rows", "opening_facts"]
 
 
 @dataclass
@@ -53,6 +66,7 @@ class BoardRow:
     table: GamingTable
     clocks: list[Clock]
     has_open_alert: bool
+    needs: list[Need] = field(default_factory=list)  # closed tables: what is missing before opening
 
     @property
     def tone(self) -> str:
@@ -64,34 +78,108 @@ class BoardRow:
         dues = [c.due_at for c in self.clocks if c.due_at is not None]
         return min(dues) if dues else None
 
+    @property
+    def ready_to_open(self) -> bool:
+        return not self.table.is_open and not self.needs
 
-def board_rows(facility: Facility, now: datetime | None = None) -> list[BoardRow]:
-    """Every open table of the facility with its clocks, in ONE query whatever the number of tables."""
-    now = now or timezone.now()
+    def needs_code(self, code: str) -> bool:
+        return any(n.code == code for n in self.needs)
+
+    @property
+    def needs_dice(self) -> bool:
+        return self.needs_code("dice")
+
+    @property
+    def needs_inspection(self) -> bool:
+        return self.needs_code("inspection")
+
+    @property
+    def needs_device(self) -> bool:
+        return self.needs_code("device")
+
+
+def _with_facts(tables: QuerySet[GamingTable], at: datetime) -> QuerySet[GamingTable]:
+    """Annotate each table with what is in play, its last opening and closing, its latest inspection,
+    a device that stopped gaming, and its dice method: subqueries, so one query for any number."""
     dice = DiceSet.objects.filter(table=OuterRef("pk"), removed_at__isnull=True).order_by()
     decks = DeckSet.objects.filter(table=OuterRef("pk"), removed_at__isnull=True).order_by()
-    alerts = EquipmentAlert.objects.filter(table=OuterRef("pk"), resolved_at__isnull=True)
-    tables = (
-        GamingTable.objects.filter(facility=facility, is_open=True)
-        .select_related("game", "game__equipment_requirement")
-        .annotate(
-            dice_placed=Subquery(dice.values("placed_at")[:1]),
-            dice_due=Subquery(dice.values("due_at")[:1]),
-            deck_placed=Subquery(decks.values("placed_at")[:1]),
-            deck_due=Subquery(decks.values("due_at")[:1]),
-            open_alert=Exists(alerts),
-        )
-        .order_by("pit", "number")
+    closed = TableSession.objects.filter(table=OuterRef("pk"), closed_at__isnull=False).order_by("-closed_at")
+    opened = TableSession.objects.filter(table=OuterRef("pk")).order_by("-opened_at")
+    window = at.astimezone(UTC) - INSPECTION_VALID_FOR
+    inspections = OpeningInspection.objects.filter(
+        table=OuterRef("pk"), inspected_at__gte=window, inspected_at__lte=at
+    ).order_by("-inspected_at")
+    stopping = Q(device__in=list(Malfunction.STOPS_GAMING))
+    stopped = Malfunction.objects.filter(Malfunction.out_of_use() & stopping, table=OuterRef("pk")).order_by(
+        "occurred_at"
     )
+    fixed = DeviceBackInService.objects.filter(
+        table=OuterRef("pk"), malfunction__device__in=list(Malfunction.STOPS_GAMING), returned_at__lte=at
+    ).order_by("-returned_at")
+    return tables.select_related("game", "game__equipment_requirement", "dice_method").annotate(
+        dice_placed=Subquery(dice.values("placed_at")[:1]),
+        dice_due=Subquery(dice.values("due_at")[:1]),
+        deck_placed=Subquery(decks.values("placed_at")[:1]),
+        deck_due=Subquery(decks.values("due_at")[:1]),
+        open_alert=Exists(EquipmentAlert.objects.filter(table=OuterRef("pk"), resolved_at__isnull=True)),
+        last_closed=Subquery(closed.values("closed_at")[:1]),
+        last_opened=Subquery(opened.values("opened_at")[:1]),
+        inspected_at=Subquery(inspections.values("inspected_at")[:1]),
+        inspection_passed=Subquery(inspections.values("passed")[:1]),
+        stopped_device=Subquery(stopped.values("device")[:1]),
+        stopped_since=Subquery(stopped.values("occurred_at")[:1]),
+        back_in_service_at=Subquery(fixed.values("returned_at")[:1]),
+    )
+
+
+def _facts(table: Any) -> OpeningFacts:
+    device = table.stopped_device or ""
+    method = getattr(table, "dice_method", None)
+    return OpeningFacts(
+        number=table.number,
+        dice_placed_at=table.dice_placed,
+        dice_due_at=table.dice_due,
+        deck_placed_at=table.deck_placed,
+        deck_due_at=table.deck_due,
+        last_closed_at=table.last_closed,
+        last_opened_at=table.last_opened,
+        inspected_at=table.inspected_at,
+        inspection_passed=bool(table.inspection_passed),
+        stopped_device=Malfunction.Device(device).label if device else "",
+        stopped_since=table.stopped_since,
+        stopped_clause=Malfunction.STOPS_GAMING.get(device, ""),
+        back_in_service_at=table.back_in_service_at,
+        dice_method=method.method if method is not None else None,
+    )
+
+
+def opening_facts(table: GamingTable, at: datetime) -> OpeningFacts:
+    """What the opening rule needs to know about one table at ``at`` (the board's query, one row)."""
+    return _facts(_with_facts(GamingTable.objects.filter(pk=table.pk), at).get())
+
+
+def _clocks(table: Any, requirement: EquipmentRequirement | None, facts: OpeningFacts, now: datetime) -> list[Clock]:
+    clocks = []
+    if requirement is None or requirement.uses_dice:
+        required = requirement is not None and dice_required(requirement, facts.dice_method)
+        if required or table.dice_due is not None:
+            clocks.append(Clock("Dice", table.dice_placed, table.dice_due, now, required))
+    if requirement is not None and requirement.uses_decks:
+        clocks.append(Clock("Cards", table.deck_placed, table.deck_due, now))
+    return clocks
+
+
+def board_rows(facility: Facility, now: datetime | None = None) -> list[BoardRow]:
+    """Every table of the facility, open ones first, in ONE query whatever the number of tables: open
+    tables with their clocks, closed ones with what each needs before it may open."""
+    now = now or timezone.now()
+    tables = _with_facts(GamingTable.objects.filter(facility=facility), now).order_by("-is_open", "pit", "number")
     rows = []
     for table in tables:
         requirement: EquipmentRequirement | None = getattr(table.game, "equipment_requirement", None)
-        clocks = []
-        if requirement is None or requirement.uses_dice:
-            required = requirement is not None and requirement.dice_required_to_open
-            if required or table.dice_due is not None:
-                clocks.append(Clock("Dice", table.dice_placed, table.dice_due, now, required))
-        if requirement is not None and requirement.uses_decks:
-            clocks.append(Clock("Cards", table.deck_placed, table.deck_due, now))
-        rows.append(BoardRow(table, clocks, table.open_alert))
+        facts = _facts(table)
+        needs: list[Need] = []
+        if not table.is_open and requirement is not None:
+            needs = opening_needs(requirement, facts, now, lambda dt: local_words(dt, facility))
+        rows.append(BoardRow(table, _clocks(table, requirement, facts, now), table.open_alert, needs))
     return rows

@@ -14,20 +14,27 @@ from compliance.roles import Role
 from compliance.selectors import people_holding
 from equipment.models import (
     DeckSet,
+    DeviceBackInService,
+    DiceRegisterEntry,
     DiceSet,
     EquipmentAlert,
     EquipmentRequirement,
     Malfunction,
     OpeningInspection,
+    TableDiceMethod,
     TableSession,
 )
 from equipment.selectors.logs import in_force
 
 __all__ = [
+    "back_in_service_of",
     "dealers_for",
     "decks_in_play",
     "devices_for",
+    "devices_out_of_use",
     "dice_in_play",
+    "dice_method_of",
+    "dice_registered",
     "facility_tables",
     "last_closed_at",
     "last_opened_at",
@@ -72,6 +79,24 @@ def devices_for(requirement: EquipmentRequirement) -> set[str]:
     if requirement.uses_decks:
         devices |= {Malfunction.Device.CARD_SHUFFLER, Malfunction.Device.DEALING_SHOE}
     return devices
+
+
+def dice_method_of(table: GamingTable) -> TableDiceMethod | None:
+    return TableDiceMethod.objects.filter(table=table).first()
+
+
+def devices_out_of_use(table: GamingTable) -> list[Malfunction]:
+    """The table's malfunctions whose device is not yet recorded back in service, oldest first."""
+    return list(Malfunction.objects.filter(Malfunction.out_of_use(), table=table).order_by("occurred_at"))
+
+
+def back_in_service_of(malfunction: Malfunction) -> DeviceBackInService | None:
+    return DeviceBackInService.objects.filter(malfunction=malfunction).first()
+
+
+def dice_registered(facility_id: int, key: str) -> DiceRegisterEntry | None:
+    """The register's entry of a set's identifiers at the facility: where and when it was put in play."""
+    return DiceRegisterEntry.objects.select_related("dice_set__table").filter(facility_id=facility_id, key=key).first()
 
 
 # --- what is in play, openings and closings ----------------------------------------------------------------
@@ -132,7 +157,9 @@ def table_equipment(table: GamingTable) -> dict[str, Any]:
         "dice_log": in_force(DiceSet).filter(table=table)[:10],
         "deck_log": in_force(DeckSet).filter(table=table)[:10],
         "inspections": OpeningInspection.objects.filter(table=table)[:5],
-        "malfunctions": Malfunction.objects.filter(table=table)[:5],
+        "malfunctions": Malfunction.objects.filter(table=table).select_related("back_in_service")[:5],
+        "out_of_use": devices_out_of_use(table),
+        "dice_method": dice_method_of(table),
         "sessions": TableSession.objects.filter(table=table).select_related("opened_by__profile", "closed_by__profile")[
             :5
         ],

@@ -15,9 +15,9 @@ from equipment.selectors import requirement_for as requirement_for
 from equipment.services.decks import deck_set_change, deck_set_place, deck_set_remove
 from equipment.services.dice import dice_set_change, dice_set_place, dice_set_remove
 from equipment.services.inspections import inspection_record
-from equipment.services.malfunctions import malfunction_record
+from equipment.services.malfunctions import device_back_in_service, malfunction_record
 from equipment.services.sweep import SweepResult, alert_notify, equipment_sweep
-from equipment.services.tables import table_close, table_open
+from equipment.services.tables import dice_method_record, table_close, table_open
 
 __all__ = [
     "DUE_SOON",
@@ -26,7 +26,9 @@ __all__ = [
     "deck_set_change",
     "deck_set_place",
     "deck_set_remove",
+    "device_back_in_service",
     "devices_for",
+    "dice_method_record",
     "dice_set_change",
     "dice_set_place",
     "dice_set_remove",

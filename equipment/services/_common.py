@@ -13,11 +13,13 @@ from django.core.exceptions import ValidationError
 from compliance.models import GamingTable
 from compliance.roles import Capability, require_capability
 from compliance.services import record_sign
+from equipment import selectors
 from equipment.clocks import local_words
-from equipment.models import DiceSet, EquipmentAlert, InPlayRecord, RemovalReason, RemovalRecord
+from equipment.models import DiceSet, EquipmentAlert, InPlayRecord, Malfunction, RemovalReason, RemovalRecord
 
 __all__ = [
     "RemovalWords",
+    "check_gaming_not_stopped",
     "locked_table",
     "removal_checks",
     "removal_finish",
@@ -29,7 +31,7 @@ S = TypeVar("S", bound=InPlayRecord)
 
 
 def locked_table(table: GamingTable) -> GamingTable:
-    return GamingTable.objects.select_for_update().select_related("game").get(pk=table.pk)
+    return GamingTable.objects.select_for_update(of=("self",)).select_related("game", "facility").get(pk=table.pk)
 
 
 def same_facility(user: Any, table: GamingTable) -> None:
@@ -46,6 +48,19 @@ def table_for_writing(*, table: GamingTable, user: Any, capability: Capability) 
     require_capability(user, capability)
     same_facility(user, table)
     return locked_table(table)
+
+
+def check_gaming_not_stopped(table: GamingTable, what: str) -> None:
+    """§ 539.7(b): once a device malfunction has stopped gaming at the table, nothing prepares it for
+    play (``what``: "the dice change", "the opening inspection") until the device is back in service."""
+    for malfunction in selectors.devices_out_of_use(table):
+        if malfunction.device in Malfunction.STOPS_GAMING:
+            raise ValidationError(
+                f"Gaming at table {table.number} stopped when the {malfunction.get_device_display().lower()} "
+                f"malfunctioned at {local_words(malfunction.occurred_at, table.facility)} "
+                f"(§ {malfunction.clause}): record the device fixed and back in service before {what}; "
+                "the table then opens after a passing opening inspection (§ 539.5(a))."
+            )
 
 
 # --- taking a set out of play ------------------------------------------------------------------------------
@@ -77,7 +92,9 @@ def removal_checks(
     """
     locked = type(in_play)._default_manager.select_for_update().get(pk=in_play.pk)
     if locked.removed_at is not None:
-        raise ValidationError(f"These {words.things} were already removed at {local_words(locked.removed_at)}.")
+        raise ValidationError(
+            f"These {words.things} were already removed at {local_words(locked.removed_at, table.facility)}."
+        )
     if at < locked.placed_at:
         raise ValidationError(f"{words.things.capitalize()} cannot be removed before they {words.placed}.")
     if reason not in RemovalReason.values:

@@ -16,7 +16,8 @@ from compliance.roles import Capability
 from compliance.services import CoSigner, record_cosign, record_sign
 from equipment import selectors
 from equipment.clocks import after, local_words
-from equipment.models import DeckRemoval, DeckSet, EquipmentRequirement, RemovalReason
+from equipment.floor import check_floorperson
+from equipment.models import DeckRemoval, DeckSet, EquipmentRequirement, Malfunction, RemovalReason
 from equipment.services._common import RemovalWords, removal_checks, removal_finish, table_for_writing
 
 __all__ = ["deck_set_change", "deck_set_place", "deck_set_remove"]
@@ -30,6 +31,7 @@ _CARDS = RemovalWords(things="cards", placed="were put in play", new="the new ca
 def _check_cards_game_and_dealer(table: GamingTable, requirement: EquipmentRequirement, user: Any, dealer: Any) -> None:
     if not requirement.uses_decks:
         raise ValidationError(f"{table.game} has no deck-change log.")
+    check_floorperson(user, duty="verifying the dealer's inspection of the cards", citation="575.4(a)")
     if dealer is None or dealer.pk == user.pk:
         raise ValidationError("The dealer inspects the cards and a different person, the floorperson, verifies it.")
 
@@ -79,9 +81,27 @@ def _check_no_cards_in_play(table: GamingTable) -> None:
     current = selectors.decks_in_play(table)
     if current is not None:
         raise ValidationError(
-            f"Table {table.number} already has the cards put in play at {local_words(current.placed_at)}: record "
-            "their removal first."
+            f"Table {table.number} already has the cards put in play at "
+            f"{local_words(current.placed_at, table.facility)}: record their removal first."
         )
+
+
+def _check_devices_in_service(table: GamingTable, deck_count: int, dealt_from: str, shuffler: bool) -> None:
+    """§ 575.13(n): a shoe or shuffler signed out of order stays out of use until it is recorded back
+    in service; cards that would need it are refused meanwhile."""
+    needs = set()
+    if dealt_from == DeckSet.DealtFrom.AUTOMATED_SHOE:
+        needs.add(Malfunction.Device.DEALING_SHOE)
+    if shuffler or deck_count > 1:
+        needs.add(Malfunction.Device.CARD_SHUFFLER)
+    for malfunction in selectors.devices_out_of_use(table):
+        if malfunction.device in needs:
+            label = malfunction.get_device_display().lower()
+            raise ValidationError(
+                f"The {label} of table {table.number} was signed out of order at "
+                f"{local_words(malfunction.occurred_at, table.facility)} (§ 575.13(n)) and is not recorded back in "
+                "service: deal one deck by hand (§ 575.3(b), (c)(1)), or record the device back in service first."
+            )
 
 
 def _place(
@@ -106,6 +126,7 @@ def _place(
     colours = _back_colours(requirement, deck_count, back_colours, automated_shuffler)
     _check_jokers(jokers_per_deck, second_joker_torn)
     hours = _change_hours(table, requirement, dealt_from)
+    _check_devices_in_service(table, deck_count, dealt_from, automated_shuffler)
     _check_no_cards_in_play(table)
     try:
         with transaction.atomic():
@@ -185,6 +206,7 @@ def _remove(
     replacing: bool,
 ) -> DeckRemoval:
     """Remove the cards at a table already locked for this user."""
+    check_floorperson(user, duty="removing the cards", citation="575.4(a)")
     deck_set = removal_checks(
         table=table,
         in_play=deck_set,

@@ -1,5 +1,6 @@
 """Dice in and out of play: placed by the floorperson with the dealer as witness, both signing;
-removed with every die accounted for; changed in one step at the table."""
+registered, so a set once put in play is never put in play again; removed with every die accounted
+for; changed in one step at the table."""
 
 from __future__ import annotations
 
@@ -16,8 +17,16 @@ from compliance.roles import Capability
 from compliance.services import CoSigner, record_cosign, record_sign
 from equipment import selectors
 from equipment.clocks import after, local_words
-from equipment.models import DiceRemoval, DiceSet, EquipmentRequirement, RemovalReason
-from equipment.services._common import RemovalWords, removal_checks, removal_finish, table_for_writing
+from equipment.floor import check_floorperson
+from equipment.identifiers import dice_key
+from equipment.models import DiceRegisterEntry, DiceRemoval, DiceSet, EquipmentRequirement, RemovalReason
+from equipment.services._common import (
+    RemovalWords,
+    check_gaming_not_stopped,
+    removal_checks,
+    removal_finish,
+    table_for_writing,
+)
 
 __all__ = ["dice_set_change", "dice_set_place", "dice_set_remove"]
 
@@ -40,6 +49,7 @@ def _normal(text: str) -> str:
 def _check_dice_game_and_witness(table: GamingTable, requirement: EquipmentRequirement, user: Any, dealer: Any) -> None:
     if not requirement.uses_dice:
         raise ValidationError(f"{table.game} is not played with dice.")
+    check_floorperson(user, duty="placing the dice in play", citation="668a.3(d)")
     if dealer is None or dealer.pk == user.pk:
         raise ValidationError(
             "The dice are placed by the floorperson in the presence of a different person, the dealer."
@@ -67,9 +77,46 @@ def _check_no_dice_in_play(table: GamingTable) -> None:
     current = selectors.dice_in_play(table)
     if current is not None:
         raise ValidationError(
-            f"Table {table.number} already has the dice placed at {local_words(current.placed_at)} in play: "
-            "record their removal first (at most one set in play per table)."
+            f"Table {table.number} already has the dice placed at {local_words(current.placed_at, table.facility)} "
+            "in play: record their removal first (at most one set in play per table)."
         )
+
+
+def _reuse_words(table: GamingTable, entry: DiceRegisterEntry, identifiers: str) -> str:
+    """Why a set already registered is not new: where it was put in play, when and why it left play."""
+    used = entry.dice_set
+    when = lambda dt: local_words(dt, table.facility)  # noqa: E731
+    where = f"put in play at table {used.table.number} at {when(used.placed_at)}"
+    removal = used.removal
+    if removal is None:
+        gone = "and are still in play there"
+    else:
+        gone = f"and removed at {when(removal.removed_at)} ({removal.get_reason_display().lower()})"
+        if removal.reason in (RemovalReason.TAMPERING, RemovalReason.DAMAGED):
+            gone += ": dice removed for tampering or damage never return to play"
+    return (
+        f"The dice {identifiers.strip()!r} are not a new set: {entry.identifiers!r} were {where} {gone}. A set "
+        "once put in play is never put in play again at any table of the facility (§ 577.4(d); § 675a.3(b)(1), "
+        "§ 668a.3(b)(1), § 539.2(b), § 575.2(c)(1)(i)). Put a new set in play, with its own serial numbers."
+    )
+
+
+def _register(table: GamingTable, dice: DiceSet) -> None:
+    """Enter the set in the register; the database refuses a second use of the same identifiers."""
+    key = dice_key(dice.identifiers)
+    entry = selectors.dice_registered(table.facility_id, key)
+    if entry is not None:
+        raise ValidationError(_reuse_words(table, entry, dice.identifiers))
+    try:
+        with transaction.atomic():
+            DiceRegisterEntry.objects.create(
+                facility_id=table.facility_id, key=key, identifiers=dice.identifiers, dice_set=dice,
+                registered_at=dice.placed_at,
+            )  # fmt: skip
+    except IntegrityError:
+        raise ValidationError(
+            f"The dice {dice.identifiers!r} were just put in play at another table: put a new set in play."
+        ) from None
 
 
 def _place(
@@ -88,6 +135,7 @@ def _place(
 ) -> DiceSet:
     """Place a set at a table already locked for this user."""
     _check_dice_game_and_witness(table, requirement, user, dealer)
+    check_gaming_not_stopped(table, "the dice change")
     _check_dice_set(table, requirement, dice_count, colours, identifiers)
     _check_no_dice_in_play(table)
     try:
@@ -107,6 +155,7 @@ def _place(
             )
     except IntegrityError:
         raise ValidationError(f"Another set of dice was just put in play at table {table.number}.") from None
+    _register(table, dice)
     record_sign(record=dice, slot="floorperson", user=user, password=password)
     record_cosign(record=dice, slot="dealer", co_signer=CoSigner(dealer, dealer_password))
     return dice
@@ -195,6 +244,7 @@ def _remove(
     requirement: EquipmentRequirement | None,
 ) -> DiceRemoval:
     """Remove a set at a table already locked for this user (``requirement`` read when needed)."""
+    check_floorperson(user, duty="removing the dice", citation="577.4(d)")
     dice_set = removal_checks(
         table=table,
         in_play=dice_set,
@@ -278,6 +328,7 @@ def dice_set_change(
     at = at or timezone.now()
     requirement = selectors.requirement_for(table)
     current = selectors.dice_in_play(table)
+    check_gaming_not_stopped(table, "the dice change")
     if current is not None:
         _check_dice_lost(current, dice_lost)
         _remove(

@@ -13,23 +13,29 @@ from django.utils import timezone
 
 from compliance.actors import acts_as_user
 from compliance.models import GamingTable
-from compliance.roles import Capability, require_capability, roles_of
+from compliance.roles import Capability
 from compliance.services import record_sign
 from equipment import selectors
-from equipment.models import EquipmentRequirement, OpeningInspection
-from equipment.services._common import same_facility
+from equipment.clocks import local_words
+from equipment.floor import check_floorperson
+from equipment.models import Malfunction, OpeningInspection
+from equipment.services._common import check_gaming_not_stopped, table_for_writing
 
 __all__ = ["inspection_record"]
 
 
-def _check_inspector(user: Any, requirement: EquipmentRequirement) -> None:
-    signer = OpeningInspection.requirement("floorperson")
-    if signer is not None and signer.roles and not roles_of(user) & signer.roles:
-        # Said on the form, before anything is written, rather than a refused signature (403).
-        raise ValidationError(
-            "The opening inspection is made and signed by the floorperson assigned to the table "
-            f"(§ {requirement.inspection_citation}); ask the floorperson to record it."
-        )
+def _check_shaker_in_service(table: GamingTable, automated_shaker_in_use: bool) -> None:
+    """§ 539.7(d): an automated shaker signed out of order is removed from the table; it is not
+    inspected for use until it is recorded back in service."""
+    if not automated_shaker_in_use:
+        return
+    for malfunction in selectors.devices_out_of_use(table):
+        if malfunction.device == Malfunction.Device.SIC_BO_SHAKER:
+            raise ValidationError(
+                f"The automated shaker of table {table.number} was signed out of order at "
+                f"{local_words(malfunction.occurred_at, table.facility)} (§ 539.7(d)): record it back in service "
+                "before it is inspected for use, or inspect the table with the manual shaker."
+            )
 
 
 @transaction.atomic
@@ -48,13 +54,15 @@ def inspection_record(
     at: datetime | None = None,
 ) -> OpeningInspection:
     """Record the floorperson's opening inspection (§ 539.5(a)); a failed one is recorded too."""
-    require_capability(user, Capability.VERIFY_EQUIPMENT)
-    same_facility(user, table)
+    table = table_for_writing(table=table, user=user, capability=Capability.VERIFY_EQUIPMENT)
     at = at or timezone.now()
     requirement = selectors.requirement_for(table)
     if not requirement.opening_inspection_required:
         raise ValidationError(f"{table.game} has no opening inspection of an electrical device.")
-    _check_inspector(user, requirement)
+    # Said on the form, before anything is written, rather than a refused signature (403).
+    check_floorperson(user, duty="the opening inspection by the floorperson assigned to the table", citation="539.5(a)")
+    check_gaming_not_stopped(table, "the opening inspection")
+    _check_shaker_in_service(table, automated_shaker_in_use)
     if table.is_open:
         raise ValidationError(f"Table {table.number} is open; the inspection is made before opening (§ 539.5(a)).")
     values = list(values_entered)

@@ -1,5 +1,7 @@
 """Device malfunctions (§ 539.7, § 575.13): what happened to the round, as the clause requires; a
-shoe or shuffler signed out of order takes the cards that depend on it out of play (§ 575.13(n))."""
+Sic Bo display malfunction stops gaming at the table (§ 539.7(b)); a shoe or shuffler signed out of
+order takes the cards that depend on it out of play (§ 575.13(n)). Each device stays out of use
+until it is recorded back in service (:func:`device_back_in_service`)."""
 
 from __future__ import annotations
 
@@ -12,15 +14,17 @@ from django.utils import timezone
 
 from compliance.actors import acts_as_user
 from compliance.models import GamingTable
-from compliance.roles import Capability, require_capability
+from compliance.roles import Capability
 from compliance.services import record_sign
 from equipment import selectors
 from equipment.clocks import local_words
-from equipment.models import DeckSet, Malfunction, RemovalReason
-from equipment.services._common import same_facility
+from equipment.floor import check_floorperson_or_above
+from equipment.models import DeckSet, DeviceBackInService, Malfunction, RemovalReason
+from equipment.services._common import table_for_writing
 from equipment.services.decks import deck_set_change
+from equipment.services.tables import table_stop
 
-__all__ = ["malfunction_record"]
+__all__ = ["device_back_in_service", "malfunction_record"]
 
 _CARD_DEVICES = {Malfunction.Device.CARD_SHUFFLER, Malfunction.Device.DEALING_SHOE}
 
@@ -45,7 +49,7 @@ def _change_cards_off_device(
     if new is None:
         raise ValidationError(
             f"The {label} is out of order (§ 575.13(n)), and the cards in play at table {table.number} (put in play "
-            f"at {local_words(deck.placed_at)}) depend on it. Change the cards in the same step: one deck dealt by "
+            f"at {local_words(deck.placed_at, table.facility)}) depend on it. Change the cards in the same step: one deck dealt by "
             "hand, changed within 4 hours (§ 575.3(c)(1)); two decks need a working shuffler (§ 575.3(b)). Or "
             "change the cards first (reason “Shoe or shuffler out of order”), then record the malfunction."
         )
@@ -91,8 +95,8 @@ def malfunction_record(
     play, which needs a working shuffler (§ 575.3(b)), ends. Without a replacement it is refused, the
     message saying what to do; cards already changed to play without the device need nothing more.
     """
-    require_capability(user, Capability.VERIFY_EQUIPMENT)
-    same_facility(user, table)
+    table = table_for_writing(table=table, user=user, capability=Capability.VERIFY_EQUIPMENT)
+    check_floorperson_or_above(user, duty="a malfunction", citation="539.7(b)")
     at = at or timezone.now()
     _check_round_outcome(table, device, round_outcome)
     if not description.strip():
@@ -109,4 +113,34 @@ def malfunction_record(
         out_of_order=out_of_order,
     )
     record_sign(record=malfunction, slot="floorperson", user=user, password=password)
+    if device in Malfunction.STOPS_GAMING and table.is_open:
+        # § 539.7(b): "all gaming at the Sic Bo table shall cease until [the device] has been fixed".
+        table_stop(table=table, user=user, at=at)
     return malfunction
+
+
+@transaction.atomic
+@acts_as_user
+def device_back_in_service(
+    *, malfunction: Malfunction, user: Any, password: str, repair: str, at: datetime | None = None
+) -> DeviceBackInService:
+    """Record a device taken out of use by a malfunction fixed and back in service, signed by a
+    floorperson or above. A Sic Bo table stopped by § 539.7(b) then opens after a passing opening
+    inspection made after this record (§ 539.5(a)); a shoe or shuffler may be used again (§ 575.13(n))."""
+    table = table_for_writing(table=malfunction.table, user=user, capability=Capability.VERIFY_EQUIPMENT)
+    check_floorperson_or_above(user, duty="a device back in service", citation=malfunction.clause)
+    at = at or timezone.now()
+    label = malfunction.get_device_display().lower()
+    if not malfunction.takes_out_of_use:
+        raise ValidationError(f"The {label} was not taken out of use by this malfunction; nothing to put back.")
+    if selectors.back_in_service_of(malfunction) is not None:
+        raise ValidationError(f"The {label} is already recorded back in service.")
+    if at < malfunction.occurred_at:
+        raise ValidationError(f"The {label} cannot be back in service before it malfunctioned.")
+    if not repair.strip():
+        raise ValidationError(f"Say what was done to the {label} (fixed, replaced, tested).")
+    record = DeviceBackInService.objects.create(
+        facility_id=table.facility_id, table=table, malfunction=malfunction, returned_at=at, repair=repair.strip()
+    )
+    record_sign(record=record, slot="floorperson", user=user, password=password)
+    return record

@@ -147,18 +147,22 @@ def alert_notify(*, alert_ids: Sequence[int]) -> int:
     a facility with no one to receive it, leaves its alerts for the retry or the next sweep, while the
     facilities already mailed stay marked and are not mailed twice.
     """
-    facility_ids = sorted(set(
-        EquipmentAlert.objects.filter(pk__in=alert_ids, resolved_at__isnull=True, notified_at__isnull=True)
-        .values_list("facility_id", flat=True)
-    ))
+    facility_ids = sorted(
+        set(
+            EquipmentAlert.objects.filter(
+                pk__in=alert_ids, resolved_at__isnull=True, notified_at__isnull=True
+            ).values_list("facility_id", flat=True)
+        )
+    )
     return sum(_notify_facility(facility_id, alert_ids) for facility_id in facility_ids)
 
 
 @transaction.atomic
 def _notify_facility(facility_id: int, alert_ids: Sequence[int]) -> int:
     alerts = list(
-        EquipmentAlert.objects.filter(pk__in=alert_ids, facility_id=facility_id, resolved_at__isnull=True,
-                                      notified_at__isnull=True)
+        EquipmentAlert.objects.filter(
+            pk__in=alert_ids, facility_id=facility_id, resolved_at__isnull=True, notified_at__isnull=True
+        )
         .select_for_update(skip_locked=True, of=("self",))
         .select_related("facility", "table")
         .order_by("due_at")

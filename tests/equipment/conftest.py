@@ -3,6 +3,7 @@ and open tables."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -11,8 +12,10 @@ import pytest
 import time_machine
 
 from compliance.models import Game
+from compliance.roles import Role
 from equipment import selectors, services
-from tests.factories import PASSWORD, GamingTableFactory
+from equipment.models import TableDiceMethod
+from tests.factories import PASSWORD, GamingTableFactory, make_person
 
 NY = ZoneInfo("America/New_York")
 
@@ -26,8 +29,23 @@ def local(*args: int) -> datetime:
 T0 = local(2026, 3, 2, 21, 4)
 
 
-def make_table(facility: Any, game_code: str, number: str) -> Any:
-    return GamingTableFactory(facility=facility, game=Game.objects.get(code=game_code), number=number)
+# Every set of dice is new (the register refuses identifiers used before): each placement in a
+# test takes the next lot unless the test names its own.
+_LOTS = itertools.count(1)
+
+
+def next_lot() -> str:
+    return f"LOT-{next(_LOTS):05d} 001-006"
+
+
+def make_table(facility: Any, game_code: str, number: str, dice_method: str = "rng") -> Any:
+    """A table of the game; an Asia Poker table records its dice method (``dice_method``) as it is set up."""
+    table = GamingTableFactory(facility=facility, game=Game.objects.get(code=game_code), number=number)
+    if game_code == "asia-poker" and dice_method:
+        TableDiceMethod.objects.create(
+            facility=facility, table=table, method=dice_method, recorded_by=make_person(Role.SHIFT_MANAGER, facility)
+        )
+    return table
 
 
 @pytest.fixture
@@ -62,7 +80,7 @@ def place_dice(floorperson: Any, dealer: Any) -> Any:
             "password": PASSWORD,
             "dealer": dealer,
             "dealer_password": PASSWORD,
-            "identifiers": "LOT-A 001-006",
+            "identifiers": next_lot(),
             "dice_count": requirement.dice_count,
             "colours": requirement.dice_colours,
             "at": at,
@@ -76,7 +94,7 @@ def place_dice(floorperson: Any, dealer: Any) -> Any:
 @pytest.fixture
 def place_dice_alone(floorperson: Any, dealer: Any) -> Any:
     """``place_dice_alone(table, at)``: the floorperson puts a set in play with ``dice_set_place`` alone
-    (no change of the set in play), the game's count and colours, lot "X"; any argument overridden."""
+    (no change of the set in play), the game's count and colours, a new lot; any argument overridden."""
 
     def place(table: Any, at: datetime, **kwargs: Any) -> Any:
         requirement = selectors.requirement_for(table)
@@ -86,7 +104,7 @@ def place_dice_alone(floorperson: Any, dealer: Any) -> Any:
             "password": PASSWORD,
             "dealer": dealer,
             "dealer_password": PASSWORD,
-            "identifiers": "X",
+            "identifiers": next_lot(),
             "dice_count": requirement.dice_count,
             "colours": requirement.dice_colours,
             "at": at,

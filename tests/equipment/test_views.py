@@ -294,7 +294,7 @@ def test_a_shift_manager_is_told_on_the_form_that_the_floorperson_signs_the_insp
         {"value_1": "1", "value_2": "5", "value_3": "6", "combinations_illuminated": "on", "password": PASSWORD},
     )
     assert response.status_code == 200
-    assert "signed by the floorperson assigned to the table" in response.content.decode()
+    assert "does not stand in for the floorperson" in response.content.decode()
 
 
 def test_a_corrected_set_shows_the_original_removal_and_is_logged_once(

@@ -57,7 +57,7 @@ def test_an_inspection_before_the_last_closing_or_too_long_ago_does_not_open(
 
 
 def test_only_a_floorperson_records_the_opening_inspection(sic_bo, inspect, shift_manager):
-    with pytest.raises(ValidationError, match="signed by the floorperson assigned to the table"):
+    with pytest.raises(ValidationError, match="is the floorperson's duty"):
         inspect(sic_bo, T0, user=shift_manager)
     assert not OpeningInspection.objects.exists()
 

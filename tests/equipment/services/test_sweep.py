@@ -210,8 +210,10 @@ def test_a_facility_already_mailed_is_not_mailed_again_when_another_facilitys_ma
                 raise smtplib.SMTPServerDisconnected("down")
             return send_mail(**mail)  # type: ignore[arg-type]
 
-        with mock.patch("compliance.notifications.send_mail", side_effect=erie_is_down), \
-                pytest.raises(smtplib.SMTPServerDisconnected):
+        with (
+            mock.patch("compliance.notifications.send_mail", side_effect=erie_is_down),
+            pytest.raises(smtplib.SMTPServerDisconnected),
+        ):
             services.alert_notify(alert_ids=raised)
         notified = dict(EquipmentAlert.objects.values_list("facility_id", "notified_at"))
         assert notified[tdf.facility_id] is not None and notified[other_facility.pk] is None
