@@ -33,12 +33,23 @@ from django.core.exceptions import ValidationError
 
 from compliance.roles import Role, roles_of
 
-__all__ = ["FLOORPERSON_OR_ABOVE", "THE_FLOORPERSON", "check_floorperson", "check_floorperson_or_above"]
+__all__ = [
+    "FLOORPERSON_OR_ABOVE",
+    "THE_FLOORPERSON",
+    "check_floorperson",
+    "check_floorperson_or_above",
+    "stands_as_floorperson",
+]
 
 # § 539.5(a), § 575.4(a)–(b), § 668a.3(d) (and the dice change of § 577.4(d)).
 THE_FLOORPERSON: frozenset[Role] = frozenset({Role.FLOORPERSON})
 # § 539.7(b), § 575.5: "a floorperson or above".
 FLOORPERSON_OR_ABOVE: frozenset[Role] = frozenset({Role.FLOORPERSON, Role.SHIFT_MANAGER})
+
+
+def stands_as_floorperson(user: Any, *, or_above: bool = False) -> bool:
+    """Whether the person may stand as the floorperson (``or_above``: "a floorperson or above")."""
+    return bool(roles_of(user) & (FLOORPERSON_OR_ABOVE if or_above else THE_FLOORPERSON))
 
 
 def check_floorperson(user: Any, *, duty: str, citation: str) -> None:

@@ -6,9 +6,9 @@ from datetime import date, timedelta
 from typing import Any
 
 from django import forms
-from django.utils import timezone
 
-from equipment.models import DeckSet, EquipmentRequirement, Malfunction, RemovalReason
+from compliance.gaming_day import gaming_day
+from equipment.models import DeckSet, DiceMethod, EquipmentRequirement, Malfunction, RemovalReason
 
 _DICE_REASONS = [
     (RemovalReason.SCHEDULED, "Scheduled 24-hour change"),
@@ -142,6 +142,15 @@ class MalfunctionForm(_SignedForm):
         self.fields["device"].choices = [c for c in Malfunction.Device.choices if c[0] in devices]  # type: ignore[attr-defined]
 
 
+class BackInServiceForm(_SignedForm):
+    repair = forms.CharField(label="What was done (fixed, replaced, tested)", widget=forms.Textarea(attrs={"rows": 3}))
+    field_order = ["repair", "password"]
+
+
+class DiceMethodForm(forms.Form):
+    method = forms.ChoiceField(label="How the starting position is determined (§ 575.2(c))", choices=DiceMethod.choices)
+
+
 class ReportPeriodForm(forms.Form):
     start = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
     end = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
@@ -155,6 +164,7 @@ class ReportPeriodForm(forms.Form):
         return data
 
     @staticmethod
-    def default_period() -> tuple[date, date]:
-        today = timezone.localdate()
+    def default_period(facility: Any) -> tuple[date, date]:
+        """The last 30 gaming days of the facility, today's included (its clock, its day start)."""
+        today = gaming_day(facility)
         return today - timedelta(days=29), today

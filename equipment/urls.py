@@ -13,6 +13,12 @@ urlpatterns = [
     path("tables/<int:table_pk>/decks/", views.DeckChangeView.as_view(), name="deck-change"),
     path("tables/<int:table_pk>/inspection/", views.InspectionCreateView.as_view(), name="inspection-create"),
     path("tables/<int:table_pk>/malfunction/", views.MalfunctionCreateView.as_view(), name="malfunction-create"),
+    path(
+        "tables/<int:table_pk>/malfunctions/<int:pk>/back-in-service/",
+        views.BackInServiceView.as_view(),
+        name="back-in-service",
+    ),
+    path("tables/<int:table_pk>/dice-method/", views.DiceMethodView.as_view(), name="dice-method"),
     path("dice/", views.DiceLogView.as_view(), name="dice-log"),
     path("dice/<int:pk>/", views.DiceDetailView.as_view(), name="dice-detail"),
     path("decks/", views.DeckLogView.as_view(), name="deck-log"),

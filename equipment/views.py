@@ -18,10 +18,19 @@ from django.views.generic import DetailView, TemplateView
 
 from compliance.documents import printed_for
 from compliance.models import GamingTable
-from compliance.roles import Capability
+from compliance.roles import Capability, has_capability
 from compliance.views import CapabilityRequiredMixin, ServiceFormView
 from equipment import reports, selectors, services
-from equipment.forms import DeckChangeForm, DiceChangeForm, InspectionForm, MalfunctionForm, ReportPeriodForm
+from equipment.floor import stands_as_floorperson
+from equipment.forms import (
+    BackInServiceForm,
+    DeckChangeForm,
+    DiceChangeForm,
+    DiceMethodForm,
+    InspectionForm,
+    MalfunctionForm,
+    ReportPeriodForm,
+)
 from equipment.models import DeckSet, DiceSet, Malfunction, OpeningInspection
 
 _CLOCK_CITATIONS: tuple[str, ...] = (
@@ -32,6 +41,19 @@ _CLOCK_CITATIONS: tuple[str, ...] = (
     "575.2(c)(1)(i)",
     "575.3(c)(1)–(2)",
 )
+
+
+def floor_actions(user: Any) -> dict[str, bool]:
+    """Which actions at a table the person may take, so a page offers only those (issue 8, item 13):
+    the capability of the role and, for the floorperson's own duties, the floorperson rule
+    (equipment/floor.py)."""
+    verify = has_capability(user, Capability.VERIFY_EQUIPMENT)
+    return {
+        "can_open_close": has_capability(user, Capability.OPEN_CLOSE_TABLES),
+        "can_floor": verify and stands_as_floorperson(user),
+        "can_floor_or_above": verify and stands_as_floorperson(user, or_above=True),
+        "can_manage_tables": has_capability(user, Capability.MANAGE_TABLES),
+    }
 
 
 class _TableMixin(CapabilityRequiredMixin):
@@ -82,6 +104,7 @@ class BoardView(CapabilityRequiredMixin, TemplateView):
         context = super().get_context_data(**kwargs)
         context["rows"] = selectors.board_rows(self.facility)
         context["now"] = timezone.now()
+        context.update(floor_actions(self.request.user))
         return context
 
 
@@ -104,6 +127,7 @@ class TableDetailView(_TableMixin, TemplateView):
         context = super().get_context_data(**kwargs)
         table = self.get_table()
         context.update(table=table, now=timezone.now(), **selectors.table_equipment(table))
+        context.update(floor_actions(self.request.user))
         return context
 
 
@@ -255,6 +279,48 @@ class MalfunctionCreateView(_ServiceFormView):
         )
 
 
+class BackInServiceView(_ServiceFormView):
+    form_class = BackInServiceForm
+    capability = Capability.VERIFY_EQUIPMENT
+    title = "Device back in service"
+    citation = ("539.7(b)–(d)", "575.13(l)–(n)")
+    heading = "Record a device fixed and back in service"
+    submit_label = "Sign: back in service"
+
+    def get_malfunction(self) -> Malfunction:
+        records = selectors.facility_records(Malfunction, self.facility).filter(table=self.get_table())
+        return get_object_or_404(records, pk=self.kwargs["pk"])
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["heading"] = f"{self.heading}: {self.get_malfunction()}"
+        return context
+
+    def call_service(self, form: BackInServiceForm) -> Any:
+        data = form.cleaned_data
+        return services.device_back_in_service(
+            malfunction=self.get_malfunction(), user=self.request.user, password=data["password"], repair=data["repair"]
+        )
+
+
+class DiceMethodView(_ServiceFormView):
+    form_class = DiceMethodForm
+    capability = Capability.MANAGE_TABLES
+    title = "Dice method"
+    citation = "575.2(c)"
+    heading = "How this table determines the starting position"
+    submit_label = "Record"
+
+    def get_initial(self) -> dict[str, Any]:
+        current = selectors.dice_method_of(self.get_table())
+        return {"method": current.method} if current is not None else {}
+
+    def call_service(self, form: DiceMethodForm) -> Any:
+        return services.dice_method_record(
+            table=self.get_table(), user=self.request.user, method=form.cleaned_data["method"]
+        )
+
+
 # --- records and logs -------------------------------------------------------------------------------------
 
 
@@ -351,7 +417,7 @@ class ReportView(CapabilityRequiredMixin, TemplateView):
     citation = _CLOCK_CITATIONS
 
     def get_report(self) -> tuple[ReportPeriodForm, selectors.EquipmentReport | None]:
-        start, end = ReportPeriodForm.default_period()
+        start, end = ReportPeriodForm.default_period(self.facility)
         data = self.request.GET if "start" in self.request.GET else {"start": start, "end": end}
         form = ReportPeriodForm(data)
         if not form.is_valid():

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.db.models import F, Q
 from django.utils import timezone
 
+from compliance.gaming_day import day_bounds
 from compliance.models import Facility
 from equipment.clocks import format_duration
 from equipment.models import DeckRemoval, DeckSet, DiceRemoval, DiceSet, RemovalReason, TableSession
@@ -76,12 +77,9 @@ class EquipmentReport:
         ]
 
 
-def _period(start: date, end: date) -> tuple[datetime, datetime]:
-    tz = timezone.get_current_timezone()
-    return (
-        datetime.combine(start, time.min, tzinfo=tz),
-        datetime.combine(end + timedelta(days=1), time.min, tzinfo=tz),
-    )
+def _period(facility: Facility, start: date, end: date) -> tuple[datetime, datetime]:
+    """From the start of the first gaming day to the end of the last, on the facility's clock."""
+    return day_bounds(facility, start)[0], day_bounds(facility, end)[1]
 
 
 def _overlap(a: tuple[datetime, datetime], b: tuple[datetime, datetime]) -> timedelta:
@@ -99,7 +97,7 @@ def equipment_report(facility: Facility, start: date, end: date, *, now: datetim
     past the limit counts. Records superseded by a correction are left out (the correction counts).
     """
     now = now or timezone.now()
-    begin, finish = _period(start, end)
+    begin, finish = _period(facility, start, end)
     report = EquipmentReport(facility=facility, start=start, end=end, generated_at=now)
     reasons: Counter[str] = Counter()
     for removal_model, set_field in ((DiceRemoval, "dice_set"), (DeckRemoval, "deck_set")):

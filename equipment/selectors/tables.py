@@ -150,6 +150,7 @@ def dealers_for(facility: Facility) -> QuerySet[Any]:
 
 def table_equipment(table: GamingTable) -> dict[str, Any]:
     """What the table's page shows: requirement, sets in play, recent logs, sessions, open alerts."""
+    out_of_use = devices_out_of_use(table)
     return {
         "requirement": requirement_or_none(table),
         "dice_in_play": dice_in_play(table),
@@ -158,7 +159,8 @@ def table_equipment(table: GamingTable) -> dict[str, Any]:
         "deck_log": in_force(DeckSet).filter(table=table)[:10],
         "inspections": OpeningInspection.objects.filter(table=table)[:5],
         "malfunctions": Malfunction.objects.filter(table=table).select_related("back_in_service")[:5],
-        "out_of_use": devices_out_of_use(table),
+        "out_of_use": out_of_use,
+        "gaming_stopped": any(m.device in Malfunction.STOPS_GAMING for m in out_of_use),
         "dice_method": dice_method_of(table),
         "sessions": TableSession.objects.filter(table=table).select_related("opened_by__profile", "closed_by__profile")[
             :5
