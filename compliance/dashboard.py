@@ -42,5 +42,13 @@ def register_panel(function: PanelFunction) -> PanelFunction:
 
 
 def panels_for(request: HttpRequest) -> list[Panel]:
+    """The user's panels, in order; a line whose page the user cannot open keeps its words but loses
+    its link (the panel functions need not know who may open what)."""
+    from compliance.navigation import may_request
+
     panels = [p for p in (function(request) for function in PANELS) if p is not None]
+    for panel in panels:
+        for line in panel.lines:
+            if line.url and not may_request(request.user, line.url):
+                line.url = ""
     return sorted(panels, key=lambda p: p.order)

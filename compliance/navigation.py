@@ -1,25 +1,29 @@
-"""The main navigation: every screen's entry with the capability that shows it."""
+"""What a person is shown: the main navigation, and the one question every link, menu entry and form
+asks before it is shown — :func:`may_request`, which resolves the URL to its view and asks the view's
+own rule (``CapabilityRequiredMixin.allows``), the same rule that answers the request. A link is never
+shown to a page that would answer 403, and nothing here repeats which role may open which page."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
-from django.urls import NoReverseMatch, reverse
+from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 
-from compliance.roles import Capability, Role, has_capability, roles_of
+from compliance.middleware import INSPECTOR_ALLOWED_WRITES, SAFE_METHODS
+from compliance.roles import Role, is_inspector, roles_of
 
-__all__ = ["NAVIGATION", "NavItem", "navigation_for"]
+__all__ = ["NAVIGATION", "NavItem", "may_request", "navigation_for"]
 
 
 @dataclass(frozen=True)
 class NavItem:
     label: str
     url_name: str
-    capability: Capability
     section: str = "General"
     # Whose daily work the screen is; empty = everyone. Overseers (compliance, the Board inspector,
-    # administrators) see every screen. Access itself is decided by the view, not by the menu.
+    # administrators) see every screen. Whether the person may open it at all is the view's answer.
     for_roles: frozenset[Role] = frozenset()
 
 
@@ -29,36 +33,53 @@ _COUPONS = frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR, Role.MARKETIN
 
 
 NAVIGATION: tuple[NavItem, ...] = (
-    NavItem("Dashboard", "dashboard", Capability.VIEW_RECORDS),
-    NavItem("Tables", "table-list", Capability.VIEW_RECORDS, "Floor", _FLOOR),
-    NavItem("People", "people-list", Capability.VIEW_RECORDS, "Compliance"),
-    NavItem("Signatures", "signature-list", Capability.VIEW_RECORDS, "Compliance"),
-    NavItem("Audit trail", "audit-list", Capability.VIEW_AUDIT, "Compliance"),
-    NavItem("Regulations", "regulation-list", Capability.VIEW_RECORDS, "Compliance"),
+    NavItem("Dashboard", "dashboard"),
+    NavItem("Tables", "table-list", "Floor", _FLOOR),
+    NavItem("People", "people-list", "Compliance"),
+    NavItem("Signatures", "signature-list", "Compliance"),
+    NavItem("Audit trail", "audit-list", "Compliance"),
+    NavItem("Regulations", "regulation-list", "Compliance"),
     # Equipment (issue 4)
-    NavItem("Table board", "equipment:board", Capability.VIEW_RECORDS, "Floor", _FLOOR),
-    NavItem("Dice log", "equipment:dice-log", Capability.VIEW_RECORDS, "Floor", _FLOOR),
-    NavItem("Deck log", "equipment:deck-log", Capability.VIEW_RECORDS, "Floor", _FLOOR),
-    NavItem("Equipment alerts", "equipment:alerts", Capability.VIEW_RECORDS, "Floor", _FLOOR),
-    NavItem("Equipment report", "equipment:report", Capability.VIEW_RECORDS, "Floor", _FLOOR),
-    NavItem("Equipment rules", "equipment:requirements", Capability.VIEW_RECORDS, "Floor", _FLOOR),
+    NavItem("Table board", "equipment:board", "Floor", _FLOOR),
+    NavItem("Dice log", "equipment:dice-log", "Floor", _FLOOR),
+    NavItem("Deck log", "equipment:deck-log", "Floor", _FLOOR),
+    NavItem("Equipment alerts", "equipment:alerts", "Floor", _FLOOR),
+    NavItem("Equipment report", "equipment:report", "Floor", _FLOOR),
+    NavItem("Equipment rules", "equipment:requirements", "Floor", _FLOOR),
     # Match Play Coupons (issue 3)
-    NavItem("Coupons", "coupons:home", Capability.VIEW_RECORDS, "Coupons", _COUPONS),
-    NavItem("Marketing today", "coupons:today", Capability.VIEW_RECORDS, "Coupons", _COUPONS),
-    NavItem("Coupon ledger", "coupons:ledger", Capability.VIEW_RECORDS, "Coupons", _COUPONS),
+    NavItem("Coupons", "coupons:home", "Coupons", _COUPONS),
+    NavItem("Marketing today", "coupons:today", "Coupons", _COUPONS),
+    NavItem("Coupon ledger", "coupons:ledger", "Coupons", _COUPONS),
 )
+
+
+def may_request(user: Any, url: str, method: str = "GET") -> bool:
+    """Whether ``user`` may make a ``method`` request of ``url`` (a path, query allowed): the view's
+    ``allows`` for the project's pages, staff status for the admin, and for a Board inspector no write
+    but to their own session. A URL that resolves to nothing is not ours to hide (it answers 404)."""
+    path = urlsplit(url).path
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return True
+    if method not in SAFE_METHODS and is_inspector(user) and match.url_name not in INSPECTOR_ALLOWED_WRITES:
+        return False
+    if match.app_name == "admin":
+        return bool(getattr(user, "is_active", False) and getattr(user, "is_staff", False))
+    allows = getattr(getattr(match.func, "view_class", None), "allows", None)
+    return allows(user, method) if allows is not None else True
 
 
 def navigation_for(user: Any) -> list[dict[str, str]]:
     items = []
     for item in NAVIGATION:
-        if not has_capability(user, item.capability):
-            continue
         if item.for_roles and not (roles_of(user) & (item.for_roles | _OVERSEERS)):
             continue
         try:
             url = reverse(item.url_name)
         except NoReverseMatch:
             continue  # the app that provides this screen is not installed
+        if not may_request(user, url):
+            continue
         items.append({"label": item.label, "url": url, "section": item.section, "url_name": item.url_name})
     return items

@@ -17,6 +17,7 @@ from compliance.roles import Role
 __all__ = [
     "audit_events",
     "facilities_for",
+    "may_sign",
     "no_audit_events",
     "people_emails",
     "people_holding",
@@ -178,23 +179,61 @@ def records_awaiting_signature(user: Any, facility: Facility, *, limit: int = 20
     """
     from django.contrib.contenttypes.models import ContentType
 
-    from compliance.roles import is_inspector, roles_of
+    from compliance.roles import roles_of
 
-    if is_inspector(user):
+    profile = _signing_profile(user)
+    if profile is None:
         return []
-    held = roles_of(user)
     found: list[tuple[Any, Any]] = []
     for model in regulated_models():
         content_type = ContentType.objects.get_for_model(model)
         for requirement in model.signature_requirements:
-            if requirement.roles and not (requirement.roles & held):
+            if not _fits(requirement, roles_of(user), profile):
                 continue
             signed = Signature.objects.filter(content_type=content_type, slot=requirement.slot).values("object_id")
             pending = (
                 model.objects.filter(facility=facility, corrected_by__isnull=True)
                 .exclude(pk__in=signed)
-                .order_by("-created_at")[:limit]
             )
-            found.extend((record, requirement) for record in pending)
+            if requirement.distinct:  # records this person already signed need someone else
+                mine = Signature.objects.filter(content_type=content_type, signer_id=user.pk, distinct_person=True)
+                pending = pending.exclude(pk__in=mine.values("object_id"))
+            found.extend((record, requirement) for record in pending.order_by("-created_at")[:limit])
     found.sort(key=lambda pair: pair[0].created_at, reverse=True)
     return found[:limit]
+
+
+def _signing_profile(user: Any) -> Profile | None:
+    """The profile a person signs with, or ``None`` for who signs nothing: a Board inspector, an
+    inactive person, an account without a Board-issued credential."""
+    from compliance.roles import is_inspector
+
+    if not getattr(user, "is_authenticated", False) or not user.is_active or is_inspector(user):
+        return None
+    profile = getattr(user, "profile", None)
+    return profile if profile is not None and profile.active else None
+
+
+def _fits(requirement: Any, held: frozenset[Role], profile: Profile) -> bool:
+    """The person's role and department are among those the signature asks for."""
+    if requirement.roles and not (requirement.roles & held):
+        return False
+    return not (requirement.departments and profile.department.code not in requirement.departments)
+
+
+def may_sign(user: Any, record: Any, requirement: Any, given: Iterable[Signature] | None = None) -> bool:
+    """Whether ``user`` may give the signature ``requirement`` on ``record`` now: the checks of
+    ``compliance.services.signature_sign`` short of the password, so a Sign button is offered only where
+    signing would be accepted (``tests/compliance/test_shown_to_each_person.py`` holds the two together).
+    ``given``: the record's signatures when the caller already has them."""
+    from compliance.roles import roles_of
+
+    profile = _signing_profile(user)
+    if profile is None or not _fits(requirement, roles_of(user), profile):
+        return False
+    signatures = list(given) if given is not None else record.signature_list()
+    if any(s.slot == requirement.slot for s in signatures):
+        return False
+    if requirement.distinct and any(s.distinct_person and s.signer_id == user.pk for s in signatures):
+        return False
+    return profile.facilities.filter(pk=record.facility_id).exists()

@@ -67,15 +67,19 @@ class FacilityRequiredMixin:
 class CapabilityRequiredMixin(FacilityRequiredMixin):
     capability: Capability = Capability.VIEW_RECORDS
 
+    @classmethod
+    def allows(cls, user: Any, method: str = "GET") -> bool:
+        """Whether ``user`` may make a ``method`` request of this page: the one rule that both answers
+        the request and decides, through ``compliance.navigation.may_request``, which links, menus and
+        forms the person is shown. A view whose writes need more than its page overrides this."""
+        # The Board inspector sees every screen, the forms staff fill in included, as staff see them
+        # (read-only); the middleware refuses anything they would submit.
+        if method in SAFE_METHODS and is_inspector(user):
+            return True
+        return has_capability(user, cls.capability)
+
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        # The Board inspector sees every screen, the forms staff fill in included, exactly as staff
-        # see them; the middleware refuses anything it would submit.
-        reading_inspector = request.method in SAFE_METHODS and is_inspector(request.user)
-        if (
-            request.user.is_authenticated
-            and not reading_inspector
-            and not has_capability(request.user, self.capability)
-        ):
+        if request.user.is_authenticated and not self.allows(request.user, request.method or "GET"):
             raise PermissionDenied("Your role does not give access to this page.")
         return super().dispatch(request, *args, **kwargs)
 
@@ -190,6 +194,7 @@ class SignView(FacilityRequiredMixin, FormView):
             record_url=record_url(self.record),
             record_citation=type(self.record).get_citation(),
             content_hash=self.record.content_hash(),
+            may_sign=selectors.may_sign(self.request.user, self.record, self.requirement),
         )
         return context
 

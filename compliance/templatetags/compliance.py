@@ -1,4 +1,5 @@
-"""Template helpers: citations as they are printed, signature lines, record links."""
+"""Template helpers: citations as they are printed, signature lines, record links, and the page
+fitted to the person reading it (``{% for_this_person %}``, see ``_shown.py``)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from django import template
 from django.contrib.contenttypes.models import ContentType
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
 
 from compliance.citations import cite as resolve
 from compliance.roles import Capability, has_capability
+from compliance.templatetags._shown import fit_to_person
 
 register = template.Library()
 
@@ -52,3 +55,40 @@ def role_label(code: str) -> str:
     from compliance.roles import Role
 
     return str(Role(code).label) if code in Role.values else code
+
+
+@register.simple_tag(takes_context=True)
+def signature_rows(context: dict[str, Any], record: Any) -> list[tuple[Any, Any, bool]]:
+    """``(requirement, signature, may_sign)`` for each slot of ``record``: a Sign action is offered only
+    to a person whose signature would be accepted (``compliance.selectors.may_sign``)."""
+    from compliance.selectors import may_sign
+
+    user = context["request"].user
+    given = record.signature_list()
+    by_slot = {s.slot: s for s in given}
+    return [
+        (req, by_slot.get(req.slot), req.slot not in by_slot and may_sign(user, record, req, given))
+        for req in record.signature_requirements
+    ]
+
+
+class ForThisPersonNode(template.Node):
+    def __init__(self, nodelist: template.NodeList) -> None:
+        self.nodelist = nodelist
+
+    def render(self, context: template.Context) -> SafeString | str:
+        html = self.nodelist.render(context)
+        request = context.get("request")
+        user = getattr(request, "user", None)
+        if request is None or user is None or not user.is_authenticated:
+            return html
+        return mark_safe(fit_to_person(html, user, request.path))  # noqa: S308  (our own rendered output)
+
+
+@register.tag("for_this_person")
+def for_this_person(parser: template.base.Parser, token: template.base.Token) -> ForThisPersonNode:
+    """``{% for_this_person %}…{% end_for_this_person %}``: links and forms the reader cannot use are
+    taken out of what is inside (``compliance/templatetags/_shown.py``)."""
+    nodelist = parser.parse(("end_for_this_person",))
+    parser.delete_first_token()
+    return ForThisPersonNode(nodelist)
