@@ -8,7 +8,7 @@ import pytest
 from django.contrib.contenttypes.models import ContentType
 
 from compliance.models import Signature
-from tests.factories import PASSWORD
+from tests.factories import PASSWORD, GamingTableFactory
 from tests.testapp.models import TwoPersonForm
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -47,10 +47,27 @@ def test_the_inspector_browses_read_only_and_a_write_is_refused(login, live_serv
 
     sign_url = f"{live_server.url}/sign/{ContentType.objects.get_for_model(form).pk}/{form.pk}/prepared/"
     page.goto(sign_url)
-    page.get_by_label("Your password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign as").click()
-    assert page.get_by_text("Board inspectors have read-only access").is_visible()
+    assert page.get_by_text("A Board inspector has read-only access and signs nothing").is_visible()
+    assert page.get_by_label("Your password").count() == 0
+    # Posting anyway, with the session's CSRF token, is refused before any view runs.
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    refused = page.request.post(sign_url, form={"password": PASSWORD},
+                                headers={"X-CSRFToken": token, "Referer": sign_url})
+    assert refused.status == 403
     assert not Signature.objects.exists()
+
+
+def test_the_inspector_sees_a_form_read_only(login, live_server, facility, inspector):
+    table = GamingTableFactory(facility=facility, number="SB-1")  # Sic Bo: an opening inspection
+    page = login(inspector)
+    page.goto(f"{live_server.url}/equipment/tables/{table.pk}/inspection/")
+    assert page.get_by_text("Read-only: a Board inspector sees this form").is_visible()
+    assert page.locator("main form[method=post] button, main form[method=post] input[type=submit]").count() == 0
+    fields = page.locator("main form[method=post] input:not([type=hidden]), main form[method=post] select")
+    assert fields.count() > 0
+    assert all(fields.nth(i).is_disabled() for i in range(fields.count()))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "inspector-read-only-form.png"), full_page=True)
 
 
 def test_the_dashboard_is_usable_by_keyboard(login, facility, finance_supervisor):
