@@ -175,6 +175,7 @@ def board_rows(facility: Facility, now: datetime | None = None) -> list[BoardRow
     now = now or timezone.now()
     tables = _with_facts(GamingTable.objects.filter(facility=facility), now).order_by("-is_open", "pit", "number")
     rows = []
+    table: Any
     for table in tables:
         requirement: EquipmentRequirement | None = getattr(table.game, "equipment_requirement", None)
         facts = _facts(table)

@@ -30,7 +30,9 @@ def test_a_shift_manager_does_not_load_dice_as_the_floorperson(props, place_dice
     assert not DiceSet.objects.exists()
 
 
-def test_a_shift_manager_does_not_verify_the_cards_nor_inspect_sic_bo(asia, sic_bo, place_decks, inspect, shift_manager):
+def test_a_shift_manager_does_not_verify_the_cards_nor_inspect_sic_bo(
+    asia, sic_bo, place_decks, inspect, shift_manager
+):
     with pytest.raises(ValidationError, match="floorperson's duty"):
         place_decks(asia, T0, user=shift_manager)
     with pytest.raises(ValidationError, match="floorperson's duty"):
