@@ -6,6 +6,13 @@ One module per subject: ``stock`` (where coupons are now), ``program`` (approval
 ``ledger_page`` (the ledger with running balances).
 """
 
+from coupons.selectors.closing import (
+    ClosedDays,
+    closed_days,
+    days_owing_a_form,
+    first_day_owing_a_form,
+    first_unprocessed_day,
+)
 from coupons.selectors.day import DayFigure, day_figures, held_at_end_of, to_date_totals
 from coupons.selectors.documents import (
     days_without_documents,
@@ -60,6 +67,7 @@ __all__ = [
     "INVENTORY_GRACE_DAYS",
     "INVENTORY_STATES",
     "LEDGER_STATES",
+    "ClosedDays",
     "DayFigure",
     "FigureRow",
     "InventoryStatus",
@@ -67,8 +75,10 @@ __all__ = [
     "RangeRow",
     "ReconciliationData",
     "approvals_of",
+    "closed_days",
     "content_type_for",
     "day_figures",
+    "days_owing_a_form",
     "days_without_documents",
     "deviation_report_in",
     "deviation_report_of",
@@ -81,7 +91,9 @@ __all__ = [
     "expected_inventory",
     "expired_held",
     "facility_approvals",
+    "first_day_owing_a_form",
     "first_stock_for",
+    "first_unprocessed_day",
     "held_at_end_of",
     "held_by_marketing",
     "inventory_due_on",

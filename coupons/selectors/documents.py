@@ -3,7 +3,7 @@ scoped to one facility. ``None`` means "not in this facility": the view answers 
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
@@ -21,6 +21,7 @@ from coupons.models import (
     LedgerLine,
     ReconciliationForm,
 )
+from coupons.selectors.closing import days_owing_a_form
 
 __all__ = [
     "days_without_documents",
@@ -44,7 +45,6 @@ __all__ = [
 ]
 
 K = LedgerLine.Kind
-_MARKETING_KINDS = (K.ISSUE, K.DISTRIBUTE, K.VOID, K.RETURN)
 
 
 def document_in(model: type[Any], facility: Facility, pk: Any) -> Any | None:
@@ -122,19 +122,16 @@ def open_deviation_count(facility: Facility) -> int:
     return DeviationReport.objects.filter(facility=facility, status=DeviationReport.Status.OPEN).count()
 
 
-def days_without_documents(facility: Facility, today: date, *, days: int = 14) -> tuple[list[date], list[date]]:
-    """Of the last ``days`` gaming days: those marketing handled coupons on with no reconciliation form,
-    and those with a form that finance has not processed (today's excepted)."""
-    since = today - timedelta(days=days)
-    active_days = set(
-        LedgerLine.objects.filter(facility=facility, gaming_date__gte=since, gaming_date__lt=today,
-                                  kind__in=_MARKETING_KINDS).values_list("gaming_date", flat=True).distinct()
+def days_without_documents(facility: Facility, today: date, *, limit: int = 31) -> tuple[list[date], list[date]]:
+    """The gaming days before ``today`` that still owe a document, oldest first: those on which marketing
+    held coupons with no reconciliation form (§ 525.21(j)), and those with a form finance has not processed
+    (§ 525.21(m)). Listed until done, however old."""
+    processed = FinanceDayProcessing.objects.filter(facility=facility).values("gaming_date")
+    unprocessed = list(
+        ReconciliationForm.objects.filter(facility=facility, gaming_date__lt=today)
+        .exclude(gaming_date__in=processed).order_by("gaming_date").values_list("gaming_date", flat=True)[:limit]
     )
-    formed = set(ReconciliationForm.objects.filter(facility=facility, gaming_date__gte=since)
-                 .values_list("gaming_date", flat=True))
-    processed = set(FinanceDayProcessing.objects.filter(facility=facility, gaming_date__gte=since)
-                    .values_list("gaming_date", flat=True))
-    return sorted(active_days - formed), sorted(day for day in formed - processed if day < today)
+    return days_owing_a_form(facility, today, limit=limit), unprocessed
 
 
 def unsent_deviation_report(pk: int) -> DeviationReport | None:

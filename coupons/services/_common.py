@@ -11,15 +11,16 @@ from django.utils import timezone
 
 from compliance.models import Facility
 from compliance.notifications import Notification, notification_send
-from coupons.days import day_words
+from coupons.days import day_words, today
 from coupons.ledger import lock_facility
-from coupons.models import CouponSeries, ReconciliationForm, StorageLocation
-from coupons.selectors import program_gate_refusals
+from coupons.models import CouponSeries, StorageLocation
+from coupons.selectors import closed_days, program_gate_refusals
 
 __all__ = [
     "create",
     "marketing_day_open",
     "report_email",
+    "require_day_open",
     "require_facility",
     "require_gates",
     "require_location",
@@ -65,13 +66,29 @@ def require_gates(series: CouponSeries, on_date: date, *, internal_print: bool =
         raise ValidationError(refusals)
 
 
-def marketing_day_open(facility: Facility, gaming_date: date) -> None:
-    """Marketing's day is open: its reconciliation form is not completed. Takes the facility's lock, so
-    the form cannot be signed while this movement commits."""
+def require_day_open(facility: Facility, gaming_date: date, *, marketing: bool) -> None:
+    """A closed day is never rewritten (§ 525.21(j), (m)): refuse a movement dated on or before the latest
+    day whose reconciliation form (for marketing's movements) or finance processing (for any) is signed.
+
+    Takes the facility's lock first, so a form or a processing cannot be signed while this movement
+    commits into its day."""
     lock_facility(facility)
-    form = ReconciliationForm.objects.filter(facility=facility, gaming_date=gaming_date).first()
-    if form is not None:
-        raise ValidationError(
-            f"The reconciliation form for {day_words(gaming_date)} was completed (form #{form.pk}): that marketing "
-            f"day is closed. Record this on the next gaming day."
-        )
+    closed = closed_days(facility)
+    through = closed.marketing_through if marketing else closed.finance_through
+    if through is None or gaming_date > through:
+        return
+    if closed.last_processed is not None and through == closed.last_processed:
+        signed = f"finance's daily processing of {day_words(through)} is signed"
+    else:
+        signed = f"the reconciliation form for {day_words(through)} was completed"
+    now = today(facility)
+    raise ValidationError(
+        f"{day_words(gaming_date)} is closed: {signed}, so that marketing day is closed, with every day before it. "
+        + (f"Record this on today's gaming day ({day_words(now)})." if now > through
+           else "Record this on the next gaming day.")
+    )
+
+
+def marketing_day_open(facility: Facility, gaming_date: date) -> None:
+    """Marketing's day is open: no reconciliation form (or processing) is signed for it or a later day."""
+    require_day_open(facility, gaming_date, marketing=True)

@@ -30,14 +30,45 @@ from coupons.models import (
     StorageLocation,
 )
 from coupons.notifications import exception_notification
-from coupons.selectors import day_figures, held_at_end_of, to_date_totals
-from coupons.services._common import create, report_email, require_location
+from coupons.selectors import (
+    closed_days,
+    day_figures,
+    first_day_owing_a_form,
+    first_unprocessed_day,
+    held_at_end_of,
+    to_date_totals,
+)
+from coupons.services._common import create, report_email, require_day_open, require_location
 from coupons.variances import SignedForm, finance_variances
 
 __all__ = ["exception_report_resolve", "exception_report_send", "finance_day_process", "stock_expire"]
 
 S = CouponState
 K = LedgerLine.Kind
+
+
+def _require_next_in_order(facility: Facility, gaming_date: date) -> None:
+    """Finance processes each day once, in day order, after every earlier form it needs (§ 525.21(m))."""
+    if FinanceDayProcessing.objects.filter(facility=facility, gaming_date=gaming_date).exists():
+        raise ValidationError(f"{day_words(gaming_date)} was already processed by finance.")
+    last = closed_days(facility).last_processed
+    if last is not None and gaming_date < last:
+        raise ValidationError(
+            f"Finance already processed {day_words(last)}; days are processed in day order and {day_words(gaming_date)} "
+            f"is closed. Any difference found now is reported as an exception against {day_words(last)}."
+        )
+    owed = first_day_owing_a_form(facility, gaming_date)
+    if owed is not None:
+        raise ValidationError(
+            f"Marketing's reconciliation form for {day_words(owed)} is not completed; finance processes the days in "
+            f"order, from the forms (§ 525.21(m)). Ask marketing to complete it first."
+        )
+    unprocessed = first_unprocessed_day(facility, gaming_date)
+    if unprocessed is not None:
+        raise ValidationError(
+            f"{day_words(unprocessed)} is not processed yet; finance processes the days in order (§ 525.21(m)). "
+            f"Process {day_words(unprocessed)} first."
+        )
 
 
 def _signed_form(facility: Facility, gaming_date: date, *, needed: bool) -> ReconciliationForm | None:
@@ -114,8 +145,7 @@ def finance_day_process(
     """
     require_capability(user, Capability.PROCESS_FINANCE_DAY)
     lock_facility(facility)
-    if FinanceDayProcessing.objects.filter(facility=facility, gaming_date=gaming_date).exists():
-        raise ValidationError(f"{day_words(gaming_date)} was already processed by finance.")
+    _require_next_in_order(facility, gaming_date)
     figures = day_figures(facility, gaming_date)
     form = _signed_form(facility, gaming_date, needed=bool(figures))
     _require_signatures_reviewed(facility, gaming_date)
@@ -203,6 +233,7 @@ def stock_expire(*, series: CouponSeries, user: Any, on_date: date | None = None
     on_date = on_date or today(series.facility)
     if not series.is_expired_on(on_date):
         raise ValidationError(f"{series.name} expires on {day_words(series.expires_on)}; it has not expired yet.")
+    require_day_open(series.facility, on_date, marketing=False)
     rows = lock_open_rows(series.facility, [S.IN_STOCK, S.RETURNED], series=series)
     if not rows:
         raise ValidationError(f"Finance holds no unexpired-state coupons of {series.name}.")

@@ -31,8 +31,15 @@ from coupons.models import (
     StorageLocation,
 )
 from coupons.ranges import Span
-from coupons.selectors import DayFigure, day_figures, expired_held, held_at_end_of
-from coupons.services._common import create, marketing_day_open, require_facility, require_gates, require_location
+from coupons.selectors import DayFigure, day_figures, expired_held, first_day_owing_a_form, held_at_end_of
+from coupons.services._common import (
+    create,
+    marketing_day_open,
+    require_day_open,
+    require_facility,
+    require_gates,
+    require_location,
+)
 from coupons.variances import count_variations, uncounted
 
 __all__ = ["distribution_record", "reconciliation_complete", "return_record", "void_record"]
@@ -135,8 +142,8 @@ def void_record(
     lock_facility(facility)
     rows = list(CouponRange.objects.select_for_update(of=("self",)).filter(
         overlapping(spans), series=series, closed_by__isnull=True, state__in=[S.IN_STOCK, S.ISSUED]))
-    if _require_custodian_may_void(series, spans, rows, can_finance=can_finance, can_marketing=can_marketing):
-        marketing_day_open(facility, gaming_date)
+    held = _require_custodian_may_void(series, spans, rows, can_finance=can_finance, can_marketing=can_marketing)
+    require_day_open(facility, gaming_date, marketing=held)
     void = create(CouponVoid, user, facility=facility, series=series, gaming_date=gaming_date,
                   quantity=spans_.count(spans_.merge(spans)), reason=reason.strip())
     move(document=void, series=series, spans=spans, kind=K.VOID, from_states=[S.ISSUED, S.IN_STOCK],
@@ -311,6 +318,12 @@ def reconciliation_complete(
     """
     require_capability(user, Capability.RECONCILE_MARKETING_DAY)
     marketing_day_open(facility, gaming_date)
+    owed = first_day_owing_a_form(facility, gaming_date)
+    if owed is not None:
+        raise ValidationError(
+            f"Marketing held coupons on {day_words(owed)} and its reconciliation form is not completed: forms are "
+            f"completed in day order (§ 525.21(j), (k)). Complete the form for {day_words(owed)} first."
+        )
     _require_day_closable(facility, gaming_date)
     figures = day_figures(facility, gaming_date)
     _require_count(figures, counted_remaining, variation_explanation)

@@ -27,7 +27,14 @@ from coupons.models import (
 )
 from coupons.notifications import deviation_notification, deviation_recipients
 from coupons.ranges import Span
-from coupons.services._common import create, report_email, require_facility, require_gates, require_location
+from coupons.services._common import (
+    create,
+    report_email,
+    require_day_open,
+    require_facility,
+    require_gates,
+    require_location,
+)
 from coupons.variances import receipt_deviation
 
 __all__ = [
@@ -117,6 +124,7 @@ def receipt_record(
     received = spans_.merge(received)
     if not received:
         raise ValidationError("Enter the serials received.")
+    require_day_open(facility, received_on, marketing=False)
     # Receipts of one series take turns: two simultaneous inserts checking the same exclusion
     # constraint can deadlock on PostgreSQL, and waiting here lets the second see the first's serials.
     CouponSeries.objects.select_for_update().filter(pk=series.pk).first()

@@ -18,7 +18,7 @@ from coupons.days import day_words, today
 from coupons.ledger import move
 from coupons.models import CouponRedemption, CouponSeries, CouponState, LedgerLine
 from coupons.ranges import Span
-from coupons.services._common import create, require_facility, require_gates
+from coupons.services._common import create, require_day_open, require_facility, require_gates
 
 __all__ = ["redemption_record"]
 
@@ -34,6 +34,7 @@ def redemption_record(
     require_facility(series, facility)
     gaming_date = gaming_date or today(facility)
     require_gates(series, gaming_date)
+    require_day_open(facility, gaming_date, marketing=False)
     if series.is_expired_on(gaming_date):
         raise ValidationError(f"{series.name} expired on {day_words(series.expires_on)} (§ 525.21(q)(5)).")
     redemption = create(CouponRedemption, user, facility=facility, series=series, gaming_date=gaming_date,
