@@ -12,7 +12,8 @@ from django.views import View
 from django.views.generic import TemplateView
 
 from compliance.documents import printed_for
-from compliance.roles import Capability
+from compliance.middleware import SAFE_METHODS
+from compliance.roles import Capability, has_capability
 from coupons import forms as f
 from coupons import reports, selectors, services
 from coupons.days import today as gaming_today
@@ -91,11 +92,12 @@ class ReconciliationView(CouponFormView):
         self.day = parse_day(kwargs["day"]) if kwargs.get("day") else gaming_today(self.facility)
         return super().dispatch(request, *args, **kwargs)
 
-    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        from compliance.roles import require_capability
-
-        require_capability(request.user, Capability.RECONCILE_MARKETING_DAY)
-        return super().post(request, *args, **kwargs)
+    @classmethod
+    def allows(cls, user: Any, method: str = "GET") -> bool:
+        """Everyone reads the form; a marketing supervisor completes it, § 525.21(j)(8)."""
+        if method in SAFE_METHODS:
+            return super().allows(user, method)
+        return has_capability(user, Capability.RECONCILE_MARKETING_DAY)
 
     def get_form_kwargs(self) -> dict[str, Any]:
         kwargs = super().get_form_kwargs()

@@ -11,7 +11,7 @@ from django.shortcuts import redirect
 from django.views import View
 from django.views.generic import TemplateView
 
-from compliance.roles import Capability
+from compliance.roles import Capability, has_capability
 from coupons import forms as f
 from coupons import ranges, selectors, services
 from coupons.days import today as gaming_today
@@ -142,6 +142,12 @@ class ResolveView(CouponPage, View):
     capability = Capability.VIEW_RECORDS
     title = "Resolve a report"
     citation = ("525.21(e)", "525.21(m)")
+
+    @classmethod
+    def allows(cls, user: Any, method: str = "GET") -> bool:
+        """Those who may resolve one kind of report or the other; the service decides for the kind."""
+        return has_capability(user, Capability.RESOLVE_COUPON_EXCEPTION) or has_capability(
+            user, Capability.CLOSE_COUPON_DEVIATION)
 
     def post(self, request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         form = f.ResolveForm(request.POST)
