@@ -13,8 +13,8 @@ from tests.factories import FacilityFactory
 pytestmark = pytest.mark.django_db
 
 
-def _utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)
+def _utc(year: int, month: int, day: int, hour: int, minute: int) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=UTC)
 
 
 def test_a_coupon_handled_at_2_25_belongs_to_the_gaming_day_that_began_the_morning_before():

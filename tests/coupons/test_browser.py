@@ -73,10 +73,10 @@ def _sign_in(page: Any, live_server: Any, user: Any) -> None:
 def test_marketing_scans_coupons_and_completes_the_form(
     live_server, program, receive, issue, marketing_staff, marketing_supervisor
 ):
-    from django.utils import timezone
+    from compliance.gaming_day import gaming_day
 
     receive(1, 100)
-    issue(1, 20, gaming_date=timezone.localdate())
+    issue(1, 20, gaming_date=gaming_day(program.facility))  # real time here: the facility's gaming day now
     seen: dict[str, bool] = {}
 
     def steps(page: Any) -> None:
