@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -98,6 +99,27 @@ def _require_signatures_reviewed(facility: Facility, gaming_date: date) -> None:
         )
 
 
+def _require_taken_in_signed(pending: list[CouponRange]) -> None:
+    """Every document that brought in the coupons this processing takes (returns, voids, redemptions, of
+    any earlier day too) carries all its signatures: a return is finance's only once the receiving
+    finance supervisor signed it (§ 525.21(l)(5)), and signatures are reviewed before cancelling (m)(2).
+    One query per kind of document."""
+    by_type: dict[int, set[int]] = {}
+    for row in pending:
+        by_type.setdefault(row.since.document_type_id, set()).add(row.since.document_id)
+    for type_id, ids in sorted(by_type.items()):
+        model = ContentType.objects.get_for_id(type_id).model_class()
+        if model is None or not hasattr(model, "missing_signatures"):
+            continue
+        for document in model._default_manager.filter(pk__in=ids).prefetch_related("signatures").order_by("pk"):
+            if document.missing_signatures:
+                raise ValidationError(
+                    f"{document} brought in coupons this processing takes in, and it still needs the signature of "
+                    f"the {document.missing_signatures[0].label.lower()}; have it signed first (§ 525.21(l)(5), "
+                    f"(m)(2))."
+                )
+
+
 def _dispose(processing: FinanceDayProcessing, pending: list[CouponRange], gaming_date: date,
              restock_location: StorageLocation | None) -> None:
     """(m)(2): voided and redeemed coupons are cancelled; returned coupons go back to stock for
@@ -151,6 +173,7 @@ def finance_day_process(
     _require_signatures_reviewed(facility, gaming_date)
     # The coupons waiting for this day's processing: those that reached their state on or before it.
     pending = lock_open_rows(facility, [S.RETURNED, S.VOIDED, S.REDEEMED], since__gaming_date__lte=gaming_date)
+    _require_taken_in_signed(pending)
     waiting = {label: sum(r.quantity for r in pending if r.state == state)
                for label, state in (("returned", S.RETURNED), ("voided", S.VOIDED), ("redeemed", S.REDEEMED))}
     carried_in = held_at_end_of(facility, gaming_date - timedelta(days=1))

@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import pytest
+import time_machine
 from django.core import mail
 from django.core.exceptions import PermissionDenied, ValidationError
 
+from compliance.services import signature_sign
 from coupons import services
 from coupons.models import (
     CouponState,
@@ -102,3 +104,23 @@ def test_expired_stock_leaves_circulation(program, receive, finance_staff):
         services.stock_expire(series=program.series, user=finance_staff)
     services.stock_expire(series=program.series, user=finance_staff, on_date=date(2027, 1, 1))
     assert states(program.series) == [(1, 100, S.EXPIRED)]
+
+
+def test_processing_refuses_coupons_brought_in_by_an_unsigned_document_of_an_earlier_day(
+    program, receive, finance_supervisor, finance_staff
+):
+    receive(1, 100)
+    void = services.void_record(facility=program.facility, series=program.series, spans=[(5, 6)], reason="torn",
+                                user=finance_supervisor, password=None)  # to be signed later: not yet
+    with time_machine.travel("2026-11-04 14:00:00+00:00", tick=True):
+        with pytest.raises(ValidationError, match=rf"Void #{void.pk} .* still needs the signature"):
+            services.finance_day_process(
+                facility=program.facility, gaming_date=TODAY + timedelta(days=1), counted_returned=0,
+                counted_voided=2, counted_redeemed=0, user=finance_staff, password=PASSWORD,
+            )
+        signature_sign(record=void, slot="voided", user=finance_supervisor, password=PASSWORD)
+        processing = services.finance_day_process(
+            facility=program.facility, gaming_date=TODAY + timedelta(days=1), counted_returned=0, counted_voided=2,
+            counted_redeemed=0, user=finance_staff, password=PASSWORD,
+        )
+    assert processing.variance == 0
