@@ -7,13 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import UserChangeForm
 from django.contrib.auth.models import User
 from django.http import HttpRequest
 from simple_history.admin import SimpleHistoryAdmin
 
 from compliance.models import AuditEvent, Department, Facility, Game, GamingTable, Profile, Signature
+from compliance.roles import role_department_refusal
 
 
 class NoDeleteHistoryAdmin(SimpleHistoryAdmin):
@@ -89,8 +92,33 @@ class ProfileInline(admin.StackedInline):
 admin.site.unregister(User)
 
 
+class PersonChangeForm(UserChangeForm):
+    """The account form, which also says in words when the roles chosen do not fit the department chosen
+    in the profile below it (a role is held only by a member of its department)."""
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        groups = cleaned.get("groups")
+        department = self._department()
+        if groups is not None and department is not None:
+            profile = getattr(self.instance, "profile", None) if self.instance.pk else None
+            who = self.data.get("profile-0-full_name") or getattr(profile, "full_name", "") or "This person"
+            refusal = role_department_refusal([g.name for g in groups], department.code, who=who)
+            if refusal:
+                raise forms.ValidationError(refusal)
+        return cleaned
+
+    def _department(self) -> Department | None:
+        chosen = self.data.get("profile-0-department")
+        if chosen and str(chosen).isdigit():
+            return Department.objects.filter(pk=int(chosen)).first()
+        profile = getattr(self.instance, "profile", None) if self.instance.pk else None
+        return profile.department if profile is not None else None
+
+
 @admin.register(User)
 class PersonAdmin(UserAdmin):
+    form = PersonChangeForm
     inlines = [ProfileInline]
     list_display = ["username", "full_name", "credential", "is_active"]
     list_select_related = ["profile"]

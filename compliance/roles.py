@@ -17,11 +17,13 @@ from django.db import models
 
 __all__ = [
     "CAPABILITIES",
+    "DEPARTMENT_OF_ROLE",
     "Capability",
     "Role",
     "has_capability",
     "is_inspector",
     "require_capability",
+    "role_department_refusal",
     "roles_of",
 ]
 
@@ -114,6 +116,39 @@ CAPABILITIES: dict[Capability, frozenset[Role]] = {
     Capability.VERIFY_EQUIPMENT: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),
     Capability.OPEN_CLOSE_TABLES: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),
 }
+
+# A role is held only by a member of its department (§ 525.21(d)–(l) give each duty to a member or a
+# supervisor "of the finance department" or "of the marketing department"; the table games duties go to
+# the table games staff). The Board inspector is not the certificate holder's employee and the
+# administrator keeps the system, not the ledger: neither is tied to a department.
+DEPARTMENT_OF_ROLE: dict[Role, str] = {
+    _R.FINANCE_STAFF: "finance",
+    _R.FINANCE_SUPERVISOR: "finance",
+    _R.MARKETING_STAFF: "marketing",
+    _R.MARKETING_SUPERVISOR: "marketing",
+    _R.DEALER: "table_games",
+    _R.FLOORPERSON: "table_games",
+    _R.SHIFT_MANAGER: "table_games",
+    _R.SURVEILLANCE: "surveillance",
+    _R.COMPLIANCE_OFFICER: "compliance",
+}
+
+
+def role_department_refusal(roles: Any, department_code: str, *, who: str = "This person") -> str:
+    """Why ``roles`` cannot be held by a member of ``department_code`` ("" when they can)."""
+    wrong = sorted(
+        (Role(r) for r in roles if Role(r) in DEPARTMENT_OF_ROLE and DEPARTMENT_OF_ROLE[Role(r)] != department_code),
+        key=lambda r: r.value,
+    )
+    if not wrong:
+        return ""
+    needs = "; ".join(
+        f"the {r.label.lower()} role is held by a member of the {DEPARTMENT_OF_ROLE[r].replace('_', ' ')} department"
+        for r in wrong
+    )
+    return (f"{who} is in the {department_code.replace('_', ' ')} department: {needs}. Change the department or "
+            f"the roles (segregation of duties, § 525.21(d)).")
+
 
 _INSPECTOR_WRITE = {cap for cap, roles in CAPABILITIES.items() if Role.BOARD_INSPECTOR in roles} - {
     Capability.VIEW_RECORDS,

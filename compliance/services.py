@@ -23,7 +23,7 @@ from compliance.models import (
     Signature,
     SignatureRequirement,
 )
-from compliance.roles import Capability, Role, is_inspector, require_capability, roles_of
+from compliance.roles import Capability, Role, is_inspector, require_capability, role_department_refusal, roles_of
 
 __all__ = [
     "CoSigner",
@@ -281,6 +281,9 @@ def profile_create(
         department = Department.objects.get(code=department_code)
     except Department.DoesNotExist:
         raise ValidationError(f"There is no department {department_code!r}.") from None
+    refusal = role_department_refusal(roles, department.code, who=full_name or username)
+    if refusal:
+        raise ValidationError(refusal)
     user_model = get_user_model()
     user = user_model.objects.create_user(username=username, email=email, password=password)
     if password is None:

@@ -1,11 +1,14 @@
-"""Receivers that index every history row in the audit trail."""
+"""Receivers that index every history row in the audit trail, and the guard that keeps each role in its
+department."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models.signals import m2m_changed
+from django.db.models.signals import m2m_changed, pre_save
 from django.dispatch import receiver
 from simple_history.signals import post_create_historical_record
 
@@ -137,3 +140,39 @@ def protect_history_tables(using: str = "default", **kwargs: Any) -> None:
                 f'CREATE OR REPLACE TRIGGER "{table}_append_only" BEFORE UPDATE OR DELETE ON "{table}" '
                 "FOR EACH ROW EXECUTE FUNCTION compliance_refuse_change()"
             )
+
+
+@receiver(m2m_changed, sender=get_user_model().groups.through)
+def refuse_a_role_outside_its_department(
+    sender: Any, instance: Any, action: str, reverse: bool, model: Any, pk_set: set[Any] | None, **kwargs: Any
+) -> None:
+    """A role is held only by a member of its department, however it is granted (admin, shell, service):
+    the last line behind the forms, which say it in words first."""
+    from django.contrib.auth.models import Group
+
+    from compliance.models import Profile
+    from compliance.roles import role_department_refusal
+
+    if action != "pre_add" or not pk_set:
+        return
+    if reverse:  # group.user_set.add(user, ...)
+        pairs = [(user, [instance.name]) for user in model._default_manager.filter(pk__in=pk_set)]
+    else:
+        pairs = [(instance, list(Group.objects.filter(pk__in=pk_set).values_list("name", flat=True)))]
+    for user, names in pairs:
+        profile = Profile.objects.filter(user=user).select_related("department").first()
+        refusal = role_department_refusal(names, profile.department.code, who=profile.full_name) if profile else ""
+        if refusal:
+            raise ValidationError(refusal)
+
+
+@receiver(pre_save, sender="compliance.Profile")
+def refuse_a_department_its_roles_do_not_allow(sender: Any, instance: Any, **kwargs: Any) -> None:
+    from compliance.roles import role_department_refusal
+
+    if instance.user_id is None or instance.department_id is None:
+        return
+    names = list(instance.user.groups.values_list("name", flat=True))
+    refusal = role_department_refusal(names, instance.department.code, who=instance.full_name or "This person")
+    if refusal:
+        raise ValidationError(refusal)

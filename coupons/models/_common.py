@@ -44,11 +44,20 @@ HOLDER_OF_STATE = {
 }
 
 
+# The regulation gives these signatures to "a finance department supervisor" and "a marketing department
+# supervisor" (§ 525.21(f), (g)(4)–(5), (h)(3), (j)(8), (l)(5)): the role and the department both count, so
+# a person of another department holding the role (an error the role guard now refuses) cannot sign.
+FINANCE = frozenset({"finance"})
+MARKETING = frozenset({"marketing"})
+
+
 def finance_supervisor_slot(slot: str, meaning: Meaning, label: str, citation: str, distinct: bool = True) -> Any:
     return SignatureRequirement(
-        slot, meaning, label, roles=frozenset({Role.FINANCE_SUPERVISOR}), distinct=distinct, citation=citation
+        slot, meaning, label, roles=frozenset({Role.FINANCE_SUPERVISOR}), departments=FINANCE, distinct=distinct,
+        citation=citation,
     )
 
 
 def marketing_supervisor_slot(slot: str, meaning: Meaning, label: str, citation: str) -> Any:
-    return SignatureRequirement(slot, meaning, label, roles=frozenset({Role.MARKETING_SUPERVISOR}), citation=citation)
+    return SignatureRequirement(slot, meaning, label, roles=frozenset({Role.MARKETING_SUPERVISOR}),
+                                departments=MARKETING, citation=citation)

@@ -144,7 +144,8 @@ class FinanceDayProcessing(CouponDocument):
     signature_requirements = (
         SignatureRequirement(
             "reviewed", Meaning.REVIEWED, "Finance member who counted, reviewed and cancelled",
-            roles=frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR}), citation="525.21(m)",
+            roles=frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR}), departments=frozenset({"finance"}),
+            citation="525.21(m)",
         ),
     )
     given_to_marketing = models.PositiveIntegerField(help_text="Carried in + issued for the day")

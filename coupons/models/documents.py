@@ -195,7 +195,8 @@ class CouponVoid(CouponDocument):
     signature_requirements = (
         SignatureRequirement(
             "voided", Meaning.VOIDED, "Supervisor voiding the coupons",
-            roles=frozenset({Role.MARKETING_SUPERVISOR, Role.FINANCE_SUPERVISOR}), citation="525.21(j)(6)",
+            roles=frozenset({Role.MARKETING_SUPERVISOR, Role.FINANCE_SUPERVISOR}),
+            departments=frozenset({"finance", "marketing"}), citation="525.21(j)(6)",
         ),
     )
     series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")

@@ -26,7 +26,8 @@ class CouponInventory(CouponDocument):
     signature_requirements = (
         SignatureRequirement(
             "counted", Meaning.COUNTED, "Finance member who took the inventory",
-            roles=frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR}), citation="525.21(n)",
+            roles=frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR}), departments=frozenset({"finance"}),
+            citation="525.21(n)",
         ),
     )
     discrepancy = models.IntegerField(default=0, help_text="Counted minus expected, all series")

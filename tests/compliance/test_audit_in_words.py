@@ -84,19 +84,20 @@ def test_a_facility_taken_away_is_named_as_removed_from_either_side(
     assert {e.actor for e in events} == {administrator}
 
 
-def test_a_change_names_the_field_and_the_related_record_in_words(facility, administrator, dealer, as_user):
+def test_a_change_names_the_field_and_the_related_record_in_words(facility, administrator, inspector, as_user):
+    # (The Board inspector is tied to no department of the facility, so moving them is allowed.)
     table = GamingTableFactory(facility=facility, number="SB-9")
     with as_user(administrator):
         table.number = "SB-10"
         table.save()
-        dealer.profile.department = Department.objects.get(code=Department.SURVEILLANCE)
-        dealer.profile.active = False
-        dealer.profile.save()
+        inspector.profile.department = Department.objects.get(code=Department.SURVEILLANCE)
+        inspector.profile.active = False
+        inspector.profile.save()
     table_event = AuditEvent.objects.get(model_label="compliance.GamingTable", action="changed")
     assert [line.as_json() for line in table_event.change_lines()] == [
         {"field": "Number", "old": "SB-9", "new": "SB-10"}
     ]
-    profile_event = _profile_events(dealer).filter(action="changed").first()  # newest first
+    profile_event = _profile_events(inspector).filter(action="changed").first()  # newest first
     lines = {line.label: (line.old, line.new) for line in profile_event.change_lines()}
     assert lines["Active"] == ("Yes", "No")
     assert lines["Department"][1] == "Surveillance"

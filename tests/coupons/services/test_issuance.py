@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import Group
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 
 from compliance.roles import Role
 from compliance.services import signature_sign
@@ -58,7 +59,14 @@ def test_issuing_more_than_requisitioned_is_refused(program, receive, requisitio
 
 def test_the_same_person_cannot_requisition_and_authorize(program, facility):
     both = make_person(Role.MARKETING_SUPERVISOR, facility)
-    both.groups.add(Group.objects.get(name="finance_supervisor"))
+    # A marketing supervisor cannot be given the finance supervisor's role at all (one department each) ...
+    with pytest.raises(ValidationError, match="held by a member of the finance department"), transaction.atomic():
+        both.groups.add(Group.objects.get(name="finance_supervisor"))
+    # ... and one who holds it anyway (written around the guard) still cannot authorize their own requisition.
+    type(both).groups.through.objects.bulk_create(
+        [type(both).groups.through(user_id=both.pk, group_id=Group.objects.get(name="finance_supervisor").pk)]
+    )
+    both._compliance_roles = None
     req = services.requisition_prepare(
         facility=facility,
         program=program.program,
@@ -68,7 +76,7 @@ def test_the_same_person_cannot_requisition_and_authorize(program, facility):
         user=both,
         password=PASSWORD,
     )
-    with pytest.raises(ValidationError, match="different person"):
+    with pytest.raises(PermissionDenied, match="member of the finance department; you are in the Marketing department"):
         signature_sign(record=req, slot="authorized", user=both, password=PASSWORD)
 
 
