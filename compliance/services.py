@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, Group
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
+from django.dispatch import Signal
 from django.http import HttpRequest
 from django.utils import timezone
 
@@ -32,6 +33,7 @@ __all__ = [
     "record_correct",
     "record_cosign",
     "record_sign",
+    "record_signed",
     "signature_sign",
 ]
 
@@ -65,6 +67,12 @@ def _eligible_role(user: Any, requirement: SignatureRequirement, who: str) -> Ro
         theirs = ", ".join(sorted(r.label.lower() for r in held)) or "no role"
         raise PermissionDenied(f"This signature must be given by {requirement.describe_who()}; {_is(who)} {theirs}.")
     return matching[0]
+
+
+# Sent inside the signing transaction once a signature is given (sender: the record's class; ``record``,
+# ``signature``): a domain app that must act when a record becomes complete (coupons received become
+# finance stock once both departments examined them) connects here, so the foundation imports no app.
+record_signed = Signal()
 
 
 def _person_name(user: Any) -> str:
@@ -173,6 +181,7 @@ def signature_sign(
         changes={"slot": slot, "meaning": requirement.meaning, "content_hash": content_hash},
     )
     record.after_signature(signature)
+    record_signed.send(sender=type(record), record=record, signature=signature)
     return signature
 
 

@@ -12,5 +12,10 @@ class CouponsConfig(AppConfig):
         from coupons.reference import seed_coupon_programs
 
         register_panel(coupon_panel)
+        from compliance.services import record_signed
+        from coupons.models import CouponReceipt
+        from coupons.services.receipts import receipt_signed
+
+        record_signed.connect(receipt_signed, sender=CouponReceipt, dispatch_uid="coupons-receipt-examined")
         if seed_coupon_programs not in REFERENCE_SEEDERS:
             REFERENCE_SEEDERS.append(seed_coupon_programs)

@@ -10,6 +10,7 @@ range row rewritten); this module turns those guarantees into refusals in words.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import date
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
@@ -52,10 +53,11 @@ def document_type(document: Any) -> ContentType:
 
 def ledger_line(document: Any, series: CouponSeries, kind: str, first: int | None, last: int | None, quantity: int,
                 *, from_state: str = "", to_state: str = "", reason: str = "", location: StorageLocation | None = None,
-                doc_type: ContentType | None = None) -> LedgerLine:
-    """An unsaved ledger line of ``document`` (saved in bulk by the caller)."""
+                doc_type: ContentType | None = None, on: date | None = None) -> LedgerLine:
+    """An unsaved ledger line of ``document`` (saved in bulk by the caller), dated the document's gaming day
+    unless ``on`` names another (a step that completes the document later, like its examination)."""
     return LedgerLine(
-        facility_id=series.facility_id, gaming_date=document.gaming_date, kind=kind, series=series,
+        facility_id=series.facility_id, gaming_date=on or document.gaming_date, kind=kind, series=series,
         denomination_cents=series.denomination_cents, from_state=from_state, to_state=to_state,
         first_serial=first, last_serial=last, quantity=quantity, reason=reason,
         document_type=doc_type or document_type(document), document_id=document.pk, location=location,
@@ -128,15 +130,15 @@ def move(
                      location=location, reason=reason)
 
 
-def _require_forward_in_time(document: Any, series: CouponSeries, rows: Sequence[CouponRange]) -> None:
+def _require_forward_in_time(on: date, series: CouponSeries, rows: Sequence[CouponRange]) -> None:
     # Each serial's history runs forward in gaming days, so "what was held at the end of a day" can be
     # read from the ranges (the finance reconciliation does): no movement is dated before the last one.
-    late = [r for r in rows if r.opened_by.gaming_date > document.gaming_date]
+    late = [r for r in rows if r.opened_by.gaming_date > on]
     if late:
         raise ValidationError(
             f"Serials {spans_.describe(series, [(r.first_serial, r.last_serial) for r in late])} of {series.name} "
             f"were last moved on {day_words(max(r.opened_by.gaming_date for r in late))}; a movement cannot be "
-            f"recorded on an earlier gaming day ({day_words(document.gaming_date)})."
+            f"recorded on an earlier gaming day ({day_words(on)})."
         )
 
 
@@ -173,9 +175,11 @@ def move_rows(
     to_state: str,
     location: StorageLocation | None = None,
     reason: str = "",
+    on: date | None = None,
 ) -> list[LedgerLine]:
-    """Close ``rows`` and reopen them with the parts inside ``spans`` (all, if None) in ``to_state``."""
-    _require_forward_in_time(document, series, rows)
+    """Close ``rows`` and reopen them with the parts inside ``spans`` (all, if None) in ``to_state``, dated
+    the document's gaming day (or ``on``)."""
+    _require_forward_in_time(on or document.gaming_date, series, rows)
     doc_type = document_type(document)
     pieces: list[tuple[CouponRange, int, int]] = []
     for row in rows:
@@ -187,7 +191,7 @@ def move_rows(
         # the vault); coupons handed over leave the location behind unless the step names a new one.
         ledger_line(document, series, kind, first, last, last - first + 1, from_state=row.state, to_state=to_state,
                     reason=reason, location=location if location is not None else (
-                        row.location if to_state == row.state else None), doc_type=doc_type)
+                        row.location if to_state == row.state else None), doc_type=doc_type, on=on)
         for row, first, last in pieces
     ]
     lines = regulated_bulk_create(LedgerLine, lines)

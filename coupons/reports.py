@@ -115,7 +115,7 @@ def ledger_pdf(facility: Any, filters: dict[str, Any], rows: Iterable[dict[str, 
     from compliance.documents import DocumentMeta, render_pdf
 
     period = " to ".join(str(filters[k]) for k in ("date_from", "date_to") if filters.get(k))
-    short = {"in_stock": "Stock", "issued": "Mktg", "distributed": "Distr.", "voided": "Void", "returned": "Ret.",
+    short = {"received": "Exam.", "in_stock": "Stock", "issued": "Mktg", "distributed": "Distr.", "voided": "Void", "returned": "Ret.",
              "expired": "Exp.", "redeemed": "Redm.", "cancelled": "Canc."}
     header = ["Date", "Entry", "Series", "Denom.", "Serials", "Qty", *[short[s] for s in LEDGER_STATES]]
     body = [

@@ -21,6 +21,9 @@ def format_cents(cents: int | None) -> str:
 
 
 class CouponState(models.TextChoices):
+    # § 525.21(e)–(f): coupons received are finance's stock only once one member of finance and one of
+    # marketing have opened and examined them and a finance supervisor recorded them.
+    RECEIVED = "received", "Received, awaiting examination"
     IN_STOCK = "in_stock", "In finance stock"
     ISSUED = "issued", "Issued to marketing"
     DISTRIBUTED = "distributed", "Distributed to a patron"
@@ -33,6 +36,7 @@ class CouponState(models.TextChoices):
 
 # Who has the coupons in each state (derived, not stored: § 525.21(d) splits custody this way).
 HOLDER_OF_STATE = {
+    CouponState.RECEIVED: "Finance (locked storage), awaiting examination by finance and marketing",
     CouponState.IN_STOCK: "Finance (locked storage)",
     CouponState.ISSUED: "Marketing",
     CouponState.DISTRIBUTED: "Patron",

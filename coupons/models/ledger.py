@@ -27,6 +27,7 @@ class LedgerLine(AppendOnly, AuditedModel):
 
     class Kind(models.TextChoices):
         RECEIVE = "receive", "Received"
+        EXAMINE = "examine", "Examined into finance stock"
         ISSUE = "issue", "Issued to marketing"
         DISTRIBUTE = "distribute", "Distributed to patrons"
         VOID = "void", "Voided"

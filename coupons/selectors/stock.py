@@ -96,7 +96,7 @@ def series_ranges(series: CouponSeries, page: int | str | None = None, per_page:
 # finance stock, coupons held by marketing, returned coupons awaiting processing, and the voided and
 # expired coupons finance still holds. Distributed, redeemed and cancelled coupons went to patrons or
 # were destroyed out of circulation by the daily processing.
-INVENTORY_STATES = (S.IN_STOCK, S.ISSUED, S.RETURNED, S.VOIDED, S.EXPIRED)
+INVENTORY_STATES = (S.RECEIVED, S.IN_STOCK, S.ISSUED, S.RETURNED, S.VOIDED, S.EXPIRED)
 
 
 def expected_inventory(facility: Facility) -> dict[CouponSeries, list[Span]]:

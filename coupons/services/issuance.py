@@ -177,6 +177,12 @@ def issuance_record(
     (received) and, if kept, carried into the next. The requisition keeps its date, § 525.21(g)(2).
     """
     require_capability(user, Capability.ISSUE_COUPONS)
+    if not password:
+        # (h): recorded and signed "before the coupons are issued": no coupon reaches marketing unsigned.
+        raise ValidationError(
+            "The finance supervisor issuing the coupons signs the issuance as it is recorded, before the hand-over "
+            "(§ 525.21(h)(3)): enter your password."
+        )
     facility = requisition.facility
     gaming_date = gaming_date or today(facility)
     not_in_future(facility, gaming_date, "Coupons are issued to marketing when they are handed over, not")

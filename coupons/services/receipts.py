@@ -15,7 +15,7 @@ from compliance.roles import Capability, require_capability
 from compliance.services import CoSigner, record_cosign, record_sign
 from coupons import ranges as spans_
 from coupons.days import today
-from coupons.ledger import already_received, document_type, ledger_line
+from coupons.ledger import already_received, document_type, ledger_line, lock_open_rows, move_rows
 from coupons.models import (
     CouponRange,
     CouponReceipt,
@@ -41,7 +41,9 @@ __all__ = [
     "deviation_report_close",
     "deviation_report_send",
     "invoice_serials_reversed",
+    "receipt_examined",
     "receipt_record",
+    "receipt_signed",
 ]
 
 S = CouponState
@@ -75,7 +77,7 @@ def _into_stock(receipt: CouponReceipt, series: CouponSeries, received: Sequence
     between is caught by the database and refused in words."""
     doc_type = document_type(receipt)
     lines = [
-        ledger_line(receipt, series, K.RECEIVE, first, last, last - first + 1, to_state=S.IN_STOCK,
+        ledger_line(receipt, series, K.RECEIVE, first, last, last - first + 1, to_state=S.RECEIVED,
                     location=location, doc_type=doc_type)
         for first, last in received
     ]
@@ -84,7 +86,7 @@ def _into_stock(receipt: CouponReceipt, series: CouponSeries, received: Sequence
             lines = regulated_bulk_create(LedgerLine, lines)
             regulated_bulk_create(CouponRange, [
                 CouponRange(facility_id=receipt.facility_id, series=series, first_serial=first, last_serial=last,
-                            state=S.IN_STOCK, location=location, opened_by=line, since=line)
+                            state=S.RECEIVED, location=location, opened_by=line, since=line)
                 for line, (first, last) in zip(lines, received, strict=True)
             ])
     except IntegrityError:
@@ -114,7 +116,9 @@ def receipt_record(
     """Record a shipment or print run in the ledger, § 525.21(f), signed by the recording finance supervisor.
 
     ``examiners``: ``("examined_finance" | "examined_marketing", CoSigner)`` for the people who opened
-    and examined the coupons and sign now; the others sign later on the signing page.
+    and examined the coupons and sign now; the others sign later on the signing page. The coupons are
+    "received, awaiting examination" — not issuable, not voidable, not finance stock — until the receipt
+    carries every signature (:func:`receipt_examined`); a deviation report goes out then.
     """
     require_capability(user, Capability.RECORD_COUPON_RECEIPT)
     require_facility(series, facility)
@@ -144,19 +148,38 @@ def receipt_record(
     for slot, co_signer in examiners:
         record_cosign(record=receipt, slot=slot, co_signer=co_signer)
     if deviation:
-        _deviation_report_open(receipt)
+        DeviationReport.objects.create(
+            facility=receipt.facility, receipt=receipt, description=receipt.deviation,
+            reported_to=", ".join(r for r in deviation_recipients(receipt.facility) if r),
+        )
     return receipt
 
 
-def _deviation_report_open(receipt: CouponReceipt) -> DeviationReport:
-    report = DeviationReport.objects.create(
-        facility=receipt.facility, receipt=receipt, description=receipt.deviation,
-        reported_to=", ".join(r for r in deviation_recipients(receipt.facility) if r),
-    )
-    from coupons.tasks import send_deviation_report  # the one call upward: enqueue once committed
+def receipt_signed(sender: Any, record: CouponReceipt, signature: Any, **kwargs: Any) -> None:
+    """Connected to ``compliance.services.record_signed`` for receipts: the signature that completes a
+    receipt makes its coupons finance stock."""
+    if record.is_complete:
+        receipt_examined(receipt=record)
 
-    transaction.on_commit(lambda: send_deviation_report.delay(report.pk))
-    return report
+
+@acts_as_system
+def receipt_examined(*, receipt: CouponReceipt) -> int:
+    """Coupons of a receipt that every signature of § 525.21(e)–(f) now vouches for (one finance and one
+    marketing examiner, the recording finance supervisor) leave "received, awaiting examination" for
+    finance stock, by a ledger line dated the gaming day the examination completed; its deviation
+    report, if any, goes out now. Returns the coupons moved (0 when already done)."""
+    rows = lock_open_rows(receipt.facility, [S.RECEIVED], series=receipt.series,
+                          since__document_type=document_type(receipt), since__document_id=receipt.pk)
+    if not rows:
+        return 0
+    lines = move_rows(document=receipt, series=receipt.series, rows=rows, spans=None, kind=K.EXAMINE,
+                      to_state=S.IN_STOCK, location=receipt.location, on=today(receipt.facility))
+    report = DeviationReport.objects.filter(receipt=receipt, emailed_at__isnull=True).first()
+    if report is not None:
+        from coupons.tasks import send_deviation_report  # the one call upward: enqueue once committed
+
+        transaction.on_commit(lambda: send_deviation_report.delay(report.pk))
+    return sum(line.quantity for line in lines)
 
 
 @acts_as_system

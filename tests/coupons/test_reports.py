@@ -101,8 +101,9 @@ def test_the_ledger_exports_as_csv_and_pdf(program, closed_day, client_for, fina
     header, *rows = csv_text.strip().splitlines()
     assert header.startswith("occurred_at,gaming_date,entry") and "balance_in_stock" in header
     assert any("MP-0100053–MP-0100200" in row for row in rows)
-    # Running balance of coupons in finance stock after the receipt line.
-    assert rows[0].split(",")[-8] == "1000"
+    # Running balances: the receipt's coupons await examination, then the examination puts them in stock.
+    assert rows[0].split(",")[-9] == "1000" and rows[0].split(",")[-8] == "0"
+    assert rows[1].split(",")[-9] == "0" and rows[1].split(",")[-8] == "1000"
     pdf = client.get(reverse("coupons:ledger-pdf"), {"date_from": "2026-11-01", "date_to": "2026-11-30"}).content
     text = PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
     assert pdf.startswith(b"%PDF-") and "Match Play Coupon ledger" in text and "Received" in text

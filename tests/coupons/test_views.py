@@ -284,7 +284,8 @@ def test_the_ledger_filters_by_denomination_serial_and_entry(program, receive, i
     client = client_for(finance_supervisor)
     page = client.get(reverse("coupons:ledger"), {"denomination": 2500, "kind": "issue"}).context["page"]
     assert [r["span"] for r in page.rows] == ["MP-0000001–MP-0000010"]
-    assert client.get(reverse("coupons:ledger"), {"serial": 50}).context["page"].count == 1
+    # Serial 50: received, examined into stock (§ 525.21(e)–(f)).
+    assert client.get(reverse("coupons:ledger"), {"serial": 50}).context["page"].count == 2
     assert client.get(reverse("coupons:ledger"), {"denomination": 500}).status_code == 200
 
 

@@ -103,7 +103,7 @@ def test_the_whole_gaming_day(
     ]
     # A serial's full path, oldest first.
     path = [line.kind for line in selectors.serial_path(series, 100001)]
-    assert path == ["receive", "issue", "distribute", "redeem", "cancel"]
+    assert path == ["receive", "examine", "issue", "distribute", "redeem", "cancel"]
     totals = selectors.state_totals(program.facility)
     assert totals[2500][S.IN_STOCK] == 99_896 and totals[2500][S.CANCELLED] == 53
 

@@ -135,3 +135,13 @@ def test_a_co_signers_wrong_password_names_the_co_signer(
             requisition=requisition(10), series=program.series, issued=[(1, 10)], user=finance_supervisor,
             password=PASSWORD, receiver=services.CoSigner(finance_supervisor, PASSWORD),
         )
+
+
+def test_coupons_reach_marketing_only_with_the_issuing_supervisors_signature(
+    program, receive, requisition, finance_supervisor
+):
+    receive(1, 100)
+    with pytest.raises(ValidationError, match=r"§ 525.21\(h\)\(3\)"):
+        services.issuance_record(requisition=requisition(10), series=program.series, issued=[(1, 10)],
+                                 user=finance_supervisor, password=None)
+    assert states(program.series) == [(1, 100, "in_stock")]

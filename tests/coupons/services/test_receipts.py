@@ -81,3 +81,27 @@ def test_a_deviation_report_whose_mail_failed_is_not_recorded_as_sent(program, r
     send_deviation_report.run(report.pk)
     report.refresh_from_db()
     assert report.emailed_at is not None and len(mail.outbox) == 1
+
+
+def test_coupons_examined_by_one_department_are_not_stock_until_the_other_examines_them(
+    program, receive, finance_supervisor, marketing_staff, django_capture_on_commit_callbacks
+):
+    from coupons import selectors
+    from coupons.models import CouponState
+
+    with django_capture_on_commit_callbacks(execute=True):
+        receipt = receive(1, 999, invoice_quantity=1000, examined=False)
+        signature_sign(record=receipt, slot="examined_finance", user=finance_supervisor, password=PASSWORD)
+    totals = selectors.state_totals(program.facility)[2500]
+    assert totals[CouponState.RECEIVED] == 999 and totals[CouponState.IN_STOCK] == 0
+    # Not voidable (nor issuable) while awaiting the marketing member's examination, § 525.21(e).
+    with pytest.raises(ValidationError, match="received, awaiting examination"):
+        services.void_record(facility=program.facility, series=program.series, spans=[(5, 5)], reason="torn",
+                             user=finance_supervisor, password=PASSWORD)
+    # The deviation report waits for the examination too.
+    assert mail.outbox == [] and DeviationReport.objects.get(receipt=receipt).emailed_at is None
+    with django_capture_on_commit_callbacks(execute=True):
+        signature_sign(record=receipt, slot="examined_marketing", user=marketing_staff, password=PASSWORD)
+    totals = selectors.state_totals(program.facility)[2500]
+    assert totals[CouponState.RECEIVED] == 0 and totals[CouponState.IN_STOCK] == 999
+    assert len(mail.outbox) == 1 and DeviationReport.objects.get(receipt=receipt).emailed_at is not None
