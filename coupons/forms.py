@@ -280,7 +280,9 @@ class ProcessForm(FacilityForm):
 
 
 class InventoryForm(FacilityForm):
-    counted_on = forms.DateField(widget=DATE, label="Date counted")
+    counted_on = forms.DateField(
+        widget=DATE, label="Date counted", disabled=True,
+        help_text="The gaming day the count is recorded, § 525.21(n): an inventory is not back-dated.")
     password = password_field("Your password (finance, took the inventory)")
 
     def __init__(self, *args: Any, expected: list[tuple[CouponSeries, str]], **kwargs: Any) -> None:

@@ -60,8 +60,8 @@ def exception_notification(report: ExceptionReport) -> Notification:
         internal_audit_emails(report.facility),
         subject=f"[{report.facility.name}] Match Play Coupon exception report for {day_words(report.gaming_date)}",
         body=(
-            f"Finance's daily processing of {day_words(report.gaming_date)} (58 Pa. Code § 525.21(m)) found a variance "
-            f"of {report.variance:,} coupons.\n\n{report.description}\n\nDue for internal audit by "
+            f"{report.source_words[:1].upper()}{report.source_words[1:]} of {day_words(report.gaming_date)} "
+            f"(58 Pa. Code) found a variance of {report.variance:,} coupons.\n\n{report.description}\n\nDue for internal audit by "
             f"{day_words(report.due_on)}.\n"
         ),
     )

@@ -49,6 +49,7 @@ class InventoryCount(AuditedModel):
     expected_ranges = models.TextField(blank=True)
     counted_quantity = models.PositiveIntegerField()
     counted_ranges = models.TextField(blank=True)
+    expected_where = models.TextField(blank=True, help_text="Where the expected coupons were, by place and state")
 
     class Meta:
         ordering = ["pk"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db import models
@@ -14,6 +14,7 @@ from compliance.models import (
 )
 from coupons.models.day import FinanceDayProcessing
 from coupons.models.documents import CouponReceipt
+from coupons.models.inventory import CouponInventory
 
 
 class DeviationReport(AuditedModel):
@@ -45,9 +46,10 @@ class DeviationReport(AuditedModel):
 
 
 class ExceptionReport(AuditedModel):
-    """A variance found by finance's daily processing, reported to internal audit, § 525.21(m)."""
+    """A variance found by finance's daily processing (§ 525.21(m)) or by the monthly inventory (§ 525.21(n)),
+    reported to internal audit and tracked until resolved."""
 
-    citation: ClassVar[str] = "525.21(m)"
+    citation: ClassVar[tuple[str, ...]] = ("525.21(m)", "525.21(n)")
     DUE_DAYS: ClassVar[int] = 2
 
     class Status(models.TextChoices):
@@ -55,7 +57,10 @@ class ExceptionReport(AuditedModel):
         RESOLVED = "resolved", "Resolved"
 
     facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
-    processing = models.OneToOneField(FinanceDayProcessing, on_delete=models.PROTECT, related_name="exception_report")
+    processing = models.OneToOneField(FinanceDayProcessing, on_delete=models.PROTECT, null=True, blank=True,
+                                      related_name="exception_report")
+    inventory = models.OneToOneField(CouponInventory, on_delete=models.PROTECT, null=True, blank=True,
+                                     related_name="exception_report")
     gaming_date = models.DateField()
     description = models.TextField()
     variance = models.IntegerField()
@@ -69,9 +74,25 @@ class ExceptionReport(AuditedModel):
 
     class Meta:
         ordering = ["-gaming_date", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(processing__isnull=False, inventory__isnull=True)
+                | models.Q(processing__isnull=True, inventory__isnull=False),
+                name="coupon_exception_one_source",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Exception report #{self.pk} for {self.gaming_date:%d %b %Y}"
+
+    @property
+    def source(self) -> Any:
+        """The processing or the inventory that found the variance."""
+        return self.processing or self.inventory
+
+    @property
+    def source_words(self) -> str:
+        return "the monthly inventory (§ 525.21(n))" if self.inventory_id else "finance's daily processing (§ 525.21(m))"
 
     def get_absolute_url(self) -> str:
         return reverse("coupons:reports")

@@ -7,7 +7,7 @@ from collections import defaultdict
 from datetime import date
 from typing import Any
 
-from django.db.models import F, QuerySet, Sum
+from django.db.models import F, Q, QuerySet, Sum
 
 from compliance.models import Facility
 from coupons import ranges as spans_
@@ -93,17 +93,46 @@ def series_ranges(series: CouponSeries, page: int | str | None = None, per_page:
 
 
 # What the inventory counts, § 525.21(n) "all Match Play Coupons that are not distributed to patrons":
-# finance stock, coupons held by marketing, returned coupons awaiting processing, and the voided and
-# expired coupons finance still holds. Distributed, redeemed and cancelled coupons went to patrons or
-# were destroyed out of circulation by the daily processing.
+# coupons awaiting examination, finance stock, coupons held by marketing, returned coupons awaiting
+# processing, and the voided and expired coupons finance still holds — voided ones also once the daily
+# processing cancelled them, since they are still in finance's hands until destroyed (no destruction
+# is recorded yet, so they stay). Distributed and redeemed coupons went to patrons.
 INVENTORY_STATES = (S.RECEIVED, S.IN_STOCK, S.ISSUED, S.RETURNED, S.VOIDED, S.EXPIRED)
+PLACE_WORDS = {
+    S.RECEIVED: "received, awaiting examination",
+    S.IN_STOCK: "finance stock",
+    S.ISSUED: "held by marketing",
+    S.RETURNED: "returned, awaiting processing",
+    S.VOIDED: "voided, awaiting cancellation",
+    S.EXPIRED: "expired",
+    S.CANCELLED: "voided and cancelled, awaiting destruction",
+}
+
+
+def _inventory_rows(facility: Facility) -> QuerySet[CouponRange]:
+    return CouponRange.objects.filter(
+        Q(state__in=INVENTORY_STATES) | Q(state=S.CANCELLED, since__from_state=S.VOIDED),
+        facility=facility, closed_by__isnull=True,
+    )
+
+
+def expected_places(facility: Facility) -> dict[int, str]:
+    """Where the coupons the inventory expects are, by series id: "finance stock 950 (Finance vault);
+    held by marketing 20 (Marketing locked cabinet); ..." (one aggregate query)."""
+    rows = (
+        _inventory_rows(facility).values("series_id", "state", "location__name")
+        .annotate(n=Sum(F("last_serial") - F("first_serial") + 1)).order_by("series_id", "state", "location__name")
+    )
+    places: dict[int, list[str]] = defaultdict(list)
+    for row in rows:
+        where = f" ({row['location__name']})" if row["location__name"] else ""
+        places[row["series_id"]].append(f"{PLACE_WORDS[S(row['state'])]} {int(row['n']):,}{where}")
+    return {series_id: "; ".join(words) for series_id, words in places.items()}
 
 
 def expected_inventory(facility: Facility) -> dict[CouponSeries, list[Span]]:
     """The serials the monthly inventory should find, by series."""
-    rows = CouponRange.objects.filter(
-        facility=facility, state__in=INVENTORY_STATES, closed_by__isnull=True
-    ).select_related("series").order_by("series__code", "first_serial")
+    rows = _inventory_rows(facility).select_related("series").order_by("series__code", "first_serial")
     expected: dict[CouponSeries, list[Span]] = {}
     for row in rows:
         expected.setdefault(row.series, []).append((row.first_serial, row.last_serial))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -15,11 +15,19 @@ from compliance.models import Facility, regulated_bulk_create
 from compliance.roles import Capability, require_capability
 from compliance.services import record_sign
 from coupons import ranges as spans_
+from coupons.days import day_words
 from coupons.days import today as gaming_today
 from coupons.ledger import document_type, ledger_line
-from coupons.models import CouponInventory, CouponSeries, InventoryCount, InventoryReminder, LedgerLine
+from coupons.models import (
+    CouponInventory,
+    CouponSeries,
+    ExceptionReport,
+    InventoryCount,
+    InventoryReminder,
+    LedgerLine,
+)
 from coupons.ranges import Span
-from coupons.selectors import expected_inventory, inventory_due_on
+from coupons.selectors import expected_inventory, expected_places, inventory_due_on
 from coupons.services._common import create
 from coupons.variances import inventory_difference
 
@@ -45,10 +53,18 @@ def inventory_record(
 ) -> CouponInventory:
     """Record the monthly inventory in the ledger against what the ledger expects; flag discrepancies."""
     require_capability(user, Capability.TAKE_COUPON_INVENTORY)
-    counted_on = counted_on or gaming_today(facility)
+    today = gaming_today(facility)
+    if counted_on is not None and counted_on != today:
+        # A count dated in the past would clear a month it was not taken in; one in the future is no count.
+        raise ValidationError(
+            f"The inventory is dated the gaming day it is taken ({day_words(today)}), not {day_words(counted_on)} "
+            f"(§ 525.21(n)): count the coupons today and record the count now."
+        )
+    counted_on = today
     if any(series.facility_id != facility.pk for series in counted):
         raise ValidationError("A counted series belongs to another facility.")
     expected = expected_inventory(facility)
+    places = expected_places(facility)
     every_series = sorted(set(expected) | set(counted), key=lambda s: s.code)
     inventory = create(CouponInventory, user, facility=facility, gaming_date=counted_on)
     counts, lines, total = [], [], 0
@@ -60,7 +76,7 @@ def inventory_record(
         counts.append(InventoryCount(
             inventory=inventory, series=series, expected_quantity=spans_.count(want),
             expected_ranges=spans_.describe(series, want), counted_quantity=spans_.count(have),
-            counted_ranges=spans_.describe(series, have),
+            counted_ranges=spans_.describe(series, have), expected_where=places.get(series.pk, ""),
         ))
         lines.append(ledger_line(inventory, series, LedgerLine.Kind.INVENTORY, have[0][0] if have else None,
                                  have[-1][1] if have else None, spans_.count(have), reason=difference.words,
@@ -73,7 +89,27 @@ def inventory_record(
     inventory.save(update_fields=["discrepancy"])
     record_sign(record=inventory, slot="counted", user=user, password=password)
     _mark_reminder_done(inventory, counted_on)
+    if inventory.discrepancy:
+        _exception_report_open(inventory, counts)
     return inventory
+
+
+def _exception_report_open(inventory: CouponInventory, counts: list[InventoryCount]) -> ExceptionReport:
+    """A count that differs from the ledger goes to internal audit like a daily variance, due in two days."""
+    words = "; ".join(
+        f"{c.series.name}: expected {c.expected_quantity:,} ({c.expected_ranges or 'none'}), counted "
+        f"{c.counted_quantity:,} ({c.counted_ranges or 'none'})"
+        for c in counts if c.expected_ranges != c.counted_ranges
+    )
+    report = ExceptionReport.objects.create(
+        facility=inventory.facility, inventory=inventory, gaming_date=inventory.gaming_date,
+        description=f"The monthly inventory differs from the ledger: {words}.", variance=abs(inventory.discrepancy),
+        due_on=inventory.gaming_date + timedelta(days=ExceptionReport.DUE_DAYS),
+    )
+    from coupons.tasks import send_exception_report  # the one call upward: enqueue once committed
+
+    transaction.on_commit(lambda: send_exception_report.delay(report.pk))
+    return report
 
 
 @acts_as_system

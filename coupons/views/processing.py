@@ -94,7 +94,11 @@ class InventoryCreateView(CouponFormView):
     def get_form_kwargs(self) -> dict[str, Any]:
         kwargs = super().get_form_kwargs()
         self.expected = selectors.expected_inventory(self.facility)
-        kwargs["expected"] = [(s, ranges.describe(s, spans)) for s, spans in self.expected.items()]
+        places = selectors.expected_places(self.facility)
+        kwargs["expected"] = [
+            (s, f"{ranges.describe(s, spans)} — {places[s.pk]}" if places.get(s.pk) else ranges.describe(s, spans))
+            for s, spans in self.expected.items()
+        ]
         return kwargs
 
     def perform(self, form: Any) -> str:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
+from django.core import mail
+from django.core.exceptions import ValidationError
+from django.urls import reverse
 
 from coupons import selectors, services
 from coupons.models import (
     CouponState,
+    ExceptionReport,
     InventoryReminder,
     LedgerLine,
 )
@@ -57,3 +61,39 @@ def test_the_monthly_inventory_expects_the_voided_and_expired_coupons_finance_ho
     # § 525.21(n): every coupon not distributed to patrons, the voided and expired ones included.
     assert expected[program.series] == [(1, 100)]
     assert expected[short] == [(1, 20)]
+
+
+def test_the_inventory_is_dated_the_gaming_day_it_is_taken(program, receive, finance_staff):
+    receive(1, 10)
+    for when in (TODAY - timedelta(days=40), date(2027, 11, 3)):
+        with pytest.raises(ValidationError, match="dated the gaming day it is taken"):
+            services.inventory_record(facility=program.facility, counted={program.series: [(1, 10)]},
+                                      user=finance_staff, password=PASSWORD, counted_on=when)
+    inventory = services.inventory_record(facility=program.facility, counted={program.series: [(1, 10)]},
+                                          user=finance_staff, password=PASSWORD)
+    assert inventory.gaming_date == TODAY
+
+
+def test_the_expected_figures_say_where_the_coupons_are(program, receive, issue, finance_staff):
+    receive(1, 100)
+    issue(1, 20)
+    inventory = services.inventory_record(facility=program.facility, counted={program.series: [(1, 100)]},
+                                          user=finance_staff, password=PASSWORD)
+    (count,) = inventory.counts.all()
+    assert f"finance stock 80 ({program.vault.name})" in count.expected_where
+    assert "held by marketing 20" in count.expected_where
+
+
+def test_an_inventory_discrepancy_goes_to_internal_audit_until_resolved(
+    program, receive, finance_staff, compliance_officer, client_for, django_capture_on_commit_callbacks
+):
+    receive(1, 100)
+    with django_capture_on_commit_callbacks(execute=True):
+        inventory = services.inventory_record(facility=program.facility, counted={program.series: [(1, 98)]},
+                                              user=finance_staff, password=PASSWORD)
+    report = ExceptionReport.objects.get(inventory=inventory)
+    assert report.variance == 2 and report.status == "open" and "MP-0000099–MP-0000100" not in report.description
+    assert "counted 98" in report.description and report.due_on == TODAY + timedelta(days=2)
+    assert len(mail.outbox) == 1 and "monthly inventory" in mail.outbox[0].body
+    page = client_for(compliance_officer).get(reverse("dashboard")).content.decode()
+    assert "Exception report for 03 Nov" in page
