@@ -17,5 +17,9 @@ class CouponsConfig(AppConfig):
         from coupons.services.receipts import receipt_signed
 
         record_signed.connect(receipt_signed, sender=CouponReceipt, dispatch_uid="coupons-receipt-examined")
+        from coupons.models import FormCorrection
+        from coupons.services.corrections import form_correction_signed
+
+        record_signed.connect(form_correction_signed, sender=FormCorrection, dispatch_uid="coupons-form-correction")
         if seed_coupon_programs not in REFERENCE_SEEDERS:
             REFERENCE_SEEDERS.append(seed_coupon_programs)

@@ -214,6 +214,13 @@ class VoidForm(DistributionForm):
         self.fields["serials"].label = "Serials to void"
 
 
+class UndoForm(FacilityForm):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=500,
+                             label="What was recorded by mistake, and why it is taken back",
+                             help_text="Kept with the reversing entry, § 525.21(j)(7)")
+    password = password_field("Your password (marketing supervisor)")
+
+
 class ReconciliationCompleteForm(FacilityForm):
     variation_explanation = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}), required=False, label="Variations and their explanation",

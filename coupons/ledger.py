@@ -108,8 +108,10 @@ def move(
     step: str,
     location: StorageLocation | None = None,
     reason: str = "",
+    on: date | None = None,
 ) -> list[LedgerLine]:
-    """Move exactly ``spans`` of ``series`` from one of ``from_states`` to ``to_state``."""
+    """Move exactly ``spans`` of ``series`` from one of ``from_states`` to ``to_state`` (dated the document's
+    gaming day, or ``on``)."""
     accepted = set(from_states)
     spans = spans_.merge(spans)
     rows = list(
@@ -127,7 +129,7 @@ def move(
     if refusals:
         raise ValidationError(refusals)
     return move_rows(document=document, series=series, rows=rows, spans=spans, kind=kind, to_state=to_state,
-                     location=location, reason=reason)
+                     location=location, reason=reason, on=on)
 
 
 def _require_forward_in_time(on: date, series: CouponSeries, rows: Sequence[CouponRange]) -> None:

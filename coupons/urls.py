@@ -37,4 +37,5 @@ urlpatterns: list[URLPattern] = [
     path("ledger/export.csv", views.LedgerCsvView.as_view(), name="ledger-csv"),
     path("ledger/export.pdf", views.LedgerPdfView.as_view(), name="ledger-pdf"),
     path("documents/<int:content_type_id>/<int:object_id>/", views.DocumentRedirectView.as_view(), name="document"),
+    path("documents/<int:content_type_id>/<int:object_id>/undo/", views.UndoView.as_view(), name="document-undo"),
 ]

@@ -22,6 +22,7 @@ Work never depends on the number of serials: a range of 100,000 coupons is one r
 """
 
 from coupons.models._common import HOLDER_OF_STATE, CouponState, format_cents
+from coupons.models.corrections import CouponReversal, FormCorrection
 from coupons.models.day import (
     CouponExpiry,
     CouponRedemption,
@@ -56,12 +57,14 @@ __all__ = [
     "CouponRedemption",
     "CouponRequisition",
     "CouponReturn",
+    "CouponReversal",
     "CouponSeries",
     "CouponState",
     "CouponVoid",
     "DeviationReport",
     "ExceptionReport",
     "FinanceDayProcessing",
+    "FormCorrection",
     "InventoryCount",
     "InventoryReminder",
     "LedgerLine",

@@ -37,6 +37,8 @@ class LedgerLine(AppendOnly, AuditedModel):
         REDEEM = "redeem", "Redeemed"
         CANCEL = "cancel", "Cancelled"
         INVENTORY = "inventory", "Monthly inventory count"
+        REVERSE = "reverse", "Reversed the same day"
+        CORRECT = "correct", "Corrected after the form"
 
     facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
     occurred_at = models.DateTimeField(default=timezone.now)

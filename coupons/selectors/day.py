@@ -55,10 +55,12 @@ def day_figures(facility: Facility, gaming_date: date) -> list[DayFigure]:
         .annotate(
             in_before=total(before & Q(to_state=S.ISSUED) & ~Q(from_state=S.ISSUED)),
             out_before=total(before & Q(from_state=S.ISSUED) & ~Q(to_state=S.ISSUED)),
-            received=total(on_day & Q(kind=K.ISSUE)),
-            distributed=total(on_day & Q(kind=K.DISTRIBUTE)),
-            voided=total(on_day & Q(kind=K.VOID, from_state=S.ISSUED)),
-            returned=total(on_day & Q(kind=K.RETURN)),
+            # A correction approved today brings coupons back into marketing's hands: received today.
+            received=total(on_day & (Q(kind=K.ISSUE) | Q(kind=K.CORRECT, to_state=S.ISSUED))),
+            # A same-day reversal nets the mistaken movement out of its column.
+            distributed=total(on_day & Q(kind=K.DISTRIBUTE)) - total(on_day & Q(kind=K.REVERSE, from_state=S.DISTRIBUTED)),
+            voided=total(on_day & Q(kind=K.VOID, from_state=S.ISSUED)) - total(on_day & Q(kind=K.REVERSE, from_state=S.VOIDED)),
+            returned=total(on_day & Q(kind=K.RETURN)) - total(on_day & Q(kind=K.REVERSE, from_state=S.RETURNED)),
         )
         .order_by("denomination_cents")
     )

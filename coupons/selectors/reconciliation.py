@@ -76,6 +76,7 @@ class ReconciliationData:
     signatures: list[Signature] = field(default_factory=list)
     expired_held: list[RangeRow] = field(default_factory=list)
     record: Any = None
+    corrections: list[Any] = field(default_factory=list)  # FormCorrection linked to the signed form
     logo_path: str = ""
 
     citation: str = "58 Pa. Code § 525.21(j)"
@@ -98,11 +99,15 @@ def _range_rows(rows: Any) -> list[RangeRow]:
     ]
 
 
+def _document_words(line: Any) -> str:
+    return f"correction #{line.document_id}" if line.kind == K.CORRECT else f"issuance #{line.document_id}"
+
+
 def _line_rows(lines: Any, *, with_reason: bool = False, with_document: bool = False) -> list[RangeRow]:
     return [
         RangeRow(
             ln.series.name, ln.span, format_cents(ln.denomination_cents), ln.quantity,
-            ln.reason if with_reason else (f"issuance #{ln.document_id}" if with_document else ""),
+            ln.reason if with_reason else (_document_words(ln) if with_document else ""),
         )
         for ln in lines
     ]
@@ -149,7 +154,8 @@ def reconciliation_data(facility: Facility, gaming_date: date, form: Reconciliat
         certificate_holder=facility.certificate_holder,
         gaming_date=gaming_date,
         figures=figures,
-        received_ranges=_line_rows(lines.filter(kind=K.ISSUE).order_by("pk"), with_document=True),
+        received_ranges=_line_rows(lines.filter(Q(kind=K.ISSUE) | Q(kind=K.CORRECT, to_state=S.ISSUED)).order_by("pk"),
+                                   with_document=True),
         carried_ranges=_range_rows(carried.select_related("series").order_by("series__code", "first_serial")),
         remaining_ranges=_range_rows(remaining.select_related("series").order_by("series__code", "first_serial")),
         voided=_line_rows(lines.filter(kind=K.VOID, from_state=S.ISSUED).order_by("pk"), with_reason=True),
@@ -160,6 +166,7 @@ def reconciliation_data(facility: Facility, gaming_date: date, form: Reconciliat
         data.disposition = form.get_disposition_display() + (f": {form.kept_in}" if form.kept_in_id else "")
         data.signatures = list(form.signatures.all())
         data.record = form
+        data.corrections = list(form.corrections.prefetch_related("signatures").order_by("pk"))
     else:
         data.expired_held = _range_rows(expired_held(facility, gaming_date))
     return data

@@ -11,6 +11,7 @@ pure functions in :mod:`coupons.variances`; reads come from :mod:`coupons.select
 """
 
 from compliance.services import CoSigner
+from coupons.services.corrections import form_correction_request, movement_reverse
 from coupons.services.finance_day import (
     exception_report_resolve,
     exception_report_send,
@@ -38,11 +39,13 @@ __all__ = [
     "exception_report_resolve",
     "exception_report_send",
     "finance_day_process",
+    "form_correction_request",
     "inventory_record",
     "inventory_reminders_refresh",
     "invoice_serials_reversed",
     "issuance_record",
     "location_create",
+    "movement_reverse",
     "receipt_record",
     "reconciliation_complete",
     "redemption_record",

@@ -4,6 +4,7 @@ requisition, issuance), ``marketing`` (the day and its form), ``processing`` (fi
 reports) and ``ledger``."""
 
 from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView
+from coupons.views.corrections import UndoView
 from coupons.views.finance import (
     IssuanceCreateView,
     IssuanceDetailView,
@@ -78,5 +79,6 @@ __all__ = [
     "SeriesCreateView",
     "SeriesDetailView",
     "TodayView",
+    "UndoView",
     "VoidView",
 ]
