@@ -18,6 +18,7 @@ from coupons.models import (
     ProgramApproval,
     ReconciliationForm,
     StorageLocation,
+    format_cents,
 )
 from coupons.services import invoice_serials_reversed
 
@@ -178,10 +179,14 @@ class RequisitionForm(FacilityForm):
 class IssuanceForm(FacilityForm):
     series = forms.ModelChoiceField(queryset=CouponSeries.objects.none(), empty_label=None)
     serials = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), label="Serials issued",
-                              help_text=SERIALS_HELP, required=False)
+                              help_text=SERIALS_HELP + ' Voided ones can be typed as on the paper: "100001-100500 with '
+                              '100013 voided" (then give the reason below).', required=False)
     void_serials = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False,
                                    label="Serials voided at issuance", help_text="§ 525.21(h)(4)")
     void_reason = forms.CharField(required=False, label="Why they were voided")
+    needed_date_passed = forms.BooleanField(
+        required=False, label="Issue although the date has passed",
+        help_text="Asked only when the date the coupons were needed for (§ 525.21(g)(2)) is already past.")
     password = password_field("Your password (finance supervisor issuing)")
     receiver = PersonChoice(queryset=get_user_model().objects.none(), required=False,
                             label="Marketing supervisor receiving (optional, signs now)")
@@ -254,8 +259,16 @@ class ReconciliationCompleteForm(FacilityForm):
 
 class ReturnForm(FacilityForm):
     what = forms.ChoiceField(choices=[("expired", "Only the expired coupons (daily return, § 525.21(k))"),
+                                      ("denomination", "Every coupon of one denomination"),
+                                      ("serials", "The serials listed below"),
                                       ("all", "Every coupon marketing holds")], widget=forms.RadioSelect,
                              initial="expired")
+    denomination = forms.TypedChoiceField(coerce=int, required=False, choices=[],
+                                          label="Denomination (with “every coupon of one denomination”)")
+    series = forms.ModelChoiceField(queryset=CouponSeries.objects.none(), required=False,
+                                    label="Series (with “the serials listed below”)")
+    serials = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False, label="Serials returned",
+                              help_text=SERIALS_HELP)
     gaming_date = forms.DateField(widget=DATE)
     password = password_field("Your password (marketing supervisor returning)")
     receiver = PersonChoice(queryset=get_user_model().objects.none(), required=False,
@@ -267,6 +280,17 @@ class ReturnForm(FacilityForm):
         super().__init__(*args, **kwargs)
         self.fields["gaming_date"].initial = gaming_day(self.facility)
         self.field("receiver").queryset = people_in(self.facility, roles=["finance_supervisor"])
+        self.field("series").queryset = CouponSeries.objects.filter(facility=self.facility)
+        held = sorted({s.denomination_cents for s in CouponSeries.objects.filter(facility=self.facility)})
+        self.field("denomination").choices = [("", "—"), *[(c, format_cents(c)) for c in held]]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("what") == "denomination" and not data.get("denomination"):
+            self.add_error("denomination", "Choose the denomination to return.")
+        if data.get("what") == "serials" and not (data.get("series") and (data.get("serials") or "").strip()):
+            self.add_error("serials", "Choose the series and list the serials to return.")
+        return data
 
 
 class ProcessForm(FacilityForm):

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-__all__ = ["Span", "clip", "count", "describe", "merge", "parse_serials", "subtract"]
+__all__ = ["Span", "clip", "count", "describe", "merge", "parse_issue", "parse_serials", "subtract"]
 
 Span = tuple[int, int]  # first and last serial, inclusive
 
@@ -51,6 +51,27 @@ def parse_serials(text: str, series: Any) -> list[Span]:
         if first <= prev_last:
             raise ValidationError(f"Serial {series.serial(first)} is listed twice.")
     return merge(spans)
+
+
+_WITH_VOIDED = re.compile(r"^(?P<issued>.+?)\s+(?:with|except)\s+(?P<voided>.+?)\s+voided\.?\s*$",
+                          re.IGNORECASE | re.DOTALL)
+
+
+def parse_issue(text: str, series: Any) -> tuple[list[Span], list[Span]]:
+    """What a finance supervisor types for an issuance, as the paper says it: "100001–100500 with 100013
+    voided" → ``([(100001, 100012), (100014, 100500)], [(100013, 100013)])``. Without "with … voided",
+    every serial is issued."""
+    match = _WITH_VOIDED.match((text or "").strip())
+    if match is None:
+        return parse_serials(text, series), []
+    whole, voided = parse_serials(match["issued"], series), parse_serials(match["voided"], series)
+    outside = subtract(voided, whole)
+    if outside:
+        raise ValidationError(
+            f"The voided serials {describe(series, outside)} are not inside the serials issued; list them inside "
+            f"the range, e.g. {series.serial(100001)}–{series.serial(100500)} with {series.serial(100013)} voided."
+        )
+    return subtract(whole, voided), voided
 
 
 def merge(spans: Iterable[Span]) -> list[Span]:

@@ -12,7 +12,8 @@ from reportlab.lib.units import inch
 from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyle
 
 from compliance.documents import data_table
-from coupons.selectors import LEDGER_STATES, RangeRow, ReconciliationData
+from coupons.models import CouponState as S
+from coupons.selectors import LEDGER_STATE_SHORT, LEDGER_STATES, RangeRow, ReconciliationData
 
 __all__ = ["ledger_pdf", "reconciliation_pdf"]
 
@@ -115,15 +116,13 @@ def ledger_pdf(facility: Any, filters: dict[str, Any], rows: Iterable[dict[str, 
     from compliance.documents import DocumentMeta, render_pdf
 
     period = " to ".join(str(filters[k]) for k in ("date_from", "date_to") if filters.get(k))
-    short = {"received": "Exam.", "in_stock": "Stock", "issued": "Mktg", "distributed": "Distr.", "voided": "Void", "returned": "Ret.",
-             "expired": "Exp.", "redeemed": "Redm.", "cancelled": "Canc."}
-    header = ["Date", "Entry", "Series", "Denom.", "Serials", "Qty", *[short[s] for s in LEDGER_STATES]]
+    header = ["Date", "Entry", "Series", "Denom.", "Serials", "Qty", *[LEDGER_STATE_SHORT[S(s)] for s in LEDGER_STATES]]
     body = [
         [f"{r['gaming_date']:%d %b %Y}", r["kind_label"], r["series_name"], r["denomination"], r["span"],
          f"{r['quantity']:,}", *[f"{b:,}" for b in r["balances"]]]
         for r in rows
     ]
-    widths = [0.8 * inch, 1.2 * inch, 1.3 * inch, 0.55 * inch, 1.9 * inch, 0.6 * inch] + [0.5 * inch] * 8
+    widths = [0.75 * inch, 1.1 * inch, 1.1 * inch, 0.5 * inch, 1.7 * inch, 0.5 * inch] + [0.45 * inch] * len(LEDGER_STATES)
     table = Table([header, *body] if body else [header, ["No entries"] + [""] * (len(header) - 1)],
                   colWidths=widths, repeatRows=1)
     style = TableStyle([*_GRID.getCommands(), ("FONTSIZE", (0, 0), (-1, -1), 7), ("ALIGN", (5, 1), (-1, -1), "RIGHT")])

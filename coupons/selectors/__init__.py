@@ -13,7 +13,7 @@ from coupons.selectors.closing import (
     first_day_owing_a_form,
     first_unprocessed_day,
 )
-from coupons.selectors.day import DayFigure, day_figures, held_at_end_of, to_date_totals
+from coupons.selectors.day import DayFigure, day_figures, held_at_end_of, to_date_totals, voided_on
 from coupons.selectors.documents import (
     days_without_documents,
     deviation_report_in,
@@ -53,12 +53,14 @@ from coupons.selectors.reconciliation import (
 )
 from coupons.selectors.stock import (
     INVENTORY_STATES,
+    LEDGER_STATE_SHORT,
     LEDGER_STATES,
     expected_inventory,
     expected_places,
     expired_held,
     first_stock_for,
     held_by_marketing,
+    held_spans_by_series,
     serial_path,
     series_ranges,
     state_totals,
@@ -68,6 +70,7 @@ __all__ = [
     "INVENTORY_GRACE_DAYS",
     "INVENTORY_STATES",
     "LEDGER_STATES",
+    "LEDGER_STATE_SHORT",
     "ClosedDays",
     "DayFigure",
     "FigureRow",
@@ -98,6 +101,7 @@ __all__ = [
     "first_unprocessed_day",
     "held_at_end_of",
     "held_by_marketing",
+    "held_spans_by_series",
     "inventory_due_on",
     "inventory_in",
     "inventory_status",
@@ -122,4 +126,5 @@ __all__ = [
     "to_date_totals",
     "unsent_deviation_report",
     "unsent_exception_report",
+    "voided_on",
 ]

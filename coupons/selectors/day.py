@@ -13,7 +13,7 @@ from django.db.models import Case, F, IntegerField, Q, Sum, When
 from compliance.models import Facility
 from coupons.models import CouponRange, CouponState, LedgerLine, format_cents
 
-__all__ = ["DayFigure", "day_figures", "held_at_end_of", "to_date_totals"]
+__all__ = ["DayFigure", "day_figures", "held_at_end_of", "to_date_totals", "voided_on"]
 
 S = CouponState
 K = LedgerLine.Kind
@@ -77,6 +77,24 @@ def day_figures(facility: Facility, gaming_date: date) -> list[DayFigure]:
         if figure.to_distribute or figure.distributed or figure.voided or figure.returned:
             figures.append(figure)
     return figures
+
+
+def voided_on(facility: Facility, gaming_date: date) -> dict[int, tuple[int, int]]:
+    """Coupons voided on a gaming day by denomination: (voided by finance at issuance or in stock, § 525.21(h)(4);
+    voided by marketing from what it held, § 525.21(j)(6)). One query."""
+    rows = (
+        LedgerLine.objects.filter(facility=facility, gaming_date=gaming_date, kind=K.VOID)
+        .values("denomination_cents", "from_state").annotate(n=Sum("quantity")).order_by()
+    )
+    voided: dict[int, tuple[int, int]] = {}
+    for row in rows:
+        finance, marketing = voided.get(row["denomination_cents"], (0, 0))
+        if row["from_state"] == S.ISSUED:
+            marketing += int(row["n"])
+        else:
+            finance += int(row["n"])
+        voided[row["denomination_cents"]] = (finance, marketing)
+    return voided
 
 
 def held_at_end_of(facility: Facility, gaming_date: date, *, still_held: bool = False) -> dict[int, int]:

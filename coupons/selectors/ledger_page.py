@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -10,7 +11,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.utils import timezone
 
-from compliance.models import Facility
+from compliance.models import Facility, Signature
 from coupons.models import (
     CouponState,
     LedgerLine,
@@ -114,8 +115,31 @@ def _as_row(columns: list[str], values: tuple[Any, ...]) -> dict[str, Any]:
     return row
 
 
+def _with_documents(facility: Facility, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Name each row's document ("Receipt #2") and its signers as printed, with their Board-issued
+    credential numbers (§ 525.21(f)(4), (h)(3)): one query for the rows' signatures."""
+    keys = {(row["document_type_id"], row["document_id"]) for row in rows}
+    signers: dict[tuple[int, int], list[str]] = defaultdict(list)
+    if keys:
+        signatures = (
+            Signature.objects.filter(facility=facility, content_type_id__in={k[0] for k in keys},
+                                     object_id__in={k[1] for k in keys})
+            .order_by("signed_at").values_list("content_type_id", "object_id", "printed_name", "credential_number")
+        )
+        for type_id, object_id, name, credential in signatures:
+            if (type_id, object_id) in keys:
+                signers[(type_id, object_id)].append(f"{name} ({credential})")
+    for row in rows:
+        model = ContentType.objects.get_for_id(row["document_type_id"]).model_class()
+        label = getattr(model, "kind_label", "") or (str(model._meta.verbose_name).capitalize() if model else "Document")
+        row["document_name"] = f"{label} #{row['document_id']}"
+        row["signers"] = signers.get((row["document_type_id"], row["document_id"]), [])
+    return rows
+
+
 def ledger_page(facility: Facility, filters: dict[str, Any], page: int | None, per_page: int = 50) -> LedgerPage:
-    """A page of the ledger, chronological; with no page asked for, the latest page. Two queries."""
+    """A page of the ledger, chronological; with no page asked for, the latest page. Three queries: the
+    count, the rows, their documents' signatures."""
     sql, params = _ledger_sql(facility.pk, filters)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT COUNT(*) FROM ({sql}) c", params)  # noqa: S608
@@ -126,7 +150,7 @@ def ledger_page(facility: Facility, filters: dict[str, Any], page: int | None, p
                        [*params, per_page, (number - 1) * per_page])
         columns = [c[0] for c in cursor.description]
         rows = [_as_row(columns, values) for values in cursor.fetchall()]
-    return LedgerPage(rows=rows, number=number, num_pages=num_pages, count=count)
+    return LedgerPage(rows=_with_documents(facility, rows), number=number, num_pages=num_pages, count=count)
 
 
 def ledger_rows(facility: Facility, filters: dict[str, Any]) -> Any:
@@ -139,8 +163,7 @@ def ledger_rows(facility: Facility, filters: dict[str, Any]) -> Any:
             chunk = cursor.fetchmany(2000)
             if not chunk:
                 break
-            for values in chunk:
-                yield _as_row(columns, values)
+            yield from _with_documents(facility, [_as_row(columns, values) for values in chunk])
 
 
 def document_url(document_type_id: int, document_id: int) -> str:

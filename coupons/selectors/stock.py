@@ -24,6 +24,11 @@ K = LedgerLine.Kind
 
 
 LEDGER_STATES: tuple[str, ...] = tuple(S.values)
+# Column headings narrow enough for the ledger's nine balances on a 1280-pixel screen and a landscape page.
+LEDGER_STATE_SHORT = {
+    S.RECEIVED: "Exam.", S.IN_STOCK: "Stock", S.ISSUED: "Mktg", S.DISTRIBUTED: "Distr.", S.VOIDED: "Void",
+    S.RETURNED: "Ret.", S.EXPIRED: "Exp.", S.REDEEMED: "Redm.", S.CANCELLED: "Canc.",
+}
 
 
 def held_by_marketing(facility: Facility) -> QuerySet[CouponRange]:
@@ -32,6 +37,17 @@ def held_by_marketing(facility: Facility) -> QuerySet[CouponRange]:
         .select_related("series", "since", "location")
         .order_by("series__code", "first_serial")
     )
+
+
+def held_spans_by_series(facility: Facility, *, denomination_cents: int | None = None) -> dict[CouponSeries, list[Span]]:
+    """The serials marketing holds, by series (of one denomination, if given)."""
+    rows = held_by_marketing(facility)
+    if denomination_cents is not None:
+        rows = rows.filter(series__denomination_cents=denomination_cents)
+    spans: dict[CouponSeries, list[Span]] = {}
+    for row in rows:
+        spans.setdefault(row.series, []).append((row.first_serial, row.last_serial))
+    return spans
 
 
 def expired_held(facility: Facility, on_date: date) -> list[CouponRange]:

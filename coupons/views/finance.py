@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.generic import TemplateView
@@ -13,13 +14,14 @@ from compliance.roles import Capability, has_capability
 from compliance.services import CoSigner
 from coupons import forms as f
 from coupons import selectors, services
+from coupons.days import today as gaming_today
 from coupons.models import (
     CouponIssuance,
     CouponReceipt,
     CouponRequisition,
     format_cents,
 )
-from coupons.ranges import parse_serials
+from coupons.ranges import parse_issue, parse_serials
 from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, found
 
 
@@ -162,11 +164,26 @@ class IssuanceCreateView(CouponFormView):
         r = self.requisition
         return [("Requisition", str(r)), ("Status", "Authorized" if r.is_complete else "NOT authorized yet")]
 
+    def get_form(self, form_class: Any = None) -> Any:
+        form = super().get_form(form_class)
+        if self.requisition.needed_for >= gaming_today(self.facility):
+            del form.fields["needed_date_passed"]  # asked only when the date has passed
+        return form
+
     def perform(self, form: Any) -> str:
         data = form.cleaned_data
         series = data["series"]
-        issued = parse_serials(data["serials"], series) if data["serials"].strip() else []
+        today = gaming_today(self.facility)
+        if self.requisition.needed_for < today and not data.get("needed_date_passed"):
+            raise ValidationError(
+                f"Requisition #{self.requisition.pk} was for {self.requisition.needed_for:%-d %b %Y}, which has passed. "
+                f"Tick “Issue although the date has passed” to issue against it all the same, or ask marketing for "
+                f"a new requisition (§ 525.21(g)(2))."
+            )
+        issued, voided_inline = parse_issue(data["serials"], series) if data["serials"].strip() else ([], [])
         voids = []
+        if voided_inline:
+            voids.append((voided_inline, data["void_reason"]))
         if data["void_serials"].strip():
             voids.append((parse_serials(data["void_serials"], series), data["void_reason"]))
         issuance = services.issuance_record(

@@ -43,7 +43,8 @@ class LedgerView(LedgerMixin, TemplateView):
         query.pop("page", None)
         context.update(
             form=form, page=selectors.ledger_page(self.facility, form.filters(), page), query=query.urlencode(),
-            states=[str(CouponState(s).label) for s in selectors.LEDGER_STATES],
+            states=[(selectors.LEDGER_STATE_SHORT[CouponState(s)], str(CouponState(s).label))
+                    for s in selectors.LEDGER_STATES],
         )
         return context
 
@@ -58,13 +59,13 @@ class LedgerCsvView(LedgerMixin, View):
 
         def lines() -> Iterator[str]:
             yield writer.writerow(["occurred_at", "gaming_date", "entry", "series", "denomination", "serials",
-                                   "quantity", "from_state", "to_state", "reason", "document",
+                                   "quantity", "from_state", "to_state", "reason", "document", "signed_by",
                                    *[f"balance_{s}" for s in states]])
             for row in rows:
                 yield writer.writerow([
                     timezone.localtime(row["occurred_at"]).isoformat(), row["gaming_date"].isoformat(),
                     row["kind_label"], row["series_name"], row["denomination"], row["span"], row["quantity"],
-                    row["from_state"], row["to_state"], row["reason"], f"{row['document_type_id']}:{row['document_id']}",
+                    row["from_state"], row["to_state"], row["reason"], row["document_name"], "; ".join(row["signers"]),
                     *row["balances"],
                 ])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -20,6 +21,7 @@ from coupons.days import today as gaming_today
 from coupons.models import (
     CouponReturn,
     ReconciliationForm,
+    format_cents,
 )
 from coupons.ranges import parse_serials
 from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, found, parse_day
@@ -121,6 +123,12 @@ class ReconciliationView(CouponFormView):
             receiver=self.cosigner(form),
         )
         messages.success(self.request, f"The reconciliation form for {self.day:%d %b %Y} is signed; the day is closed.")
+        expiring = [r for r in selectors.held_by_marketing(self.facility) if r.series.expires_on <= self.day]
+        if data["disposition"] == "keep" and expiring:
+            messages.warning(self.request, (
+                "Kept overnight, but they expire tonight: "
+                + ", ".join(f"{r.series.span(r.first_serial, r.last_serial)} ({r.series.name})" for r in expiring)
+                + ". Expired coupons go back to finance tomorrow, before anything else (§ 525.21(k))."))
         return reverse("coupons:reconciliation", args=[self.day.isoformat()])
 
 
@@ -162,9 +170,17 @@ class ReturnCreateView(CouponFormView):
 
     def perform(self, form: Any) -> str:
         data = form.cleaned_data
+        spans: dict[Any, Any] | None = None
+        if data["what"] == "serials":
+            spans = {data["series"]: parse_serials(data["serials"], data["series"])}
+        elif data["what"] == "denomination":
+            spans = selectors.held_spans_by_series(self.facility, denomination_cents=data["denomination"])
+            if not spans:
+                raise ValidationError(f"Marketing holds no {format_cents(data['denomination'])} coupons.")
         document = services.return_record(
             facility=self.facility, user=self.request.user, password=data["password"],
-            gaming_date=data["gaming_date"], expired_only=data["what"] == "expired", receiver=self.cosigner(form),
+            gaming_date=data["gaming_date"], expired_only=data["what"] == "expired", spans=spans,
+            receiver=self.cosigner(form),
         )
         messages.success(self.request, f"Return #{document.pk}: {document.quantity:,} coupons.")
         return document.get_absolute_url()

@@ -43,11 +43,23 @@ class ProcessView(CouponFormView):
         day = self.get_initial()["gaming_date"]
         figures = selectors.day_figures(self.facility, day)
         pending = selectors.state_totals(self.facility)
+        voided = selectors.voided_on(self.facility, day)
+
+        def coupons(n: int, cents: int) -> str:
+            return f"{n:,} ({format_cents(n * cents)})"
+
         return [
             ("Gaming day", f"{day:%a %d %b %Y}"),
-            *[(f"{fig.denomination}", f"given to marketing {fig.to_distribute:,} = returned {fig.returned:,} + voided "
-                                      f"{fig.voided:,} + distributed {fig.distributed:,} + kept {fig.remaining:,}")
+            *[(f"{fig.denomination} coupons",
+               f"given to marketing {coupons(fig.to_distribute, fig.denomination_cents)} = returned "
+               f"{coupons(fig.returned, fig.denomination_cents)} + voided by marketing "
+               f"{coupons(fig.voided, fig.denomination_cents)} + distributed "
+               f"{coupons(fig.distributed, fig.denomination_cents)} + kept {coupons(fig.remaining, fig.denomination_cents)}")
               for fig in figures],
+            *[(f"{format_cents(cents)} voided",
+               f"{at_finance:,} by finance at issuance or in stock (§ 525.21(h)(4): never marketing's), "
+               f"{by_marketing:,} by marketing from what it held (§ 525.21(j)(6))")
+              for cents, (at_finance, by_marketing) in sorted(voided.items())],
             ("Awaiting processing", ", ".join(
                 f"{format_cents(d)}: {row[CouponState.RETURNED]:,} returned, {row[CouponState.VOIDED]:,} voided, "
                 f"{row[CouponState.REDEEMED]:,} redeemed" for d, row in sorted(pending.items())) or "Nothing"),
