@@ -15,7 +15,7 @@ from compliance.actors import acts_as_system, acts_as_user
 from compliance.models import Facility
 from compliance.roles import Capability, require_capability
 from compliance.services import record_sign
-from coupons.days import day_words, today
+from coupons.days import day_words, not_in_future, today
 from coupons.ledger import by_series, lock_facility, lock_open_rows, move_rows
 from coupons.models import (
     CouponExpiry,
@@ -166,6 +166,7 @@ def finance_day_process(
     Any difference is a variance: an exception report to internal audit, due two days after the day.
     """
     require_capability(user, Capability.PROCESS_FINANCE_DAY)
+    not_in_future(facility, gaming_date, "Finance processes a gaming day once it has happened, not")
     lock_facility(facility)
     _require_next_in_order(facility, gaming_date)
     figures = day_figures(facility, gaming_date)

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from compliance.services import signature_sign
-from coupons import services
+from coupons import selectors, services
 from coupons.models import CouponRange, CouponState, ReconciliationForm
 from tests.coupons.conftest import PASSWORD, TODAY, approve, make_series
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 S = CouponState
 SERIALS = 40  # per series: small, so the model can track every coupon one by one
 
-OPS = ("receive", "issue", "distribute", "void", "return", "expire", "redeem", "next_day")
+OPS = ("receive", "issue", "distribute", "void", "return", "expire", "redeem", "next_day", "backdate", "process_ahead")
 # Serial runs start on a grid of 5 so that moves line up often enough to be accepted, and split
 # ranges often enough (lengths 1-12) to exercise every split.
 operation = st.tuples(
@@ -60,6 +60,7 @@ class Model:
     state: list[dict[int, str]] = field(default_factory=lambda: [{}, {}])
     carried_in: int = 0  # kept by marketing at the end of the previous day
     issued_today: int = 0
+    closed: dict[date, list[tuple[int, ...]]] = field(default_factory=dict)  # each closed day's figures, as signed
 
     def states(self, series: int, first: int, last: int) -> set[str | None]:
         return {self.state[series].get(n) for n in range(first, last + 1)}
@@ -194,6 +195,7 @@ def _close_day(c: dict[str, Any], model: Model, keep: bool) -> None:
                 if s == S.ISSUED:
                     per_series[n] = S.RETURNED
     _process_day(c, model, keep, held)
+    model.closed[model.day] = _figures(c, model.day)
     model.carried_in, model.issued_today = (held if keep else 0), 0
     for i, series in enumerate(c["series"]):
         for n, s in model.state[i].items():
@@ -371,6 +373,46 @@ def _redeem(step: _Step) -> None:
         step.moved_to(S.REDEEMED)
 
 
+def _backdate(step: _Step) -> None:
+    """A movement dated a closed gaming day (yesterday, closed by its form and its processing) is refused,
+    whatever it is: a distribution, a void, a receipt."""
+    if step.model.day == TODAY:
+        return
+    yesterday = step.model.day - timedelta(days=1)
+    event("a movement backdated into a closed day")
+    c, series = step.c, step.series
+    _attempt_named("backdated distribution", False, lambda: services.distribution_record(
+        facility=step.facility, series=series, spans=step.spans, user=c["mkt_staff"], gaming_date=yesterday))
+    _attempt_named("backdated void", False, lambda: services.void_record(
+        facility=step.facility, series=series, spans=step.spans, reason="late", user=c["fin"], password=PASSWORD,
+        gaming_date=yesterday))
+
+
+def _process_ahead(step: _Step) -> None:
+    """Finance cannot process a day that has not happened, nor one already processed."""
+    c = step.c
+    event("processing out of order")
+
+    def process(day: date) -> Any:
+        return lambda: services.finance_day_process(
+            facility=step.facility, gaming_date=day, counted_returned=0, counted_voided=0, counted_redeemed=0,
+            user=c["fin_staff"], password=PASSWORD, restock_location=c["program"].vault)
+
+    _attempt_named("processing tomorrow", False, process(step.model.day + timedelta(days=1)))
+    if step.model.day != TODAY:
+        _attempt_named("processing again", False, process(step.model.day - timedelta(days=1)))
+
+
+def _figures(c: dict[str, Any], day: date) -> list[tuple[int, ...]]:
+    return [(f.denomination_cents, f.carried_in, f.received, f.distributed, f.voided, f.returned)
+            for f in selectors.day_figures(c["program"].facility, day)]
+
+
+def _assert_closed_days_unchanged(c: dict[str, Any], model: Model) -> None:
+    for day, figures in model.closed.items():
+        assert _figures(c, day) == figures, f"the figures of {day}, a closed day, changed"
+
+
 def _next_day(step: _Step) -> None:
     event("day closed")
     _close_day(step.c, step.model, keep=step.flag)
@@ -378,7 +420,8 @@ def _next_day(step: _Step) -> None:
 
 _STEPS = {
     "receive": _receive, "issue": _issue, "distribute": _distribute, "void": _void, "return": _return,
-    "expire": _expire, "redeem": _redeem, "next_day": _next_day,
+    "expire": _expire, "redeem": _redeem, "next_day": _next_day, "backdate": _backdate,
+    "process_ahead": _process_ahead,
 }
 
 
@@ -425,6 +468,7 @@ def test_every_serial_is_in_one_state_and_every_day_balances(cast, first_ops, op
             with _at(model.day):
                 _apply(cast, model, op)
             _assert_every_serial_in_exactly_one_state(cast, model)
+            _assert_closed_days_unchanged(cast, model)
         with _at(model.day):
             _close_day(cast, model, keep=False)
         _assert_every_serial_in_exactly_one_state(cast, model)
