@@ -87,11 +87,10 @@ def _seed() -> dict[str, Any]:
 
 
 def _series(ctx: dict[str, Any], code: str) -> Any:
-    from django.utils import timezone
-
+    from compliance.gaming_day import gaming_day
     from coupons import services
 
-    people, today = ctx["people"], timezone.localdate()
+    people, today = ctx["people"], gaming_day(ctx["facility"])
     series = services.series_create(
         facility=ctx["facility"], program=ctx["program"], code=code, name=code, denomination_cents=2500,
         expires_on=today + timedelta(days=365), games=ctx["games"], wager_restrictions="Even money only",
@@ -105,11 +104,10 @@ def _series(ctx: dict[str, Any], code: str) -> Any:
 
 
 def _receive_and_issue(ctx: dict[str, Any], series: Any, received: int, issued: int) -> None:
-    from django.utils import timezone
-
+    from compliance.gaming_day import gaming_day
     from coupons import services
 
-    people, password, today = ctx["people"], PASSWORD, timezone.localdate()
+    people, password, today = ctx["people"], PASSWORD, gaming_day(ctx["facility"])
     services.receipt_record(
         facility=ctx["facility"], series=series, received_on=today, supplier="Printer", invoice_number="1",
         invoice_quantity=received, invoice_first_serial=1, invoice_last_serial=received, received=[(1, received)],
