@@ -13,6 +13,7 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from xml.sax.saxutils import escape
 
 from django.utils import timezone
 from reportlab.lib import colors
@@ -24,7 +25,15 @@ from reportlab.platypus import Flowable, Image, Paragraph, SimpleDocTemplate, Sp
 
 from compliance.citations import cite
 
-__all__ = ["DocumentMeta", "data_table", "printed_for", "render_pdf", "signature_block", "styles"]
+__all__ = [
+    "DocumentMeta",
+    "data_table",
+    "markup_safe",
+    "printed_for",
+    "render_pdf",
+    "signature_block",
+    "styles",
+]
 
 styles = getSampleStyleSheet()
 SMALL = ParagraphStyle("small", parent=styles["Normal"], fontSize=8, leading=10)
@@ -63,6 +72,12 @@ class _NumberedCanvas(Canvas):
         super().save()
 
 
+def markup_safe(value: Any) -> str:
+    """Text as reportlab's paragraph markup reads it literally: ``<``, ``>`` and ``&`` escaped, so a
+    reason typed as "<b" or "a < b" prints as typed instead of breaking the document."""
+    return escape(str(value))
+
+
 def printed_for(user: Any) -> str:
     """Who a document was printed for, as the stamp at its foot says it."""
     profile = getattr(user, "profile", None)
@@ -78,11 +93,12 @@ def signature_block(record: Any) -> Table:
         else:
             local = timezone.localtime(signature.signed_at)
             signed = Paragraph(
-                f"{signature.get_meaning_display()}: <b>{signature.printed_name}</b>, Board-issued credential "
-                f"no. <b>{signature.credential_number}</b>, {local:%d %b %Y %H:%M} {local.tzname()}",
+                f"{signature.get_meaning_display()}: <b>{markup_safe(signature.printed_name)}</b>, Board-issued "
+                f"credential no. <b>{markup_safe(signature.credential_number)}</b>, {local:%d %b %Y %H:%M} "
+                f"{local.tzname()}",
                 CELL,
             )
-        rows.append([Paragraph(requirement.label, CELL), signed])
+        rows.append([Paragraph(markup_safe(requirement.label), CELL), signed])
     table = Table(rows, colWidths=[2.4 * inch, 4.6 * inch], repeatRows=1)
     table.setStyle(
         TableStyle(
@@ -125,10 +141,10 @@ def data_table(
     head: list[Any] = list(header)
     body: list[list[Any]] = [list(r) for r in rows]
     if wrap is not None:
-        head = [Paragraph(f"<b>{cell}</b>", wrap) for cell in header]
-        body = [[Paragraph(str(cell), wrap) for cell in row] for row in body]
+        head = [Paragraph(f"<b>{markup_safe(cell)}</b>", wrap) for cell in header]
+        body = [[Paragraph(markup_safe(cell), wrap) for cell in row] for row in body]
     if not body and empty is not None:
-        body = [[Paragraph(empty, wrap) if wrap is not None else empty] + [""] * (len(header) - 1)]
+        body = [[Paragraph(markup_safe(empty), wrap) if wrap is not None else empty] + [""] * (len(header) - 1)]
     table = Table([head, *body], colWidths=widths, repeatRows=1, hAlign="LEFT")
     table.setStyle(style)
     return table
@@ -168,10 +184,10 @@ def render_pdf(meta: DocumentMeta, body: Sequence[Flowable]) -> bytes:
     if meta.logo_path:
         header.append(Image(meta.logo_path, width=1.2 * inch, height=0.6 * inch, kind="proportional"))
     header += [
-        Paragraph(meta.facility_name, styles["Heading3"]),
-        Paragraph(meta.title, styles["Title"]),
-        *([Paragraph(meta.subtitle, styles["Normal"])] if meta.subtitle else []),
-        Paragraph(", ".join(c.label for c in citations), styles["Normal"]),
+        Paragraph(markup_safe(meta.facility_name), styles["Heading3"]),
+        Paragraph(markup_safe(meta.title), styles["Title"]),
+        *([Paragraph(markup_safe(meta.subtitle), styles["Normal"])] if meta.subtitle else []),
+        Paragraph(markup_safe(", ".join(c.label for c in citations)), styles["Normal"]),
         Spacer(1, 0.2 * inch),
     ]
     doc.build([*header, *body], onFirstPage=frame, onLaterPages=frame, canvasmaker=_NumberedCanvas)

@@ -11,7 +11,7 @@ from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import inch
 from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyle
 
-from compliance.documents import data_table
+from compliance.documents import data_table, markup_safe
 from coupons.models import CouponState as S
 from coupons.selectors import LEDGER_STATE_SHORT, LEDGER_STATES, RangeRow, ReconciliationData
 
@@ -52,7 +52,7 @@ def reconciliation_pdf(data: ReconciliationData, *, printed_for: str = "") -> by
 
     width = letter[0] - 1.2 * inch
     story: list[Any] = [
-        Paragraph(data.certificate_holder, _SUB),
+        Paragraph(markup_safe(data.certificate_holder), _SUB),
         _numbered(1, f"Date: <b>{data.gaming_date:%A, %d %B %Y}</b>"
                   + ("" if data.completed else "  <font color='#a4161a'>(DRAFT — not yet signed)</font>")),
         _numbered(2, "Serial numbers of the coupons received from the finance department"),
@@ -85,10 +85,10 @@ def reconciliation_pdf(data: ReconciliationData, *, printed_for: str = "") -> by
         _numbered(7, "Variations discovered and their explanation"),
         Paragraph(
             (f"Variation of {data.total_variance:,} coupon(s). " if data.total_variance else "No variation. ")
-            + (data.variation_explanation or ""), _BODY),
+            + markup_safe(data.variation_explanation or ""), _BODY),
     ]
     if data.disposition:
-        story.append(Paragraph(f"End of day: {data.disposition}.", _BODY))
+        story.append(Paragraph(f"End of day: {markup_safe(data.disposition)}.", _BODY))
     if data.record is not None:
         block: Any = signature_block(data.record)
     else:
