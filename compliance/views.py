@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -23,6 +22,7 @@ from django.views.generic import FormView, TemplateView
 from compliance import selectors, services
 from compliance.citations import cite
 from compliance.dashboard import panels_for
+from compliance.exports import safe_csv_writer
 from compliance.forms import AuditFilterForm, SignatureForm
 from compliance.implementations import implementations_by_clause
 from compliance.middleware import SAFE_METHODS
@@ -309,7 +309,7 @@ class EchoBuffer:
 class AuditCsvView(AuditFilterMixin, View):
     def get(self, request: HttpRequest) -> StreamingHttpResponse:
         _, events = self.filtered_events()
-        writer = csv.writer(EchoBuffer())
+        writer = safe_csv_writer(EchoBuffer())
 
         def rows() -> Iterator[str]:
             yield writer.writerow(

@@ -5,7 +5,6 @@ The content is plain data (``report_tables``); CSV and PDF are two renderings of
 
 from __future__ import annotations
 
-import csv
 import io
 
 from django.utils import timezone
@@ -14,6 +13,7 @@ from reportlab.platypus import Flowable, Paragraph, Spacer
 
 from compliance.citations import cite
 from compliance.documents import DocumentMeta, data_table, render_pdf, styles
+from compliance.exports import safe_csv_writer
 from equipment.selectors import EquipmentReport
 
 __all__ = ["filename", "report_csv", "report_pdf", "report_tables"]
@@ -49,7 +49,7 @@ def filename(report: EquipmentReport, extension: str) -> str:
 
 def report_csv(report: EquipmentReport) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = safe_csv_writer(buffer)
     writer.writerow(
         [f"Equipment compliance report — {report.facility.name}", ", ".join(cite(r).label for r in CITATIONS)]
     )

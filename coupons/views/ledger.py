@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +12,7 @@ from django.views import View
 from django.views.generic import TemplateView
 
 from compliance.documents import printed_for
+from compliance.exports import safe_csv_writer
 from compliance.views import EchoBuffer
 from coupons import forms as f
 from coupons import reports, selectors
@@ -54,7 +54,7 @@ class LedgerCsvView(LedgerMixin, View):
 
     def get(self, request: HttpRequest) -> StreamingHttpResponse:
         rows = selectors.ledger_rows(self.facility, self.filter_form().filters())
-        writer = csv.writer(EchoBuffer())
+        writer = safe_csv_writer(EchoBuffer())
         states = selectors.LEDGER_STATES
 
         def lines() -> Iterator[str]:
