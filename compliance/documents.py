@@ -99,6 +99,9 @@ def signature_block(record: Any) -> Table:
                 CELL,
             )
         rows.append([Paragraph(markup_safe(requirement.label), CELL), signed])
+    if getattr(record, "altered_since_signed", False):
+        rows.append([Paragraph("<b>ALTERED SINCE SIGNED</b>", CELL),
+                     Paragraph("This record no longer matches what was signed.", CELL)])
     table = Table(rows, colWidths=[2.4 * inch, 4.6 * inch], repeatRows=1)
     table.setStyle(
         TableStyle(

@@ -14,6 +14,7 @@ from pathlib import Path
 from celery.schedules import crontab
 
 from compliance.env import ImproperlyConfiguredEnv, env_bool, env_database, env_int, env_list, env_str
+from compliance.secret_file import embedded_secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -34,6 +35,14 @@ SECRET_KEY = env_str(
 )
 if PRODUCTION and (len(SECRET_KEY) < 50 or SECRET_KEY.startswith("dev-only")):
     raise ImproperlyConfiguredEnv("SECRET_KEY must be a random string of at least 50 characters in production")
+
+# The key of the audit chain's seals (compliance.chain, issue 9), never kept in the database: from the
+# environment in production; made once under var/ and reused for the embedded default; fixed in tests.
+AUDIT_CHAIN_KEY = env_str("AUDIT_CHAIN_KEY", required=PRODUCTION)
+if PRODUCTION and len(AUDIT_CHAIN_KEY) < 32:
+    raise ImproperlyConfiguredEnv("AUDIT_CHAIN_KEY must be a random string of at least 32 characters in production")
+if not AUDIT_CHAIN_KEY:
+    AUDIT_CHAIN_KEY = "test-only-audit-chain-key" if DJANGO_ENV == "test" else embedded_secret(VAR_DIR / "audit-chain.key")
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
@@ -210,4 +219,13 @@ CELERY_BEAT_SCHEDULE["equipment-sweep-clocks"] = {
 CELERY_BEAT_SCHEDULE["coupons-monthly-inventory-reminder"] = {
     "task": "coupons.tasks.monthly_inventory_reminder",
     "schedule": crontab(minute=5, hour=6),
+}
+# The audit chain (issue 9): sealed rows linked every minute; every chain and signed record verified daily.
+CELERY_BEAT_SCHEDULE["compliance-audit-chain-link"] = {
+    "task": "compliance.tasks.link_audit_chain",
+    "schedule": crontab(minute="*"),
+}
+CELERY_BEAT_SCHEDULE["compliance-audit-chain-verify"] = {
+    "task": "compliance.tasks.verify_audit_chain",
+    "schedule": crontab(minute=40, hour=5),
 }

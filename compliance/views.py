@@ -20,6 +20,7 @@ from django.views import View
 from django.views.generic import FormView, TemplateView
 
 from compliance import selectors, services
+from compliance.chain import integrity_cell
 from compliance.citations import cite
 from compliance.dashboard import panels_for
 from compliance.exports import safe_csv_writer
@@ -323,6 +324,7 @@ class AuditCsvView(AuditFilterMixin, View):
                     "record",
                     "changes",
                     "reason",
+                    "integrity",
                 ]
             )
             for event in events.iterator(chunk_size=2000):
@@ -338,6 +340,7 @@ class AuditCsvView(AuditFilterMixin, View):
                         event.object_repr,
                         json.dumps(event.changes_json(), ensure_ascii=False),
                         event.reason,
+                        integrity_cell(not event.seal_intact()),
                     ]
                 )
 

@@ -8,6 +8,7 @@ from compliance.models.base import (
     SignedRecordError,
     regulated_bulk_create,
 )
+from compliance.models.chain import ChainLink, Sealed
 from compliance.models.facility import Department, Facility, Profile
 from compliance.models.signatures import Meaning, Signature, SignatureRequirement
 from compliance.models.tables import Game, GamingTable
@@ -16,6 +17,7 @@ __all__ = [
     "AppendOnly",
     "AuditEvent",
     "AuditedModel",
+    "ChainLink",
     "Department",
     "Facility",
     "Game",
@@ -25,6 +27,7 @@ __all__ = [
     "RegulatedQuerySet",
     "RegulatedRecord",
     "RegulatedWriteError",
+    "Sealed",
     "Signature",
     "SignatureRequirement",
     "SignedRecordError",

@@ -19,6 +19,7 @@ from django.db import models
 from django.utils import timezone
 
 from compliance.models.base import AppendOnly, RegulatedQuerySet, _bulk_with_history
+from compliance.models.chain import Sealed
 
 __all__ = ["AuditEvent", "ChangeLine"]
 
@@ -71,7 +72,7 @@ class AuditEventQuerySet(RegulatedQuerySet["AuditEvent"]):
     pass
 
 
-class AuditEvent(AppendOnly):
+class AuditEvent(Sealed, AppendOnly):
     append_only_what = "Audit events"
 
     class Action(models.TextChoices):

@@ -73,6 +73,10 @@ class RegulatedQuerySet(models.QuerySet[M, M]):
             raise RegulatedWriteError(
                 f"{self.model.__name__}: use compliance.models.regulated_bulk_create(), which keeps history"
             )
+        from compliance.models.chain import seal_rows
+
+        objs = list(objs)
+        seal_rows(objs)  # each row its own HMAC, as save() gives it: no lock, nothing shared
         return super().bulk_create(objs, *args, **kwargs)
 
     def delete(self) -> tuple[int, dict[str, int]]:
@@ -264,6 +268,16 @@ class RegulatedRecord(AuditedModel):
                 f"{', '.join(sorted(stray)) or 'no field'} given"
             )
         AuditedModel.save(self, update_fields=list(fields))
+
+    @property
+    def altered_since_signed(self) -> bool:
+        """Signed, and since changed: the content no longer hashes to what was signed, or a signature
+        no longer matches its keyed seal (a content hash recomputed behind the application's back)."""
+        signatures = self.signature_list()
+        if not signatures:
+            return False
+        content = self.content_hash()
+        return any(s.content_hash != content or not s.seal_intact() for s in signatures)
 
     @property
     def is_superseded(self) -> bool:

@@ -20,6 +20,7 @@ from django.db import models
 from django.utils import timezone
 
 from compliance.models.base import AppendOnly, RegulatedQuerySet, SignedRecordError
+from compliance.models.chain import Sealed
 from compliance.roles import Role
 
 __all__ = ["Meaning", "Signature", "SignatureRequirement"]
@@ -75,7 +76,7 @@ class SignatureQuerySet(RegulatedQuerySet["Signature"]):
     pass
 
 
-class Signature(AppendOnly):
+class Signature(Sealed, AppendOnly):
     append_only_error = SignedRecordError
     append_only_what = "Signatures"
 
@@ -126,5 +127,8 @@ class Signature(AppendOnly):
         )
 
     def matches_record(self) -> bool:
+        """The record still has the content signed, and this signature is as it was given: a content
+        hash recomputed and written over the signature's own breaks its seal (the key is not in the
+        database)."""
         record = self.record
-        return record is not None and record.content_hash() == self.content_hash
+        return record is not None and record.content_hash() == self.content_hash and self.seal_intact()

@@ -56,11 +56,16 @@ class CouponDocument(RegulatedRecord):
             document_type=ContentType.objects.get_for_model(type(self)), document_id=self.pk
         ).select_related("series")
 
+    # Lines a document's completing signature writes (a receipt's examination into stock): the
+    # signatures' consequence, not what they vouch for, so left out of the signed content (it changed
+    # after the last signature and every receipt read as altered since signed).
+    lines_after_signing: ClassVar[frozenset[str]] = frozenset()
+
     def signable_content(self) -> dict[str, Any]:
         content = super().signable_content()
         content["ledger_lines"] = [
             [line.kind, line.series_id, line.first_serial, line.last_serial, line.quantity, line.reason]
-            for line in self.ledger_lines().order_by("pk")
+            for line in self.ledger_lines().exclude(kind__in=self.lines_after_signing).order_by("pk")
         ]
         return content
 
@@ -71,6 +76,7 @@ class CouponReceipt(CouponDocument):
     citation = "525.21(f)"
     kind_label = "Receipt"
     url_name = "coupons:receipt-detail"
+    lines_after_signing = frozenset({"examine"})
 
     class Source(models.TextChoices):
         PROVIDER = "provider", "Gaming service provider"

@@ -12,12 +12,13 @@ from django.utils import timezone
 from compliance.models import (
     AppendOnly,
     AuditedModel,
+    Sealed,
 )
 from coupons.models._common import CouponState, format_cents
 from coupons.models.program import CouponSeries, StorageLocation
 
 
-class LedgerLine(AppendOnly, AuditedModel):
+class LedgerLine(Sealed, AppendOnly, AuditedModel):
     """One line of the Match Play Coupon ledger: a serial range moved from one state to another."""
 
     append_only_what = "Ledger lines"

@@ -11,6 +11,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.utils import timezone
 
+from compliance.chain import altered_ids
 from compliance.models import Facility, Signature
 from coupons.models import (
     CouponState,
@@ -117,7 +118,8 @@ def _as_row(columns: list[str], values: tuple[Any, ...]) -> dict[str, Any]:
 
 def _with_documents(facility: Facility, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Name each row's document ("Receipt #2") and its signers as printed, with their Board-issued
-    credential numbers (§ 525.21(f)(4), (h)(3)): one query for the rows' signatures."""
+    credential numbers (§ 525.21(f)(4), (h)(3)): one query for the rows' signatures; and whether each line
+still matches its seal (compliance.chain): one more."""
     keys = {(row["document_type_id"], row["document_id"]) for row in rows}
     signers: dict[tuple[int, int], list[str]] = defaultdict(list)
     if keys:
@@ -129,7 +131,9 @@ def _with_documents(facility: Facility, rows: list[dict[str, Any]]) -> list[dict
         for type_id, object_id, name, credential in signatures:
             if (type_id, object_id) in keys:
                 signers[(type_id, object_id)].append(f"{name} ({credential})")
+    altered = altered_ids(LedgerLine, [row["id"] for row in rows])
     for row in rows:
+        row["altered"] = row["id"] in altered
         model = ContentType.objects.get_for_id(row["document_type_id"]).model_class()
         label = getattr(model, "kind_label", "") or (str(model._meta.verbose_name).capitalize() if model else "Document")
         row["document_name"] = f"{label} #{row['document_id']}"
@@ -139,7 +143,7 @@ def _with_documents(facility: Facility, rows: list[dict[str, Any]]) -> list[dict
 
 def ledger_page(facility: Facility, filters: dict[str, Any], page: int | None, per_page: int = 50) -> LedgerPage:
     """A page of the ledger, chronological; with no page asked for, the latest page. Three queries: the
-    count, the rows, their documents' signatures."""
+    count, the rows, their documents' signatures, their seals."""
     sql, params = _ledger_sql(facility.pk, filters)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT COUNT(*) FROM ({sql}) c", params)  # noqa: S608

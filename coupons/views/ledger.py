@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.views import View
 from django.views.generic import TemplateView
 
+from compliance.chain import integrity_cell
 from compliance.documents import printed_for
 from compliance.exports import safe_csv_writer
 from compliance.views import EchoBuffer
@@ -60,13 +61,13 @@ class LedgerCsvView(LedgerMixin, View):
         def lines() -> Iterator[str]:
             yield writer.writerow(["occurred_at", "gaming_date", "entry", "series", "denomination", "serials",
                                    "quantity", "from_state", "to_state", "reason", "document", "signed_by",
-                                   *[f"balance_{s}" for s in states]])
+                                   "integrity", *[f"balance_{s}" for s in states]])
             for row in rows:
                 yield writer.writerow([
                     timezone.localtime(row["occurred_at"]).isoformat(), row["gaming_date"].isoformat(),
                     row["kind_label"], row["series_name"], row["denomination"], row["span"], row["quantity"],
                     row["from_state"], row["to_state"], row["reason"], row["document_name"], "; ".join(row["signers"]),
-                    *row["balances"],
+                    integrity_cell(row["altered"]), *row["balances"],
                 ])
 
         response = StreamingHttpResponse(lines(), content_type="text/csv")

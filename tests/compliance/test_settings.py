@@ -69,6 +69,7 @@ PRODUCTION = {
     "SECRET_KEY": "k" * 20 + "-production-secret-for-the-check-only-" + "z" * 20,
     "ALLOWED_HOSTS": "compliance.example.com",
     "DATABASE_URL": "sqlite:////tmp/check-deploy.sqlite3",
+    "AUDIT_CHAIN_KEY": "c" * 40,
 }
 
 
@@ -76,6 +77,12 @@ def test_production_mode_passes_check_deploy_with_zero_warnings():
     result = _manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_production_mode_requires_the_audit_chain_key():
+    result = _manage("check", **{**PRODUCTION, "AUDIT_CHAIN_KEY": ""})
+    assert result.returncode != 0
+    assert "AUDIT_CHAIN_KEY must be set" in result.stderr
 
 
 def test_production_mode_refuses_the_development_secret_key():
