@@ -4,7 +4,10 @@ from typing import Any, cast
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.db.models import Q
 
+from compliance.actors import SYSTEM_USERNAME
+from compliance.bounds import require_filter_day
 from compliance.models import AuditEvent
 
 
@@ -33,13 +36,22 @@ class AuditFilterForm(forms.Form):
     object_id = forms.CharField(required=False, label="Record number", max_length=40)
     action = forms.ChoiceField(required=False, choices=[("", "Any change"), *AuditEvent.Action.choices], label="Change")
 
-    def __init__(self, *args: Any, models: list[tuple[str, str]], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, models: list[tuple[str, str]], facility: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         actor_field = cast(forms.ModelChoiceField, self.fields["actor"])
+        # Only the people of the facility the viewer works in (and the system account): the filter does not
+        # list another facility's staff and their credential numbers.
         actor_field.queryset = (
-            get_user_model().objects.filter(profile__isnull=False).select_related("profile").order_by("username")
+            get_user_model().objects.filter(Q(profile__facilities=facility) | Q(username=SYSTEM_USERNAME))
+            .select_related("profile").distinct().order_by("username")
         )
         cast(forms.ChoiceField, self.fields["model"]).choices = [("", "Any record"), *models]
+
+    def clean_date_from(self) -> Any:
+        return require_filter_day(self.cleaned_data.get("date_from"), "the first day")
+
+    def clean_date_to(self) -> Any:
+        return require_filter_day(self.cleaned_data.get("date_to"), "the last day")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth import get_user_model
 
+from compliance.bounds import MAX_COUNT, MAX_SERIAL, require_filter_day
 from compliance.gaming_day import gaming_day
 from compliance.models import Game
 from compliance.roles import Role
@@ -118,9 +119,9 @@ class ReceiptForm(FacilityForm):
                                         ("internal", "Printed in house, § 525.21(p)")])
     supplier = forms.CharField(max_length=150, label="Provider or print shop")
     invoice_number = forms.CharField(max_length=60)
-    invoice_quantity = forms.IntegerField(min_value=1, label="Quantity on the invoice")
-    invoice_first_serial = forms.IntegerField(min_value=0, label="First serial on the invoice")
-    invoice_last_serial = forms.IntegerField(min_value=0, label="Last serial on the invoice")
+    invoice_quantity = forms.IntegerField(min_value=1, max_value=MAX_COUNT, label="Quantity on the invoice")
+    invoice_first_serial = forms.IntegerField(min_value=0, max_value=MAX_SERIAL, label="First serial on the invoice")
+    invoice_last_serial = forms.IntegerField(min_value=0, max_value=MAX_SERIAL, label="Last serial on the invoice")
     received = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label="Serials received",
                                help_text="Leave empty if exactly the invoice's serials arrived. " + SERIALS_HELP)
     received_on = forms.DateField(widget=DATE, label="Date received")
@@ -163,7 +164,7 @@ class RequisitionForm(FacilityForm):
     needed_for = forms.DateField(widget=DATE, label="Date the coupons are needed", help_text="§ 525.21(g)(2)")
     promotion = forms.CharField(max_length=150, required=False, help_text="Promotion, if any")
     denomination = forms.ChoiceField(label="Denomination", help_text="§ 525.21(g)(3)")
-    quantity = forms.IntegerField(min_value=1, help_text="Your estimate for the gaming day or promotion")
+    quantity = forms.IntegerField(min_value=1, max_value=MAX_COUNT, help_text="Your estimate for the gaming day or promotion")
     password = password_field("Your password (marketing supervisor completing the requisition)")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -245,7 +246,7 @@ class ReconciliationCompleteForm(FacilityForm):
         counted: dict[str, forms.Field] = {}
         for cents, label, expected in denominations:
             counted[f"count_{cents}"] = forms.IntegerField(
-                min_value=0, label=f"{label} coupons counted remaining",
+                min_value=0, max_value=MAX_COUNT, label=f"{label} coupons counted remaining",
                 help_text=f"The ledger expects {expected:,}.")
         self.fields = {**counted, **self.fields}
         self.field("kept_in").queryset = StorageLocation.objects.filter(
@@ -295,9 +296,9 @@ class ReturnForm(FacilityForm):
 
 class ProcessForm(FacilityForm):
     gaming_date = forms.DateField(widget=DATE)
-    counted_returned = forms.IntegerField(min_value=0, label="Returned coupons counted")
-    counted_voided = forms.IntegerField(min_value=0, label="Voided coupons counted")
-    counted_redeemed = forms.IntegerField(min_value=0, label="Redeemed coupons counted")
+    counted_returned = forms.IntegerField(min_value=0, max_value=MAX_COUNT, label="Returned coupons counted")
+    counted_voided = forms.IntegerField(min_value=0, max_value=MAX_COUNT, label="Voided coupons counted")
+    counted_redeemed = forms.IntegerField(min_value=0, max_value=MAX_COUNT, label="Redeemed coupons counted")
     restock_location = forms.ModelChoiceField(queryset=StorageLocation.objects.none(), required=False,
                                               label="Returned coupons go back to",
                                               help_text="Approved locked finance area, § 525.21(i)")
@@ -341,7 +342,7 @@ class LedgerFilterForm(FacilityForm):
     series = forms.ModelChoiceField(queryset=CouponSeries.objects.none(), required=False)
     denomination = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Denomination")
     state = forms.ChoiceField(required=False, label="State")
-    serial = forms.IntegerField(required=False, min_value=0, label="Serial number")
+    serial = forms.IntegerField(required=False, min_value=0, max_value=MAX_SERIAL, label="Serial number")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         from coupons.models import CouponState, LedgerLine
@@ -355,6 +356,12 @@ class LedgerFilterForm(FacilityForm):
         values = sorted(set(CouponSeries.objects.filter(facility=self.facility).values_list(
             "denomination_cents", flat=True)))
         self.field("denomination").choices = [("", "Any"), *((v, format_cents(v)) for v in values)]
+
+    def clean_date_from(self) -> Any:
+        return require_filter_day(self.cleaned_data.get("date_from"), "the first day")
+
+    def clean_date_to(self) -> Any:
+        return require_filter_day(self.cleaned_data.get("date_to"), "the last day")
 
     def filters(self) -> dict[str, Any]:
         if not self.is_valid():

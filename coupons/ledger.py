@@ -18,6 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
+from compliance.bounds import MAX_SERIAL
 from compliance.models import Facility, regulated_bulk_create
 from coupons import ranges as spans_
 from coupons.days import day_words
@@ -114,6 +115,8 @@ def move(
     gaming day, or ``on``)."""
     accepted = set(from_states)
     spans = spans_.merge(spans)
+    if any(first < 0 or last > MAX_SERIAL for first, last in spans):
+        raise ValidationError(f"Serial numbers run from 0 to {MAX_SERIAL:,}; check the serials entered.")
     rows = list(
         CouponRange.objects.select_for_update(of=("self",))
         .filter(overlapping(spans), series=series, closed_by__isnull=True)

@@ -9,12 +9,14 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from compliance.bounds import MAX_SERIAL
+
 __all__ = ["Span", "clip", "count", "describe", "merge", "parse_issue", "parse_serials", "subtract"]
 
 Span = tuple[int, int]  # first and last serial, inclusive
 
-_RANGE = re.compile(r"^(\d+)\s*(?:-|–|—|to|\.\.)\s*(\d+)$", re.IGNORECASE)
-_ONE = re.compile(r"^(\d+)$")
+_RANGE = re.compile(r"^(\d+)\s*(?:-|–|—|to|\.\.)\s*(\d+)$", re.IGNORECASE | re.ASCII)
+_ONE = re.compile(r"^(\d+)$", re.ASCII)
 
 
 def parse_serials(text: str, series: Any) -> list[Span]:
@@ -43,6 +45,9 @@ def parse_serials(text: str, series: Any) -> list[Span]:
             )
         if first > last:
             raise ValidationError(f"“{token}”: the first serial is after the last one.")
+        if last > MAX_SERIAL:
+            raise ValidationError(f"“{token}” is longer than any printed serial number (at most {len(str(MAX_SERIAL))} "
+                                  f"digits); check the serial entered.")
         spans.append((first, last))
     if not spans:
         raise ValidationError("Enter at least one serial number or range.")

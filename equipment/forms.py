@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 
+from compliance.bounds import require_filter_day
 from compliance.gaming_day import gaming_day
 from equipment.models import DeckSet, DiceMethod, EquipmentRequirement, Malfunction, RemovalReason
 
@@ -49,11 +50,11 @@ class _WithDealer(_SignedForm):
 
 class DiceChangeForm(_WithDealer):
     reason = forms.ChoiceField(label="Why the set in play leaves play", choices=_DICE_REASONS, required=False)
-    dice_lost = forms.IntegerField(label="Dice lost off the table", min_value=0, initial=0, required=False)
+    dice_lost = forms.IntegerField(label="Dice lost off the table", min_value=0, max_value=99, initial=0, required=False)
     note = forms.CharField(label="Note on the removed set", required=False, widget=forms.Textarea(attrs={"rows": 2}))
     identifiers = forms.CharField(label="New dice: serial numbers or lot", max_length=300)
     colours = forms.CharField(label="Colours", max_length=100, required=False)
-    dice_count = forms.IntegerField(label="Number of dice", min_value=1)
+    dice_count = forms.IntegerField(label="Number of dice", min_value=1, max_value=99)
     field_order = [
         "reason",
         "dice_lost",
@@ -120,7 +121,7 @@ class InspectionForm(_SignedForm):
     )
     automated_shaker_in_use = forms.BooleanField(label="An automated dice shaker is in use", required=False)
     shaker_operations = forms.IntegerField(
-        label="Times the shaker was operated", min_value=0, initial=0, required=False
+        label="Times the shaker was operated", min_value=0, max_value=99, initial=0, required=False
     )
     shaker_tossed_properly = forms.BooleanField(label="The dice were properly tossed each time", required=False)
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
@@ -154,6 +155,12 @@ class DiceMethodForm(forms.Form):
 class ReportPeriodForm(forms.Form):
     start = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
     end = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+
+    def clean_start(self) -> Any:
+        return require_filter_day(self.cleaned_data.get("start"), "the first day")
+
+    def clean_end(self) -> Any:
+        return require_filter_day(self.cleaned_data.get("end"), "the last day")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from compliance.actors import acts_as_system, acts_as_user
+from compliance.bounds import require_count, require_day_between, years
 from compliance.models import Facility
 from compliance.roles import Capability, require_capability
 from compliance.services import record_sign
@@ -167,6 +168,9 @@ def finance_day_process(
     """
     require_capability(user, Capability.PROCESS_FINANCE_DAY)
     not_in_future(facility, gaming_date, "Finance processes a gaming day once it has happened, not")
+    require_day_between(gaming_date, today(facility) - years(1), today(facility), "the gaming day processed")
+    for count, what in ((counted_returned, "returned"), (counted_voided, "voided"), (counted_redeemed, "redeemed")):
+        require_count(count, f"the count of {what} coupons")
     lock_facility(facility)
     _require_next_in_order(facility, gaming_date)
     figures = day_figures(facility, gaming_date)

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from compliance.actors import acts_as_user
+from compliance.bounds import require_count, require_day_between, years
 from compliance.models import Facility
 from compliance.roles import Capability, require_capability
 from compliance.services import CoSigner, record_cosign, record_sign
@@ -53,8 +54,11 @@ def requisition_prepare(
     prepared_on = prepared_on or today(facility)
     if quantity <= 0:
         raise ValidationError("Enter how many coupons are needed.")
+    require_count(quantity, "the quantity requested", minimum=1)
     if needed_for < prepared_on:
         raise ValidationError("The date the coupons are needed is before the date the requisition is prepared.")
+    # An estimate for a gaming day or a promotion (§ 525.21(g)): within the coming year.
+    require_day_between(needed_for, prepared_on, prepared_on + years(1), "the date the coupons are needed")
     requisition = create(
         CouponRequisition, user, facility=facility, program=program, prepared_on=prepared_on, needed_for=needed_for,
         promotion=promotion, denomination_cents=denomination_cents, quantity=quantity,

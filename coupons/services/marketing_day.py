@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from compliance.actors import acts_as_user
+from compliance.bounds import require_day_between, years
 from compliance.models import Facility, regulated_bulk_create
 from compliance.roles import Capability, has_capability, require_capability
 from compliance.services import CoSigner, record_cosign, record_sign
@@ -199,6 +200,8 @@ def return_record(
     returned_on = returned_on or today(facility)
     not_in_future(facility, gaming_date, "Coupons are returned on the gaming day they go back to finance, not")
     not_in_future(facility, returned_on, "Coupons are returned on the day they go back to finance, not")
+    require_day_between(gaming_date, today(facility) - years(1), today(facility), "the gaming day of the return")
+    require_day_between(returned_on, gaming_date, today(facility), "the date returned")
     if reconciliation is None:
         # The form's own return is part of closing the day; any other return needs the day open.
         marketing_day_open(facility, gaming_date)

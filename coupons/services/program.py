@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from compliance.actors import acts_as_user
+from compliance.bounds import EARLIEST_DAY, require_count, require_day_between, years
 from compliance.models import Facility, Game
 from compliance.roles import Capability, require_capability
 from compliance.services import record_sign
@@ -43,6 +44,7 @@ def approval_record(
         series = None
     if approved_on > today(facility):
         raise ValidationError("The approval date is in the future.")
+    require_day_between(approved_on, EARLIEST_DAY, today(facility), "the approval date")
     approval = create(
         ProgramApproval, user, facility=facility, program=program, kind=kind, approved_on=approved_on,
         reference=reference.strip(), series=series, notes=notes,
@@ -95,6 +97,10 @@ def series_create(
 ) -> CouponSeries:
     """A coupon series with what § 525.21(c) requires each coupon to show."""
     require_capability(user, Capability.RECORD_COUPON_RECEIPT)
+    # A series already expired when recorded could never be used; one printed to last decades is a typo.
+    now = today(facility)
+    require_day_between(expires_on, now, now + years(10), "the expiry date printed on the coupon")
+    require_count(denomination_cents, "the denomination in cents", maximum=100_000_000)
     _require_series_rules(denomination_cents=denomination_cents, games=games, wager_restrictions=wager_restrictions,
                           value_visible_on_surveillance=value_visible_on_surveillance, has_chip_area=has_chip_area)
     if CouponSeries.objects.filter(facility=facility, code=code).exists():
@@ -124,6 +130,8 @@ def location_create(
 ) -> StorageLocation:
     """A storage area the Bureau of Casino Compliance approved (§ 525.21(i), (k))."""
     require_capability(user, Capability.APPROVE_COUPON_PROGRAM)
+    if bcc_approved_on is not None:
+        require_day_between(bcc_approved_on, EARLIEST_DAY, today(facility), "the Bureau's approval date")
     if StorageLocation.objects.filter(facility=facility, name=name).exists():
         raise ValidationError(f"There is already a location called {name}.")
     return StorageLocation.objects.create(

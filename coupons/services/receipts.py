@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from compliance.actors import acts_as_system, acts_as_user
+from compliance.bounds import MAX_SERIAL, require_count, require_day_between, years
 from compliance.models import Facility, regulated_bulk_create
 from compliance.roles import Capability, require_capability
 from compliance.services import CoSigner, record_cosign, record_sign
@@ -59,8 +60,15 @@ def invoice_serials_reversed(first: int, last: int) -> str:
 
 def _require_receivable(*, series: CouponSeries, received_on: date, source: str, location: StorageLocation | None,
                         invoice_first_serial: int, invoice_last_serial: int, received: Sequence[Span]) -> None:
-    if received_on > today(series.facility):
+    now = today(series.facility)
+    if received_on > now:
         raise ValidationError("The date received is in the future.")
+    # Coupons are recorded as they arrive (§ 525.21(f)(1)); a receipt a year old is a typing error.
+    require_day_between(received_on, now - years(1), now, "the date received")
+    for serial, what in ((invoice_first_serial, "first"), (invoice_last_serial, "last")):
+        if not 0 <= serial <= MAX_SERIAL:
+            raise ValidationError(f"The invoice's {what} serial ({serial:,}) is not a printed serial number (0 to "
+                                  f"{MAX_SERIAL:,}); enter it as printed on the invoice.")
     if source == CouponReceipt.Source.INTERNAL:
         # § 525.21(p): coupons may be printed in house only under approved production controls.
         require_gates(series, received_on, internal_print=True)
@@ -125,6 +133,7 @@ def receipt_record(
     _require_receivable(series=series, received_on=received_on, source=source, location=location,
                         invoice_first_serial=invoice_first_serial, invoice_last_serial=invoice_last_serial,
                         received=received)
+    require_count(invoice_quantity, "the quantity on the invoice", minimum=1)
     received = spans_.merge(received)
     if not received:
         raise ValidationError("Enter the serials received.")

@@ -8,6 +8,7 @@ from typing import Any, ClassVar, TypeVar
 from django.http import Http404
 from django.views.generic import TemplateView
 
+from compliance.bounds import EARLIEST_DAY, LATEST_DAY
 from compliance.roles import Capability
 from compliance.services import CoSigner
 from compliance.views import CapabilityRequiredMixin, ServiceFormView
@@ -20,10 +21,14 @@ T = TypeVar("T")
 
 
 def parse_day(value: str) -> date:
+    """A gaming day in an address (``2026-11-03``): a day this system can hold a record for, else 404."""
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError:
         raise Http404("Not a date") from None
+    if not EARLIEST_DAY <= day <= LATEST_DAY:
+        raise Http404("No gaming day of this system")
+    return day
 
 
 def found(record: T | None, what: str = "record") -> T:
