@@ -266,7 +266,7 @@ class AuditFilterMixin(CapabilityRequiredMixin):
     citation = "525.21(r)"
 
     def filtered_events(self) -> tuple[AuditFilterForm, Any]:
-        form = AuditFilterForm(self.request.GET or None, models=_audit_models())
+        form = AuditFilterForm(self.request.GET or None, models=_audit_models(), facility=self.facility)
         filters: dict[str, Any] = {}
         if form.is_valid():
             data = form.cleaned_data
