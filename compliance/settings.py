@@ -66,6 +66,7 @@ if DJANGO_ENV == "test":
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "compliance.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
