@@ -100,6 +100,11 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": env_database("DATABASE_URL", str(VAR_DIR / "compliance.sqlite3"))}
+# PostgreSQL: the role that owns the tables, for `manage.py db_roles --migrate` (deploy step only). The
+# application never connects with it: DATABASE_URL names a role that owns nothing (docs/foundation.md).
+DATABASE_OWNER = env_database("DATABASE_OWNER_URL", "") if env_str("DATABASE_OWNER_URL") else None
+if DATABASE_OWNER and DATABASE_OWNER["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfiguredEnv("DATABASE_OWNER_URL must be a postgres:// URL (the embedded SQLite has no roles)")
 if str(DATABASES["default"]["ENGINE"]).endswith("sqlite3"):
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

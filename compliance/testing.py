@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 def _reachable(host: str, port: int) -> bool:
@@ -25,6 +27,26 @@ os.environ.pop("REDIS_URL", None)
 if not os.environ.get("DATABASE_URL") and _reachable("127.0.0.1", 5432):
     os.environ["DATABASE_URL"] = "postgres://postgres@127.0.0.1:5432/compliance"
 os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
+
+
+@contextmanager
+def behind_the_applications_back() -> Iterator[None]:
+    """Tamper as the database owner would, for tests of what notices tampering: inside this block the
+    triggers (append-only, signed-frozen) are off for the test's connection, which is a superuser.
+
+    The application's own role cannot do this (``SET session_replication_role`` needs a superuser);
+    ``tests/compliance/test_database_guarantees.py`` proves it.
+    """
+    from django.db import connection, transaction
+
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL session_replication_role = replica")
+        yield
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL session_replication_role = DEFAULT")
 
 
 def pytest_report_header(config: object) -> list[str]:

@@ -1,0 +1,217 @@
+"""What PostgreSQL refuses by itself: signed records frozen, and the application's role held to least privilege.
+
+The suite's own connection is the owner of the test database (pytest-django creates, migrates and
+flushes it). The tests of the application role run ``manage.py db_roles`` on the migrated test database
+and then act as that role: most inside the test's transaction with ``SET LOCAL ROLE`` (privileges are
+checked against the current role, so the refusals are the ones a login as that role meets, and nothing
+needs a flush); one test logs in as the role for real over a second connection.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.utils import timezone
+
+from compliance.db_guarantees import append_only_tables, regulated_models, unsigned_marker_columns
+from compliance.services import signature_sign
+from equipment.models import DiceSet
+from tests.factories import GamingTableFactory
+from tests.testapp.models import TwoPersonForm
+
+pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's own guarantees")
+
+
+@pytest.fixture
+def signed_form(facility: Any, marketing_supervisor: Any, password: str, as_user: Any) -> TwoPersonForm:
+    with as_user(marketing_supervisor):
+        form = TwoPersonForm.objects.create(facility=facility, note="Saturday promotion", quantity=500)
+    signature_sign(record=form, slot="prepared", user=marketing_supervisor, password=password)
+    return form
+
+
+@pytest.fixture
+def signed_dice(facility: Any, dealer: Any, floorperson: Any, password: str, as_user: Any) -> DiceSet:
+    table = GamingTableFactory(facility=facility)
+    now = timezone.now()
+    with as_user(dealer):
+        dice = DiceSet.objects.create(
+            facility=facility, table=table, placed_at=now, due_at=now + timedelta(hours=24), floorperson=floorperson,
+            dealer=dealer, identifiers="A-1 to A-5", dice_count=5, container="box",
+        )
+    signature_sign(record=dice, slot="dealer", user=dealer, password=password)
+    return dice
+
+
+def _execute(sql: str, params: list[Any] | None = None) -> None:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+# --- signed means frozen (any role) -------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_every_regulated_table_carries_the_signed_frozen_trigger():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tgrelid::regclass::text FROM pg_trigger WHERE tgname LIKE '%%_signed_frozen'")
+        guarded = {row[0] for row in cursor.fetchall()}
+    assert guarded == {model._meta.db_table for model in regulated_models()}
+
+
+@pytest.mark.django_db
+def test_the_unsigned_marker_columns_are_the_named_ones():
+    assert unsigned_marker_columns() == {
+        "coupons_formcorrection": ["applied_on"],
+        "equipment_deckset": ["removed_at"],
+        "equipment_diceset": ["removed_at"],
+    }
+
+
+@pytest.mark.django_db
+def test_the_database_refuses_to_update_or_delete_a_signed_record(signed_form):
+    with pytest.raises(IntegrityError, match="is signed: UPDATE refused"):
+        _execute("UPDATE testapp_twopersonform SET quantity = 1 WHERE id = %s", [signed_form.pk])
+    with pytest.raises(IntegrityError, match="is signed: DELETE refused"):
+        _execute("DELETE FROM testapp_twopersonform WHERE id = %s", [signed_form.pk])
+    assert TwoPersonForm.objects.get(pk=signed_form.pk).quantity == 500
+
+
+@pytest.mark.django_db
+def test_an_unsigned_record_can_still_be_changed(facility, marketing_supervisor, as_user):
+    with as_user(marketing_supervisor):
+        form = TwoPersonForm.objects.create(facility=facility, note="draft", quantity=5)
+    _execute("UPDATE testapp_twopersonform SET quantity = 6 WHERE id = %s", [form.pk])
+    assert TwoPersonForm.objects.get(pk=form.pk).quantity == 6
+
+
+@pytest.mark.django_db
+def test_only_the_unsigned_marker_of_a_signed_record_may_change(signed_dice):
+    signed_dice.mark_removed(timezone.now())
+    with pytest.raises(IntegrityError, match="is signed: UPDATE refused"):
+        _execute("UPDATE equipment_diceset SET removed_at = now(), dice_count = 4 WHERE id = %s", [signed_dice.pk])
+    assert DiceSet.objects.get(pk=signed_dice.pk).removed_at is not None
+
+
+# --- the application's role ---------------------------------------------------------------------------
+
+
+def _app_role() -> str:
+    return f"{connection.settings_dict['NAME'][-50:]}_app"
+
+
+@pytest.fixture
+def app_role(db: Any) -> str:
+    """``db_roles`` run on the test database (inside the test's transaction): the application's role."""
+    role = _app_role()
+    call_command("db_roles", role=role, password="", verbosity=0)
+    return role
+
+
+def _as_app(role: str, sql: str, params: list[Any] | None = None) -> list[Any]:
+    """Run ``sql`` as the application role (a savepoint: a refusal leaves the test's transaction usable)."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f'SET LOCAL ROLE "{role}"')
+        cursor.execute(sql, params)
+        rows = cursor.fetchall() if cursor.description else []
+        cursor.execute("RESET ROLE")
+    return rows
+
+
+def _refused(role: str, sql: str, error: type[Exception] = psycopg.errors.InsufficientPrivilege,
+             params: list[Any] | None = None) -> str:
+    with pytest.raises(DatabaseError) as refusal:
+        _as_app(role, sql, params)
+    assert isinstance(refusal.value.__cause__, error), refusal.value
+    return str(refusal.value)
+
+
+def test_the_application_role_owns_nothing_and_is_no_superuser(app_role):
+    assert _as_app(
+        app_role,
+        "SELECT rolsuper, rolcreaterole, rolcreatedb, rolbypassrls, "
+        "(SELECT count(*) FROM pg_class WHERE relowner = r.oid) FROM pg_roles r WHERE rolname = current_user",
+    ) == [(False, False, False, False, 0)]
+    _refused(app_role, "CREATE TABLE evil (id int)")
+
+
+def test_the_application_role_cannot_disable_a_trigger(app_role):
+    for table in ("compliance_signature", "compliance_auditevent", "coupons_ledgerline", "testapp_twopersonform"):
+        assert "must be owner" in _refused(app_role, f"ALTER TABLE {table} DISABLE TRIGGER ALL")
+
+
+def test_the_application_role_cannot_switch_triggers_off_for_its_session(app_role):
+    _refused(app_role, "SET session_replication_role = replica")
+
+
+def test_the_application_role_cannot_truncate(app_role):
+    for table in ("compliance_signature", "compliance_auditevent", "coupons_ledgerline", "coupons_couponrange",
+                  "testapp_twopersonform", "testapp_historicaltwopersonform", "django_session"):
+        _refused(app_role, f"TRUNCATE {table}")
+
+
+def test_the_application_role_may_only_add_to_the_append_only_tables(app_role):
+    tables = append_only_tables()
+    assert {"compliance_signature", "compliance_auditevent", "coupons_ledgerline",
+            "testapp_historicaltwopersonform"} <= set(tables)
+    for table in tables:
+        _refused(app_role, f'UPDATE "{table}" SET id = id WHERE false')  # noqa: S608 (a table name of ours)
+        _refused(app_role, f'DELETE FROM "{table}" WHERE false')  # noqa: S608
+        assert _as_app(app_role, "SELECT has_table_privilege(current_user, %s, 'SELECT, INSERT')", [table]) == [
+            (True,)
+        ]
+
+
+def test_the_application_role_cannot_change_or_delete_a_signed_record(app_role, signed_form, signed_dice):
+    error = psycopg.errors.IntegrityConstraintViolation
+    form_sql = "UPDATE testapp_twopersonform SET quantity = 1 WHERE id = %s"
+    assert "is signed" in _refused(app_role, form_sql, error, [signed_form.pk])
+    assert "is signed" in _refused(app_role, "DELETE FROM testapp_twopersonform WHERE id = %s", error, [signed_form.pk])
+    dice_sql = "UPDATE equipment_diceset SET identifiers = 'X' WHERE id = %s"
+    assert "is signed" in _refused(app_role, dice_sql, error, [signed_dice.pk])
+
+
+def test_the_application_role_may_set_the_unsigned_marker_of_a_signed_record(app_role, signed_dice):
+    _as_app(app_role, "UPDATE equipment_diceset SET removed_at = now() WHERE id = %s", [signed_dice.pk])
+    assert DiceSet.objects.get(pk=signed_dice.pk).removed_at is not None
+
+
+def test_db_roles_runs_again_without_change(app_role):
+    grants = (
+        "SELECT table_name, privilege_type FROM information_schema.role_table_grants "
+        "WHERE grantee = current_user ORDER BY 1, 2"
+    )
+    before = _as_app(app_role, grants)
+    call_command("db_roles", role=app_role, password="", verbosity=0)
+    assert _as_app(app_role, grants) == before
+    assert not [grant for grant in before if grant[1] in {"TRUNCATE", "TRIGGER", "REFERENCES"}]
+
+
+def test_db_roles_refuses_to_make_the_owner_the_application_role(db):
+    with pytest.raises(CommandError, match="must differ from the owner"):
+        call_command("db_roles", role=connection.settings_dict["USER"], password="", verbosity=0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_application_role_logs_in_and_is_refused_as_a_connection_of_its_own():
+    role = _app_role()
+    call_command("db_roles", role=role, password="", verbosity=0)
+    settings = connection.settings_dict
+    try:
+        with psycopg.connect(dbname=settings["NAME"], user=role, host=settings["HOST"] or None,
+                             port=settings["PORT"] or None, autocommit=True) as app:
+            assert app.execute("SELECT count(*) FROM compliance_facility").fetchone() is not None
+            for statement in ("SET session_replication_role = replica", "TRUNCATE compliance_signature",
+                              "ALTER TABLE compliance_signature DISABLE TRIGGER ALL",
+                              "DELETE FROM compliance_auditevent"):
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    app.execute(statement)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f'DROP OWNED BY "{role}"')
+            cursor.execute(f'DROP ROLE "{role}"')
