@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: run test install lint typecheck pytest browser-deps services bench clean
+.PHONY: run test install lint typecheck pytest browser-deps services bench clean db-roles
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,11 @@ run: install
 	@echo "  Sign in with a demo login printed above (new passwords: $(PY) manage.py seed_demo --reset-passwords)."
 	@echo ""
 	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py runserver 127.0.0.1:8000
+
+# PostgreSQL deploy step: migrate as DATABASE_OWNER_URL, then (re)grant the role of DATABASE_URL only what the
+# application needs (docs/foundation.md, "What the database refuses"). Idempotent; run after every upgrade.
+db-roles: install
+	$(PY) manage.py db_roles --migrate
 
 # Headless Chromium for the browser tests comes from Debian's package (root on the dev and CI machines).
 browser-deps:
