@@ -1,8 +1,8 @@
 """The keyed hash chain (issue 9, item 3): rows sealed at insert, linked in batches, verified.
 
 Rows are altered "behind the application's back" as the tables' owner would: raw SQL with the
-append-only triggers switched off for the test's transaction (``session_replication_role = replica``,
-open to the superuser the tests connect as).
+append-only and signed-frozen triggers switched off for the test's transaction
+(``compliance.testing.behind_the_applications_back``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from compliance.documents import signature_block
 from compliance.models import AuditEvent, ChainLink, Signature
 from compliance.models.chain import decode_ids
 from compliance.tasks import verify_audit_chain
+from compliance.testing import behind_the_applications_back
 from coupons.models import LedgerLine
 from tests.coupons import conftest as coupon_fixtures
 
@@ -41,10 +42,8 @@ pytestmark = pytest.mark.skipif(
 
 
 def _behind_the_apps_back(sql: str, params: list[Any]) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL session_replication_role = replica")
+    with behind_the_applications_back(), connection.cursor() as cursor:
         cursor.execute(sql, params)
-        cursor.execute("SET LOCAL session_replication_role = origin")
 
 
 def _verify() -> tuple[bool, str]:
