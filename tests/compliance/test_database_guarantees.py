@@ -197,21 +197,27 @@ def test_db_roles_refuses_to_make_the_owner_the_application_role(db):
         call_command("db_roles", role=connection.settings_dict["USER"], password="", verbosity=0)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_the_application_role_logs_in_and_is_refused_as_a_connection_of_its_own():
+@pytest.fixture(scope="session")
+def committed_app_role(django_db_setup: Any, django_db_blocker: Any) -> Any:
+    """The role and its grants committed to the test database (no rows: a flush leaves them), so a
+    second connection can log in as it while the test's own transaction stays open."""
     role = _app_role()
-    call_command("db_roles", role=role, password="", verbosity=0)
+    with django_db_blocker.unblock():
+        call_command("db_roles", role=role, password="", verbosity=0)
+    yield role
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(f'DROP OWNED BY "{role}"')
+        cursor.execute(f'DROP ROLE "{role}"')
+
+
+@pytest.mark.django_db
+def test_the_application_role_logs_in_and_is_refused_as_a_connection_of_its_own(committed_app_role):
     settings = connection.settings_dict
-    try:
-        with psycopg.connect(dbname=settings["NAME"], user=role, host=settings["HOST"] or None,
-                             port=settings["PORT"] or None, autocommit=True) as app:
-            assert app.execute("SELECT count(*) FROM compliance_facility").fetchone() is not None
-            for statement in ("SET session_replication_role = replica", "TRUNCATE compliance_signature",
-                              "ALTER TABLE compliance_signature DISABLE TRIGGER ALL",
-                              "DELETE FROM compliance_auditevent"):
-                with pytest.raises(psycopg.errors.InsufficientPrivilege):
-                    app.execute(statement)
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute(f'DROP OWNED BY "{role}"')
-            cursor.execute(f'DROP ROLE "{role}"')
+    with psycopg.connect(dbname=settings["NAME"], user=committed_app_role, host=settings["HOST"] or None,
+                         port=settings["PORT"] or None, autocommit=True) as app:
+        assert app.execute("SELECT count(*) FROM compliance_facility").fetchone() is not None
+        for statement in ("SET session_replication_role = replica", "TRUNCATE compliance_signature",
+                          "ALTER TABLE compliance_signature DISABLE TRIGGER ALL",
+                          "DELETE FROM compliance_auditevent"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                app.execute(statement)
