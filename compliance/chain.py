@@ -3,7 +3,8 @@
 Rows are sealed at insert (:class:`compliance.models.Sealed`, one HMAC per row, no lock). Here:
 
 * :func:`chain_link` joins a table's unlinked rows to its chain in one :class:`ChainLink` (Celery beat
-  every minute, and on demand). Only linkers wait on each other (a row lock on the chain's head); an
+  every minute, and on demand). Only linkers wait on each other (a PostgreSQL advisory lock per chain:
+  the application's role may not UPDATE chain links, so it cannot ``SELECT … FOR UPDATE`` them); an
   insert never waits. Rows are found by id above the chain's ``floor``, minus the ids the links above
   the floor already cover, so a row whose transaction commits after a higher id was linked is linked
   by the next run, once (the floor rises only past links older than every running transaction).
@@ -85,12 +86,20 @@ def _unlinked(model: type[Sealed], label: str, floor: int) -> list[tuple[int, st
     return [(pk, seal) for pk, seal in rows.iterator(chunk_size=5000) if pk not in covered][:BATCH]
 
 
+def _take_turns(label: str) -> None:
+    """Linkers of one chain take turns until their transaction ends; inserts never ask. (SQLite has one
+    writer at a time; the unique sequence catches the rest.)"""
+    if connection.vendor == "postgresql":
+        key = int.from_bytes(hashlib.sha256(f"audit-chain:{label}".encode()).digest()[:8], "big", signed=True)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
 @transaction.atomic
 def chain_link(model: type[Sealed]) -> ChainLink | None:
     """Join the model's unlinked rows to its chain in one new link (``None``: nothing to link)."""
     label = model.chain_label()
-    # Linkers of one chain take turns on its head; inserts never touch it.
-    list(ChainLink.objects.select_for_update().filter(chain=label).order_by("-sequence")[:1])
+    _take_turns(label)
     head = ChainLink.objects.filter(chain=label).order_by("-sequence").first()
     floor = head.floor if head else 0
     batch = _unlinked(model, label, floor)

@@ -259,3 +259,18 @@ def test_seals_need_the_key(settings: Any) -> None:
     first = line.compute_seal()
     settings.AUDIT_CHAIN_KEY = "another key"
     assert line.compute_seal() != first
+
+
+@pytest.mark.django_db
+def test_the_application_role_links_and_verifies_with_only_select_and_insert(facility, compliance_officer):
+    """Chain links are append-only: the application's role may only read and add them (no UPDATE, so
+    no ``SELECT … FOR UPDATE``); linking and verifying must work as that role."""
+    role = f"{connection.settings_dict['NAME'][-50:]}_app"
+    call_command("db_roles", role=role, password="", verbosity=0)
+    with acting_as(compliance_officer):
+        AuditEvent.log(facility, action=AuditEvent.Action.CHANGED, actor=compliance_officer)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f'SET LOCAL ROLE "{role}"')
+        assert chain_link_all() >= 1
+        assert chain_verify().intact
+        cursor.execute("RESET ROLE")
