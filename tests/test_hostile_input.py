@@ -88,11 +88,12 @@ def _sane(name: str, field: Any) -> Any:
     """A value the field accepts, so the form reaches its service and one hostile field is tested there."""
     from django import forms
 
+    queryset: Any = getattr(field, "queryset", None)
     if isinstance(field, forms.ModelMultipleChoiceField):
-        first = field.queryset.first()
+        first = queryset.first()
         return [first.pk] if first is not None else []
     if isinstance(field, forms.ModelChoiceField):
-        first = field.queryset.first()
+        first = queryset.first()
         return first.pk if first is not None else ""
     if isinstance(field, forms.BooleanField):
         return "on"
@@ -101,7 +102,8 @@ def _sane(name: str, field: Any) -> Any:
     if isinstance(field, forms.IntegerField):
         return "1"
     if isinstance(field, forms.ChoiceField):
-        choices = [value for value, _ in field.choices if value not in ("", None)]
+        options: Any = field.choices
+        choices = [value for value, _ in options if value not in ("", None)]
         return choices[0] if choices else ""
     widget = getattr(field, "widget", None)
     if isinstance(widget, forms.PasswordInput):
