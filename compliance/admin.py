@@ -1,6 +1,10 @@
 """Administration of the registers (people, facilities, games, tables); history kept for every change.
 
-Signatures and audit events are shown read-only: they are append-only by design.
+Signatures and audit events are shown read-only: they are append-only by design. An administrator
+cannot give themselves more power: their own roles, permissions, staff and superuser status and
+facilities are changed by another administrator (refused here in words, and by the guards in
+``compliance.signals`` whatever the path). A password they set for someone is temporary
+(``compliance.accounts``).
 """
 
 from __future__ import annotations
@@ -15,8 +19,41 @@ from django.contrib.auth.models import User
 from django.http import HttpRequest
 from simple_history.admin import SimpleHistoryAdmin
 
+from compliance.accounts import own_change_refused
 from compliance.models import AuditEvent, Department, Facility, Game, GamingTable, Profile, Signature
-from compliance.roles import role_department_refusal
+from compliance.roles import role_combination_refusal, role_department_refusal
+
+_OWN_ACCOUNT_FIELDS = {
+    "groups": "roles",
+    "user_permissions": "permissions",
+    "is_superuser": "superuser status",
+    "is_staff": "staff status",
+}
+
+
+
+
+class OwnFacilitiesFormSet(forms.BaseInlineFormSet):
+    """The profile below a person's account: the editor's own facilities are not theirs to change."""
+
+    editor_id: int | None = None
+
+    def clean(self) -> None:
+        super().clean()
+        for form in self.forms:
+            profile = form.instance
+            if profile.pk and profile.user_id == self.editor_id and "facilities" in form.changed_data:
+                raise forms.ValidationError(own_change_refused(self.editor_id, ["facilities"]))
+
+
+class ProfileForm(forms.ModelForm):
+    editor_id: int | None = None
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if self.instance.pk and self.instance.user_id == self.editor_id and "facilities" in self.changed_data:
+            raise forms.ValidationError(own_change_refused(self.editor_id, ["facilities"]))
+        return cleaned
 
 
 class NoDeleteHistoryAdmin(SimpleHistoryAdmin):
@@ -36,10 +73,16 @@ class DepartmentAdmin(NoDeleteHistoryAdmin):
 
 @admin.register(Profile)
 class ProfileAdmin(NoDeleteHistoryAdmin):
+    form = ProfileForm
     list_display = ["full_name", "credential_number", "department", "active"]
     list_filter = ["department", "active", "facilities"]
     search_fields = ["full_name", "credential_number", "user__username"]
     filter_horizontal = ["facilities"]
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        form = super().get_form(request, obj, change=change, **kwargs)
+        form.editor_id = request.user.pk
+        return form
 
 
 @admin.register(Game)
@@ -83,10 +126,16 @@ class ProfileInline(admin.StackedInline):
     """A person's regulated identity, edited with their account: name, credential, department, facilities."""
 
     model = Profile
+    formset = OwnFacilitiesFormSet
     can_delete = False
     filter_horizontal = ["facilities"]
     extra = 1
     max_num = 1
+
+    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+        formset = super().get_formset(request, obj, **kwargs)
+        formset.editor_id = request.user.pk  # type: ignore[attr-defined]
+        return formset
 
 
 admin.site.unregister(User)
@@ -94,18 +143,28 @@ admin.site.unregister(User)
 
 class PersonChangeForm(UserChangeForm):
     """The account form, which also says in words when the roles chosen do not fit the department chosen
-    in the profile below it (a role is held only by a member of its department)."""
+    in the profile below it (a role is held only by a member of its department), when the administrator
+    role is combined with a role that signs, and when the editor changes their own roles or status."""
+
+    editor_id: int | None = None
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
+        if self.instance.pk and self.instance.pk == self.editor_id:
+            own = [label for name, label in _OWN_ACCOUNT_FIELDS.items() if name in self.changed_data]
+            if own:
+                raise forms.ValidationError(own_change_refused(self.editor_id, own))
         groups = cleaned.get("groups")
+        if groups is None:
+            return cleaned
+        profile = getattr(self.instance, "profile", None) if self.instance.pk else None
+        who = self.data.get("profile-0-full_name") or getattr(profile, "full_name", "") or "This person"
+        names = [g.name for g in groups]
         department = self._department()
-        if groups is not None and department is not None:
-            profile = getattr(self.instance, "profile", None) if self.instance.pk else None
-            who = self.data.get("profile-0-full_name") or getattr(profile, "full_name", "") or "This person"
-            refusal = role_department_refusal([g.name for g in groups], department.code, who=who)
-            if refusal:
-                raise forms.ValidationError(refusal)
+        refusal = role_combination_refusal(names, who=who) or (
+            role_department_refusal(names, department.code, who=who) if department is not None else "")
+        if refusal:
+            raise forms.ValidationError(refusal)
         return cleaned
 
     def _department(self) -> Department | None:
@@ -125,6 +184,11 @@ class PersonAdmin(UserAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # people who signed records stay; deactivate them instead
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        form = super().get_form(request, obj, change=change, **kwargs)
+        form.editor_id = request.user.pk  # type: ignore[attr-defined]
+        return form
 
     @admin.display(description="Full name")
     def full_name(self, user: Any) -> str:

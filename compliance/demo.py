@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 
+from compliance.accounts import needs_second_factor, totp_secret
+from compliance.actors import acting_as
 from compliance.models import Department, Facility, Game, GamingTable, Profile
 from compliance.roles import Role
 from compliance.services import profile_create
@@ -58,6 +61,27 @@ class DemoLogin:
     password: str
     role: str
     full_name: str
+    totp_secret: str = ""
+
+
+def _demo_password(user: Any, password: str) -> None:
+    """A demo password counts as the person's own (set acting as them): a newcomer trying the demo signs
+    in and signs at once. A real person's password set by someone else is temporary (compliance.accounts)."""
+    with acting_as(user):
+        user.set_password(password)
+        user.save(update_fields=["password"])
+
+
+def _demo_totp(user: Any) -> str:
+    """The TOTP secret of the person's confirmed demo authenticator ("" for roles that need none)."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    if not needs_second_factor(user):
+        return ""
+    device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+    if device is None:
+        device = TOTPDevice.objects.create(user=user, name="Demo authenticator", confirmed=True)
+    return totp_secret(device)
 
 
 @transaction.atomic
@@ -74,24 +98,23 @@ def demo_seed(*, facility_code: str = "demo", reset_passwords: bool = False) -> 
     logins: list[DemoLogin] = []
     for person in DEMO_PEOPLE:
         profile = Profile.objects.filter(credential_number=person.credential).select_related("user").first()
-        password = secrets.token_urlsafe(9)
+        password = secrets.token_urlsafe(12)
         if profile is None:
-            profile_create(
+            user = profile_create(
                 username=person.username,
                 full_name=person.full_name,
                 credential_number=person.credential,
                 department_code=person.department,
                 roles=[person.role],
                 facilities=[facility],
-                password=password,
                 email=f"{person.username}@demo.invalid",
             )
         elif reset_passwords:
-            profile.user.set_password(password)
-            profile.user.save(update_fields=["password"])
+            user = profile.user
         else:
             continue
-        logins.append(DemoLogin(person.username, password, person.role.label, person.full_name))
+        _demo_password(user, password)
+        logins.append(DemoLogin(person.username, password, person.role.label, person.full_name, _demo_totp(user)))
     games = {g.code: g for g in Game.objects.all()}
     existing = set(GamingTable.objects.filter(facility=facility).values_list("number", flat=True))
     for number, game_code, pit in DEMO_TABLES:

@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.contrib import messages
+from django.contrib.auth import logout
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseRedirect
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
@@ -15,7 +18,9 @@ from compliance.gaming_day import facility_zone
 from compliance.roles import is_inspector
 
 __all__ = [
+    "ACCOUNT_PAGES",
     "INSPECTOR_ALLOWED_WRITES",
+    "AccountSecurityMiddleware",
     "ActingUserMiddleware",
     "FacilityMiddleware",
     "InspectorReadOnlyMiddleware",
@@ -24,7 +29,10 @@ __all__ = [
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 # URL names an inspector may POST to: they change only the inspector's own session, never a record.
-INSPECTOR_ALLOWED_WRITES = frozenset({"login", "logout", "facility-select"})
+INSPECTOR_ALLOWED_WRITES = frozenset({"login", "logout", "facility-select", "account-second-factor", "password_change"})
+
+# Pages a person reaches before their account is in order (a second factor, their own password).
+ACCOUNT_PAGES = frozenset({"login", "logout", "account-second-factor", "password_change", "password_change_done"})
 
 
 class ActingUserMiddleware:
@@ -103,3 +111,61 @@ class FacilityMiddleware:
             if facility.pk == chosen:
                 return facility
         return facilities[0] if facilities else None
+
+
+class AccountSecurityMiddleware:
+    """Sign-in rules that hold on every page (issue 9; compliance/accounts.py):
+
+    - a session idle for ``SESSION_IDLE_MINUTES`` ends, and the person signs in again;
+    - a person whose role needs a second factor reaches nothing but the second-factor page until this
+      session was verified with a TOTP code (enrolling a device first if they have none);
+    - a person whose password an administrator set reaches nothing but the change-password page;
+    - account events raised inside a transaction that rolls back (a wrong signing password) are written
+      once the view has returned.
+    """
+
+    LAST_SEEN_KEY = "last_seen"
+    OWN_PASSWORD_KEY = "own_password"  # noqa: S105 — a session key, not a password
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        from compliance.accounts import deferred_account_events
+
+        if request.user.is_authenticated and self._idle_too_long(request):
+            logout(request)
+            messages.info(request, "You were signed out after a period without activity; sign in again.")
+        with deferred_account_events():
+            return self.get_response(request)
+
+    def _idle_too_long(self, request: HttpRequest) -> bool:
+        from compliance.accounts import idle_limit
+
+        now = int(timezone.now().timestamp())
+        last_seen = request.session.get(self.LAST_SEEN_KEY)
+        if not isinstance(last_seen, int) or now - last_seen >= 60:  # at most one session write a minute
+            self.seen_now(request)
+        return isinstance(last_seen, int) and now - last_seen > idle_limit().total_seconds()
+
+    @classmethod
+    def seen_now(cls, request: HttpRequest) -> None:
+        request.session[cls.LAST_SEEN_KEY] = int(timezone.now().timestamp())
+
+    def process_view(
+        self, request: HttpRequest, view_func: Callable[..., Any], args: Any, kwargs: Any
+    ) -> HttpResponse | None:
+        from compliance import accounts
+
+        user = request.user
+        match = request.resolver_match
+        if not user.is_authenticated or (match is not None and match.view_name in ACCOUNT_PAGES):
+            return None
+        if accounts.needs_second_factor(user) and not user.is_verified():  # type: ignore[attr-defined]
+            return HttpResponseRedirect(reverse("account-second-factor"))
+        if not request.session.get(self.OWN_PASSWORD_KEY):  # known at sign-in (compliance.signals)
+            if accounts.password_is_temporary(user):
+                messages.warning(request, "Your password was set by an administrator: choose your own to go on.")
+                return HttpResponseRedirect(reverse("password_change"))
+            request.session[self.OWN_PASSWORD_KEY] = True
+        return None

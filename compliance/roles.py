@@ -18,11 +18,13 @@ from django.db import models
 __all__ = [
     "CAPABILITIES",
     "DEPARTMENT_OF_ROLE",
+    "SIGNING_ROLES",
     "Capability",
     "Role",
     "has_capability",
     "is_inspector",
     "require_capability",
+    "role_combination_refusal",
     "role_department_refusal",
     "roles_of",
 ]
@@ -148,6 +150,25 @@ def role_department_refusal(roles: Any, department_code: str, *, who: str = "Thi
     )
     return (f"{who} is in the {department_code.replace('_', ' ')} department: {needs}. Change the department or "
             f"the roles (segregation of duties, § 525.21(d)).")
+
+
+# Roles whose holders sign regulated records (every role but the Board inspector's and the administrator's:
+# surveillance signs its logs under its own chapter). The administrator, who can set passwords and grant
+# roles, holds none of them: an electronic signature must belong to one person only (issue 9).
+SIGNING_ROLES = frozenset(Role) - {_R.ADMINISTRATOR, _R.BOARD_INSPECTOR}
+
+
+def role_combination_refusal(roles: Any, *, who: str = "This person") -> str:
+    """Why ``roles`` cannot be held together ("" when they can): the administrator signs no record."""
+    held = {Role(r) for r in roles if r in Role.values}
+    if Role.ADMINISTRATOR not in held:
+        return ""
+    signing = sorted((r for r in held & SIGNING_ROLES), key=lambda r: r.value)
+    if not signing:
+        return ""
+    names = ", ".join(r.label.lower() for r in signing)
+    return (f"{who} cannot hold the administrator role together with the {names} role: an administrator sets "
+            f"passwords and grants roles, so they sign no regulated record. Give the roles to two people.")
 
 
 _INSPECTOR_WRITE = {cap for cap, roles in CAPABILITIES.items() if Role.BOARD_INSPECTOR in roles} - {

@@ -14,7 +14,8 @@ from django.dispatch import Signal
 from django.http import HttpRequest
 from django.utils import timezone
 
-from compliance.actors import acting_as
+from compliance import accounts
+from compliance.actors import acting_as, current_actor
 from compliance.models import (
     AuditEvent,
     Department,
@@ -24,7 +25,15 @@ from compliance.models import (
     Signature,
     SignatureRequirement,
 )
-from compliance.roles import Capability, Role, is_inspector, require_capability, role_department_refusal, roles_of
+from compliance.roles import (
+    Capability,
+    Role,
+    is_inspector,
+    require_capability,
+    role_combination_refusal,
+    role_department_refusal,
+    roles_of,
+)
 
 __all__ = [
     "CoSigner",
@@ -80,22 +89,13 @@ def _person_name(user: Any) -> str:
     return getattr(profile, "full_name", "") or user.get_full_name() or user.get_username()
 
 
-def _check_signer(*, record: RegulatedRecord, requirement: SignatureRequirement, user: Any, password: str,
+def _check_signer(*, record: RegulatedRecord, requirement: SignatureRequirement, user: Any,
                   co_signer: bool) -> tuple[Profile, str]:
-    """The signer's profile and how refusals name them, or the refusal: inspector, password, inactive
-    person, another facility."""
-    if is_inspector(user):
-        raise PermissionDenied("Board inspectors have read-only access and cannot sign records.")
+    """The signer's profile and how refusals name them, or the refusal: inspector, inactive person,
+    another facility (the password is checked before, by :func:`_check_password`)."""
     profile = getattr(user, "profile", None)
     name = getattr(profile, "full_name", "") or user.get_username()
     who = name if co_signer else "you"
-    if not password or not user.check_password(password):
-        if co_signer:
-            raise ValidationError(
-                f"{name}'s password is not correct; {name} re-enters their own password to sign as "
-                f"the {requirement.label.lower()}."
-            )
-        raise ValidationError("That password is not correct. Re-enter your own password to sign.")
     if profile is None or not profile.active or not user.is_active:
         raise PermissionDenied("Only an active person with a Board-issued credential number can sign.")
     if not profile.facilities.filter(pk=record.facility_id).exists():
@@ -123,9 +123,48 @@ def _check_slot_free(*, record: RegulatedRecord, requirement: SignatureRequireme
             )
 
 
-@transaction.atomic
+def _check_password(*, requirement: SignatureRequirement, user: Any, password: str, co_signer: bool) -> None:
+    """The signer's own password, refused in words; five wrong ones in 15 minutes lock their signing for
+    15 minutes, and each failure and lock is an audit event (written even though the refusal rolls the
+    signing back: compliance.accounts keeps it aside until the transaction has ended)."""
+    name = _person_name(user)
+    if accounts.signing_locked(user):
+        raise ValidationError(f"{name}: {accounts.LOCKED_OUT_MESSAGE}" if co_signer else accounts.LOCKED_OUT_MESSAGE)
+    if password and user.check_password(password):
+        if accounts.password_is_temporary(user):
+            whose = f"{name}'s password was" if co_signer else "Your password was"
+            raise ValidationError(
+                f"{whose} set by an administrator and is temporary: choose your own password "
+                "(Change password, at the top of the page) before signing."
+            )
+        return
+    accounts.signing_failure_record(user, co_signer=co_signer)
+    if co_signer:
+        raise ValidationError(
+            f"{name}'s password is not correct; {name} re-enters their own password to sign as "
+            f"the {requirement.label.lower()}."
+        )
+    raise ValidationError("That password is not correct. Re-enter your own password to sign.")
+
+
 def signature_sign(
     *, record: RegulatedRecord, slot: str, user: Any, password: str, co_signer: bool = False
+) -> Signature:
+    """Give the signature ``slot`` on ``record`` as ``user``, who re-enters their password (see
+    :func:`_signature_give`). The password is checked outside the signing transaction, so that a
+    wrong one is counted even though the signing rolls back."""
+    requirement = type(record).requirement(slot)
+    if requirement is None:
+        raise ValidationError(f"A {record._meta.verbose_name} has no signature called {slot!r}.")
+    if is_inspector(user):
+        raise PermissionDenied("Board inspectors have read-only access and cannot sign records.")
+    _check_password(requirement=requirement, user=user, password=password, co_signer=co_signer)
+    return _signature_give(record=record, requirement=requirement, user=user, co_signer=co_signer)
+
+
+@transaction.atomic
+def _signature_give(
+    *, record: RegulatedRecord, requirement: SignatureRequirement, user: Any, co_signer: bool
 ) -> Signature:
     """Give the signature ``slot`` on ``record`` as ``user``, who re-enters their password.
 
@@ -133,15 +172,13 @@ def signature_sign(
     screen (the dealer at the floorperson's tablet): refusals then name them instead of saying
     "you", which would read as the signed-in person's mistake.
 
-    Refuses, saying why: a wrong password, an inactive person, a person not assigned to the
-    record's facility, a role the slot does not accept, a slot already signed, the same person
-    signing twice where the record needs two people, or a record changed since it was first signed.
+    Refuses, saying why: a wrong password (or one an administrator set), too many wrong passwords,
+    an inactive person, a person not assigned to the record's facility, a role the slot does not accept,
+    a slot already signed, the same person signing twice where the record needs two people, or a record
+    changed since it was first signed.
     """
-    requirement = type(record).requirement(slot)
-    if requirement is None:
-        raise ValidationError(f"A {record._meta.verbose_name} has no signature called {slot!r}.")
-    profile, who = _check_signer(record=record, requirement=requirement, user=user, password=password,
-                                 co_signer=co_signer)
+    slot = requirement.slot
+    profile, who = _check_signer(record=record, requirement=requirement, user=user, co_signer=co_signer)
     role = _eligible_role(user, requirement, who)
 
     # Lock the record so two signers cannot race past the checks below.
@@ -279,7 +316,10 @@ def profile_create(
     password: str | None = None,
     email: str = "",
 ) -> AbstractBaseUser:
-    """Create a person with their Board credential, department, roles and facilities."""
+    """Create a person with their Board credential, department, roles and facilities.
+
+    A ``password`` given here is temporary: the person chooses their own at their first sign-in before
+    they can sign anything (an administrator must not know a password that signs)."""
     credential_number = credential_number.strip()
     if not credential_number:
         raise ValidationError("A Board-issued credential number is required.")
@@ -290,7 +330,8 @@ def profile_create(
         department = Department.objects.get(code=department_code)
     except Department.DoesNotExist:
         raise ValidationError(f"There is no department {department_code!r}.") from None
-    refusal = role_department_refusal(roles, department.code, who=full_name or username)
+    refusal = role_department_refusal(roles, department.code, who=full_name or username) or role_combination_refusal(
+        roles, who=full_name or username)
     if refusal:
         raise ValidationError(refusal)
     user_model = get_user_model()
@@ -306,6 +347,8 @@ def profile_create(
         user=user, full_name=full_name, credential_number=credential_number, department=department
     )
     profile.facilities.set(facilities)
+    if password is not None:
+        accounts.account_event(user, event=accounts.EVENT_PASSWORD_TEMPORARY, actor=current_actor())
     return user
 
 

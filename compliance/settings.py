@@ -9,6 +9,7 @@ hardened settings that ``manage.py check --deploy`` verifies.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from celery.schedules import crontab
@@ -56,6 +57,9 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "simple_history",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "axes",
     "compliance",
     "coupons",
     "equipment",
@@ -72,12 +76,15 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "compliance.middleware.AccountSecurityMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "compliance.middleware.ActingUserMiddleware",
     "compliance.middleware.InspectorReadOnlyMiddleware",
     "compliance.middleware.FacilityMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out sign-in into the page that says so
 ]
 
 ROOT_URLCONF = "compliance.urls"
@@ -119,7 +126,23 @@ if env_bool("FAST_PASSWORD_HASHER", default=False):
     # Tests only: signatures re-check the password on every signing.
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
-AUTHENTICATION_BACKENDS = ["compliance.auth.ActiveProfileBackend"]
+# django-axes first: it refuses a locked-out sign-in before any password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "compliance.auth.ActiveProfileBackend"]
+
+# Sign-in (issue 9, item 5; compliance/accounts.py). Five failures for one username, or from one address,
+# lock sign-in there for 15 minutes; the answer is the same whether or not the account exists.
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "compliance.views_accounts.locked_out"
+AXES_VERBOSE = False
+# TOTP codes (django-otp) for the roles in compliance.accounts.SECOND_FACTOR_ROLES: the issuer authenticator
+# apps show beside the code.
+OTP_TOTP_ISSUER = env_str("OTP_TOTP_ISSUER", "Table games compliance")
+# A session unused for this long ends (compliance.middleware.AccountSecurityMiddleware); SESSION_COOKIE_AGE
+# below still ends every session after one shift.
+SESSION_IDLE_MINUTES = env_int("SESSION_IDLE_MINUTES", 30, minimum=1)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from axes.signals import user_locked_out
 from django.contrib.auth import get_user_model
+from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.signals import m2m_changed, pre_save
@@ -176,3 +178,156 @@ def refuse_a_department_its_roles_do_not_allow(sender: Any, instance: Any, **kwa
     refusal = role_department_refusal(names, instance.department.code, who=instance.full_name or "This person")
     if refusal:
         raise ValidationError(refusal)
+
+
+# People's accounts (issue 9, item 4): an administrator cannot act as another person nor give themselves
+# more power, and every change to an account reaches the audit trail in words (compliance.accounts).
+
+_ACCOUNT_FIELDS = ("username", "first_name", "last_name", "email", "is_active", "is_staff", "is_superuser")
+_OWN_FLAGS = {"is_staff": "staff status", "is_superuser": "superuser status"}
+
+
+def _acting_on_self(user: Any) -> bool:
+    actor = history_user_getter()
+    return actor is not None and user.pk is not None and actor.pk == user.pk
+
+
+@receiver(pre_save, sender=get_user_model())
+def audit_an_account_change(sender: Any, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
+    """A password set (temporary unless the person chose it), a flag changed, a name changed: each an audit
+    event about the person; a person turning on their own staff or superuser status is refused."""
+    from compliance import accounts
+
+    if instance.pk is None or kwargs.get("raw"):
+        return
+    before = sender._default_manager.filter(pk=instance.pk).values(*_ACCOUNT_FIELDS).first()
+    if before is None:
+        return
+    changed = {f: [before[f], getattr(instance, f)] for f in _ACCOUNT_FIELDS if before[f] != getattr(instance, f)}
+    own = [label for f, label in _OWN_FLAGS.items() if f in changed]
+    if own and _acting_on_self(instance):
+        raise ValidationError(accounts.own_change_refused(instance.pk, own))
+    actor = history_user_getter()
+    if changed:
+        accounts.account_event(instance, event="Account changed", actor=actor, details=changed)
+    if getattr(instance, "_password", None) is not None:  # set_password() ran (not a hash upgrade)
+        _audit_a_password(instance, actor)
+
+
+def _audit_a_password(user: Any, actor: Any) -> None:
+    from compliance import accounts
+
+    # No one behind the change (a test factory, createsuperuser at the server's console): the person's own.
+    own = actor is None or actor.pk == user.pk
+    event = accounts.EVENT_PASSWORD_OWN if own else accounts.EVENT_PASSWORD_TEMPORARY
+    accounts.account_event(user, event=event, actor=actor)
+
+
+@receiver(m2m_changed, sender=get_user_model().groups.through)
+def audit_a_role_change(
+    sender: Any, instance: Any, action: str, reverse: bool, model: Any, pk_set: set[Any] | None, **kwargs: Any
+) -> None:
+    """Roles granted and withdrawn, named, on the person's audit trail; no one grants or withdraws their
+    own roles, and the administrator role is held apart from every role that signs records."""
+    from django.contrib.auth.models import Group
+
+    from compliance import accounts
+    from compliance.roles import role_combination_refusal
+
+    if action not in ("pre_add", "post_add", "post_remove", "pre_clear") or (action != "pre_clear" and not pk_set):
+        return
+    if reverse:
+        people = list(model._default_manager.filter(pk__in=pk_set or ()))
+        pairs = [(user, [instance.name]) for user in people]
+    else:
+        names = [instance.groups.values_list("name", flat=True)] if action == "pre_clear" else [
+            Group.objects.filter(pk__in=list(pk_set or ())).values_list("name", flat=True)]
+        pairs = [(instance, list(names[0]))]
+    for user, names in pairs:
+        if action == "pre_add":
+            if _acting_on_self(user):
+                accounts.own_change_refused(user.pk, ["roles"])
+                raise ValidationError("You cannot grant yourself a role; another administrator does that.")
+            held = list(user.groups.values_list("name", flat=True))
+            refusal = role_combination_refusal([*held, *names], who=_name_of(user))
+            if refusal:
+                raise ValidationError(refusal)
+            continue
+        if _acting_on_self(user) and names:
+            accounts.own_change_refused(user.pk, ["roles"])
+            raise ValidationError("You cannot withdraw your own roles; another administrator does that.")
+        key = "added" if action == "post_add" else "removed"
+        if names:
+            accounts.account_event(user, event="Roles changed", actor=history_user_getter(),
+                                   details={"roles": {key: sorted(_role_label(n) for n in names)}})
+
+
+def _name_of(user: Any) -> str:
+    from compliance.models import Profile
+
+    profile = Profile.objects.filter(user=user).first()
+    return profile.full_name if profile is not None else user.get_username()
+
+
+def _role_label(name: str) -> str:
+    from compliance.roles import Role
+
+    return str(Role(name).label) if name in Role.values else name
+
+
+@receiver(m2m_changed, sender="compliance.Profile_facilities")
+def refuse_granting_oneself_a_facility(
+    sender: Any, instance: Any, action: str, reverse: bool, model: Any, pk_set: set[Any] | None, **kwargs: Any
+) -> None:
+    """No one changes the facilities they are assigned to (the grant itself is audited by
+    ``index_many_to_many_change``)."""
+    from compliance.models import Profile
+
+    if action not in ("pre_add", "pre_remove", "pre_clear"):
+        return
+    profiles = Profile.objects.filter(pk__in=list(pk_set or ())) if reverse else [instance]
+    for profile in profiles:
+        if _acting_on_self(profile.user):
+            from compliance import accounts
+
+            accounts.own_change_refused(profile.user_id, ["facilities"])
+            raise ValidationError("You cannot change the facilities you are assigned to; another administrator "
+                                  "does that.")
+
+
+@receiver(user_login_failed)
+def audit_a_failed_sign_in(sender: Any, credentials: dict[str, Any], request: Any = None, **kwargs: Any) -> None:
+    """Each refused sign-in, on the named person's trail (or as an unknown name); the page answers the
+    same either way."""
+    from compliance import accounts
+
+    username = str((credentials or {}).get("username") or "")[:150]
+    user = get_user_model()._default_manager.filter(username=username).first() if username else None
+    accounts.account_event(user, event=accounts.EVENT_SIGNIN_FAILED, actor=None,
+                           details={"username": username, "address": _address(request)})
+
+
+@receiver(user_locked_out)
+def audit_a_sign_in_lock_out(sender: Any, request: Any = None, username: str = "", ip_address: str = "",
+                             **kwargs: Any) -> None:
+    from compliance import accounts
+
+    user = get_user_model()._default_manager.filter(username=username).first() if username else None
+    accounts.account_event(user, event=accounts.EVENT_LOCKED_OUT, actor=None,
+                           details={"username": username or "", "address": ip_address or _address(request)})
+
+
+def _address(request: Any) -> str:
+    return str(getattr(request, "META", {}).get("REMOTE_ADDR", "")) if request is not None else ""
+
+
+@receiver(user_logged_in)
+def note_whether_the_password_is_the_persons_own(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """Read once per session whether an administrator set the password; a person still on a temporary one
+    is sent to change it on every page (compliance.middleware.AccountSecurityMiddleware)."""
+    from compliance import accounts
+    from compliance.middleware import AccountSecurityMiddleware
+
+    if request is not None and hasattr(request, "session"):
+        request.session[AccountSecurityMiddleware.OWN_PASSWORD_KEY] = not accounts.password_is_temporary(user)
+        AccountSecurityMiddleware.seen_now(request)

@@ -2,13 +2,16 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from compliance import views
+from compliance import views, views_accounts
 
 urlpatterns = [
     path("", views.DashboardView.as_view(), name="dashboard"),
     path("healthz", views.healthz, name="healthz"),
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/login/", views_accounts.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/second-factor/", views_accounts.SecondFactorView.as_view(), name="account-second-factor"),
+    path("accounts/password/", views_accounts.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password/done/", views_accounts.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("facility/select/", views.FacilitySelectView.as_view(), name="facility-select"),
     path("sign/<int:content_type_id>/<int:object_id>/<slug:slot>/", views.SignView.as_view(), name="sign"),
     path("signatures/", views.SignatureListView.as_view(), name="signature-list"),

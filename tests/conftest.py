@@ -81,13 +81,37 @@ inspector = _persona(Role.BOARD_INSPECTOR)
 administrator = _persona(Role.ADMINISTRATOR)
 
 
+def totp_device(user: Any) -> Any:
+    """The person's confirmed authenticator device (made once)."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+    return device or TOTPDevice.objects.create(user=user, name="Test authenticator", confirmed=True)
+
+
+def totp_token(user: Any) -> str:
+    """The code the person's authenticator app shows now."""
+    from django_otp.oath import totp
+
+    device = totp_device(user)
+    return f"{totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits):0{device.digits}d}"
+
+
 @pytest.fixture
 def client_for(db: Any) -> Any:
-    """``client_for(user)`` → a test client signed in as ``user``."""
+    """``client_for(user)`` → a test client signed in as ``user``, this session verified with their TOTP
+    device as the sign-in form does for the roles that need a second factor."""
+    from django_otp import DEVICE_ID_SESSION_KEY
+
+    from compliance.accounts import needs_second_factor
 
     def make(user: Any) -> Client:
         client = Client()
         client.force_login(user)
+        if needs_second_factor(user):
+            session = client.session
+            session[DEVICE_ID_SESSION_KEY] = totp_device(user).persistent_id
+            session.save()
         return client
 
     return make

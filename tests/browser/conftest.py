@@ -59,14 +59,39 @@ def page(browser: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def login(page: Any, live_server: Any) -> Any:
-    from tests.factories import PASSWORD
-
     def sign_in(user: Any) -> Any:
-        page.goto(f"{live_server.url}/accounts/login/")
-        page.get_by_label("Username").fill(user.username)
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
+        fill_sign_in(page, live_server, user)
         page.wait_for_url(f"{live_server.url}/")
         return page
 
     return sign_in
+
+
+def fill_sign_in(page: Any, live_server: Any, user: Any) -> None:
+    """The real sign-in form: username, password and the code of the person's authenticator device."""
+    from tests.factories import PASSWORD
+
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.get_by_label("Username").fill(user.username)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Authentication code").fill(_token_outside_the_event_loop(user))
+    page.get_by_role("button", name="Sign in").click()
+
+
+def _token_outside_the_event_loop(user: Any) -> str:
+    """The person's current TOTP code, read in a thread of its own: Playwright's event loop runs in this
+    one, where Django refuses database queries."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    from tests.conftest import totp_token
+
+    def read() -> str:
+        try:
+            return totp_token(user)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(read).result()

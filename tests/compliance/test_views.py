@@ -21,7 +21,10 @@ def test_pages_need_a_sign_in(facility):
 
 def test_sign_in_with_username_and_password(facility, finance_supervisor):
     client = Client()
-    response = client.post("/accounts/login/", {"username": finance_supervisor.username, "password": PASSWORD})
+    from tests.conftest import totp_token
+
+    response = client.post("/accounts/login/", {"username": finance_supervisor.username, "password": PASSWORD,
+                                                "otp_token": totp_token(finance_supervisor)})
     assert response.status_code == 302
     assert "Finance supervisor" in client.get("/").content.decode()
 

@@ -63,10 +63,9 @@ def _in_browser(steps: Callable[[Any], None]) -> None:
 
 
 def _sign_in(page: Any, live_server: Any, user: Any) -> None:
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    from tests.browser.conftest import fill_sign_in
+
+    fill_sign_in(page, live_server, user)
     page.wait_for_url(f"{live_server.url}/")
 
 

@@ -30,8 +30,9 @@ def _open_tables(facility: Any, count: int, place_dice: Any, floorperson: Any) -
 
 @pytest.mark.parametrize("count", [5, 50])
 def test_the_board_takes_a_constant_number_of_queries(
-    count, facility, place_dice, floorperson, client_for, django_assert_num_queries
+    count, facility, place_dice, floorperson, client_for, django_assert_num_queries, settings
 ):
+    settings.SESSION_IDLE_MINUTES = 180  # the board stays open through the two hours jumped below
     _open_tables(facility, count, place_dice, floorperson)
     client = client_for(floorperson)
     client.get(reverse("equipment:board-rows"))  # warm the session and the user's roles

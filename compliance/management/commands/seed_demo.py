@@ -9,7 +9,8 @@ from compliance.demo import demo_seed
 
 
 class Command(BaseCommand):
-    help = "Create a demo facility, one person per role and tables of each game; prints new passwords once."
+    help = ("Create a demo facility, one person per role and tables of each game; prints new passwords and "
+            "TOTP secrets once.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--reset-passwords", action="store_true", help="Give every demo person a new password")
@@ -23,6 +24,10 @@ class Command(BaseCommand):
                 "Demo people already exist; run `python manage.py seed_demo --reset-passwords` for new passwords."
             )
             return
-        self.stdout.write("Demo logins (shown once; store them now):")
+        self.stdout.write("Demo logins (shown once; store them now). Supervisors, shift managers, compliance, the")
+        self.stdout.write("inspector and the administrator also type the 6-digit code of an authenticator app set up")
+        self.stdout.write("with their TOTP secret (any authenticator app, or `oathtool --totp -b SECRET`):")
+        self.stdout.write(f"  {'username':<13} {'password':<17} {'TOTP secret':<33} role — name")
         for login in logins:
-            self.stdout.write(f"  {login.username:<13} {login.password:<14} {login.role} — {login.full_name}")
+            self.stdout.write(f"  {login.username:<13} {login.password:<17} {login.totp_secret or '-':<33} "
+                              f"{login.role} — {login.full_name}")

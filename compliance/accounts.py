@@ -1,0 +1,210 @@
+"""People's accounts: who must prove a second factor, temporary passwords, lock-outs, and the account
+events of the audit trail.
+
+Every change to a person's account (a password set, a role granted, a flag turned on) and every refused
+sign-in or signature is an :class:`~compliance.models.AuditEvent` on the person's profile, so the
+audit page that inspectors read shows it beside the person's other changes. The trail is also the
+record the rules below read: a password is temporary when the last one was set by someone else, and a
+signer is locked out for 15 minutes once five wrong passwords were typed in their name.
+
+A refusal raised inside a service rolls the service's transaction back, and with it an event written
+there. So an event written while a transaction is open is kept aside for the request and written by
+:class:`compliance.middleware.AccountSecurityMiddleware` once the view has returned.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from compliance.models import AuditEvent, Profile
+from compliance.roles import Role, roles_of
+
+__all__ = [
+    "EVENT_LOCKED_OUT",
+    "EVENT_PASSWORD_OWN",
+    "EVENT_PASSWORD_TEMPORARY",
+    "EVENT_REFUSED_OWN",
+    "EVENT_SIGNING_LOCKED",
+    "EVENT_SIGNIN_FAILED",
+    "EVENT_SIGN_FAILED",
+    "LOCKED_OUT_MESSAGE",
+    "SECOND_FACTOR_ROLES",
+    "account_event",
+    "confirmed_device",
+    "deferred_account_events",
+    "needs_second_factor",
+    "own_change_refused",
+    "password_is_temporary",
+    "signing_failure_record",
+    "signing_locked",
+    "totp_secret",
+]
+
+LOCKED_OUT_MESSAGE = "Too many attempts; try again in 15 minutes."
+SIGNING_FAILURE_LIMIT = 5
+SIGNING_LOCK = timedelta(minutes=15)
+
+# What happened, in words: stored as the event's ``changes["event"]`` and read back by the rules below.
+EVENT_SIGNIN_FAILED = "Sign-in refused: wrong username, password or code"
+EVENT_LOCKED_OUT = "Sign-in locked for 15 minutes after repeated failures"
+EVENT_SIGN_FAILED = "Signature refused: wrong password"
+EVENT_SIGNING_LOCKED = "Signing locked for 15 minutes after 5 wrong passwords"
+EVENT_PASSWORD_TEMPORARY = "Password set by another person (temporary: to be changed at the next sign-in)"  # noqa: S105
+EVENT_PASSWORD_OWN = "Password chosen by the person"  # noqa: S105
+EVENT_REFUSED_OWN = "Refused: a person tried to change their own roles, status or facilities"
+
+# Roles that sign for money or oversee (the issue's list): supervisors, shift managers, compliance
+# officers, Board inspectors and administrators sign in with a TOTP code as well as their password.
+SECOND_FACTOR_ROLES = frozenset(
+    {
+        Role.FINANCE_SUPERVISOR,
+        Role.MARKETING_SUPERVISOR,
+        Role.SHIFT_MANAGER,
+        Role.COMPLIANCE_OFFICER,
+        Role.BOARD_INSPECTOR,
+        Role.ADMINISTRATOR,
+    }
+)
+
+_pending: ContextVar[list[dict[str, Any]] | None] = ContextVar("pending_account_events", default=None)
+
+
+def _subject(user: Any) -> Any:
+    """The row an account event is about: the person's profile (so the audit page shows it at their
+    facilities), or the account itself for someone without one."""
+    profile = Profile.objects.filter(user_id=user.pk).first() if user is not None and user.pk else None
+    return profile if profile is not None else user
+
+
+def account_event(
+    user: Any, *, event: str, actor: Any, details: dict[str, Any] | None = None, reason: str = ""
+) -> None:
+    """Record an account event about ``user`` (``None``: a sign-in under a name no one holds)."""
+    subject = _subject(user)
+    kwargs: dict[str, Any] = {
+        "action": AuditEvent.Action.CHANGED,
+        "actor": actor if actor is not None and getattr(actor, "pk", None) else None,
+        "changes": {"event": event, **(details or {})},
+        "reason": reason,
+    }
+    pending = _pending.get()
+    if pending is not None and transaction.get_connection().in_atomic_block:
+        pending.append({"subject": subject, **kwargs})
+        return
+    _write(subject, **kwargs)
+
+
+def own_change_refused(user_id: Any, what: list[str]) -> str:
+    """Record that a person tried to change their own roles, status or facilities; the refusal in words."""
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model()._default_manager.filter(pk=user_id).first()
+    if user is not None:
+        account_event(user, event=EVENT_REFUSED_OWN, actor=user, details={"tried to change": ", ".join(what)})
+    return (f"You cannot change your own {', '.join(what)}: another administrator does that, so that no one "
+            "gives themselves more power than they were given.")
+
+
+def _write(subject: Any, **kwargs: Any) -> None:
+    if subject is None:
+        AuditEvent.objects.create(
+            model_label="auth.User", model_name="user", object_id="", object_repr="(no such account)", **kwargs
+        )
+        return
+    AuditEvent.log(subject, **kwargs)
+
+
+@contextmanager
+def deferred_account_events() -> Iterator[None]:
+    """Keep account events raised inside transactions until the block ends, then write them (a refused
+    signature's rollback must not take its record with it)."""
+    token = _pending.set([])
+    try:
+        yield
+    finally:
+        events = _pending.get() or []
+        _pending.reset(token)
+        for event in events:
+            _write(event.pop("subject"), **event)
+
+
+def _about(user: Any) -> Any:
+    """Account events about ``user``: on their profile, or on the account itself (written before the
+    profile existed, as profile_create's password is)."""
+    profile = Profile.objects.filter(user_id=user.pk).values_list("pk", flat=True).first()
+    where = Q(model_label="auth.User", object_id=str(user.pk))
+    if profile is not None:
+        where |= Q(model_label=Profile._meta.label, object_id=str(profile))
+    return AuditEvent.objects.filter(where)
+
+
+def _events_about(user: Any, event: str) -> Any:
+    return _about(user).filter(changes__event=event)
+
+
+def password_is_temporary(user: Any) -> bool:
+    """The person's password was last set by someone else (an administrator, a command)."""
+    if user is None or not user.pk or not user.has_usable_password():
+        return False
+    last = (
+        _about(user)
+        .filter(changes__event__in=[EVENT_PASSWORD_TEMPORARY, EVENT_PASSWORD_OWN])
+        .order_by("-occurred_at", "-pk")
+        .values_list("changes__event", flat=True)
+        .first()
+    )
+    return last == EVENT_PASSWORD_TEMPORARY
+
+
+def signing_locked(user: Any) -> bool:
+    since = timezone.now() - SIGNING_LOCK
+    return _events_about(user, EVENT_SIGNING_LOCKED).filter(occurred_at__gt=since).exists()
+
+
+def signing_failure_record(user: Any, *, co_signer: bool) -> None:
+    """Count a wrong password typed to sign as ``user``; the fifth within 15 minutes (since the last
+    lock) locks their signing for 15 minutes."""
+    now = timezone.now()
+    where = "as a co-signer at another person's screen" if co_signer else "at their own screen"
+    account_event(user, event=EVENT_SIGN_FAILED, actor=user, reason=f"Wrong password typed {where}.")
+    since = now - SIGNING_LOCK
+    last_lock = _events_about(user, EVENT_SIGNING_LOCKED).order_by("-occurred_at").values_list(
+        "occurred_at", flat=True).first()
+    if last_lock is not None and last_lock > since:
+        since = last_lock
+    # The event just written may still be pending (kept for after the rollback): count it by hand.
+    written = _events_about(user, EVENT_SIGN_FAILED).filter(occurred_at__gt=since).count()
+    pending = sum(1 for e in (_pending.get() or []) if e["changes"]["event"] == EVENT_SIGN_FAILED
+                  and e["subject"] == _subject(user))
+    if written + pending >= SIGNING_FAILURE_LIMIT:
+        account_event(user, event=EVENT_SIGNING_LOCKED, actor=user,
+                      reason=f"{SIGNING_FAILURE_LIMIT} wrong passwords within 15 minutes.")
+
+
+def needs_second_factor(user: Any) -> bool:
+    return bool(user.is_superuser or user.is_staff or roles_of(user) & SECOND_FACTOR_ROLES)
+
+
+def confirmed_device(user: Any) -> Any:
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    return TOTPDevice.objects.filter(user=user, confirmed=True).first()
+
+
+def totp_secret(device: Any) -> str:
+    """The device's key as authenticator apps take it (base32, no padding)."""
+    return base64.b32encode(device.bin_key).decode().rstrip("=")
+
+
+def idle_limit() -> timedelta:
+    return timedelta(minutes=settings.SESSION_IDLE_MINUTES)

@@ -1,0 +1,164 @@
+"""Sign-in screens: the sign-in form with its TOTP code, the second-factor page (enrolment with the secret
+and a QR code, or the code for a session signed in another way), the person's own password change, and
+the answer to a locked-out sign-in. The rules themselves are in :mod:`compliance.accounts`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import segno
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.signals import user_login_failed
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse, reverse_lazy
+from django.utils.decorators import method_decorator
+from django.utils.safestring import mark_safe
+from django.views.decorators.debug import sensitive_post_parameters
+from django.views.generic import FormView
+from django_otp import login as otp_login
+from django_otp.plugins.otp_totp.models import TOTPDevice
+
+from compliance import accounts
+
+__all__ = [
+    "LoginForm",
+    "LoginView",
+    "PasswordChangeDoneView",
+    "PasswordChangeView",
+    "SecondFactorView",
+    "locked_out",
+]
+
+_CODE_HELP = "Supervisors, shift managers, compliance, Board inspectors and administrators: the 6 digits in your " \
+             "authenticator app."
+
+
+class LoginForm(AuthenticationForm):
+    """Username, password and, for the roles that need one, the TOTP code of a confirmed device."""
+
+    otp_token = forms.CharField(
+        label="Authentication code", required=False, max_length=8, help_text=_CODE_HELP,
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
+    )
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": "Your username, password or authentication code didn't match. Please try again.",
+    }
+
+    def confirm_login_allowed(self, user: Any) -> None:
+        super().confirm_login_allowed(user)
+        if not accounts.needs_second_factor(user):
+            return
+        device = accounts.confirmed_device(user)
+        if device is None:
+            return  # signed in, but nothing is reachable until a device is enrolled
+        token = (self.cleaned_data.get("otp_token") or "").strip()
+        if not token or not device.verify_token(token):
+            user_login_failed.send(
+                sender=__name__, credentials={"username": user.get_username()}, request=self.request
+            )
+            raise self.get_invalid_login_error()
+        user.otp_device = device  # django_otp marks the session verified at login
+
+
+class LoginView(auth_views.LoginView):
+    form_class = LoginForm
+    redirect_authenticated_user = True
+
+
+def locked_out(request: HttpRequest, original_response: Any = None, credentials: Any = None) -> HttpResponse:
+    """django-axes' answer once a username or an address is locked: the same words whether or not the
+    account exists."""
+    return render(
+        request, "registration/login.html",
+        {"form": LoginForm(request), "locked_out": accounts.LOCKED_OUT_MESSAGE}, status=429,
+    )
+
+
+class TokenForm(forms.Form):
+    otp_token = forms.CharField(
+        label="Authentication code", max_length=8,
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric", "autofocus": True}),
+    )
+
+    def __init__(self, *args: Any, device: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.device = device
+
+    def clean_otp_token(self) -> str:
+        token = self.cleaned_data["otp_token"].strip()
+        if not self.device.verify_token(token):
+            raise ValidationError("That code is not correct. Enter the 6 digits your authenticator app shows now.")
+        return token
+
+
+class SecondFactorView(FormView):
+    """Enrol an authenticator app (first time: the secret and a QR code, then one code to confirm it), or
+    enter a code for a session signed in without one."""
+
+    template_name = "compliance/account_second_factor.html"
+    form_class = TokenForm
+    title = "Second factor"
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        user: Any = request.user
+        if not accounts.needs_second_factor(user) or user.is_verified():
+            if request.method == "GET":  # nothing to do: say so (a link here is never a dead end)
+                return render(request, self.template_name, {"done": True, "view": self})
+            return HttpResponseRedirect(reverse("dashboard"))
+        self.confirmed = accounts.confirmed_device(user)
+        self.device = self.confirmed or self._unconfirmed(user)
+        return super().dispatch(request, *args, **kwargs)
+
+    @staticmethod
+    def _unconfirmed(user: Any) -> Any:
+        device = TOTPDevice.objects.filter(user=user, confirmed=False).order_by("pk").first()
+        return device or TOTPDevice.objects.create(user=user, name="Authenticator app", confirmed=False)
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return {**super().get_form_kwargs(), "device": self.device}
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        if self.confirmed is None:
+            context["secret"] = accounts.totp_secret(self.device)
+            context["qr_svg"] = mark_safe(  # noqa: S308 — segno's own SVG of our own URL, no user text
+                segno.make(self.device.config_url, error="m").svg_inline(scale=4, omitsize=False, title="")
+            )
+        context["enrolling"] = self.confirmed is None
+        return context
+
+    @transaction.atomic
+    def form_valid(self, form: TokenForm) -> HttpResponse:
+        device = self.device
+        if not device.confirmed:
+            device.confirmed = True
+            device.save(update_fields=["confirmed"])
+            TOTPDevice.objects.filter(user=device.user, confirmed=False).delete()
+            accounts.account_event(device.user, event="Authenticator app enrolled", actor=device.user)
+            messages.success(self.request, "Your authenticator app is enrolled; sign-in will ask for its code.")
+        otp_login(self.request, device)
+        return HttpResponseRedirect(reverse("dashboard"))
+
+
+@method_decorator(sensitive_post_parameters(), name="dispatch")
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """A person chooses their own password (Django's view, under the base layout)."""
+
+    success_url = reverse_lazy("password_change_done")
+    title = "Change your password"
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        self.request.session["own_password"] = True
+        return response
+
+
+class PasswordChangeDoneView(auth_views.PasswordChangeDoneView):
+    title = "Password changed"
