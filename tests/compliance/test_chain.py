@@ -183,7 +183,7 @@ def _links_of(chain: str) -> list[int]:
     return ids
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)  # restores what flush loses, for later tests
 def test_a_row_committed_after_a_later_one_was_linked_is_linked_once(facility, compliance_officer):
     """An insert still in flight while the linker runs gets the lower id; it must be linked by the
     next run, once — not skipped because a higher id was already linked."""
@@ -213,7 +213,7 @@ def test_a_row_committed_after_a_later_one_was_linked_is_linked_once(facility, c
     assert chain_verify().intact
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)  # restores what flush loses, for later tests
 def test_concurrent_inserts_and_linkers_lose_and_duplicate_no_link(facility):
     errors: list[BaseException] = []
 
