@@ -135,7 +135,7 @@ def _check_password(*, requirement: SignatureRequirement, user: Any, password: s
             whose = f"{name}'s password was" if co_signer else "Your password was"
             raise ValidationError(
                 f"{whose} set by an administrator and is temporary: choose your own password "
-                "(Change password, at the top of the page) before signing."
+                "(Change your password, /accounts/password/) before signing."
             )
         return
     accounts.signing_failure_record(user, co_signer=co_signer)
