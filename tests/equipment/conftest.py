@@ -161,3 +161,17 @@ def open_at() -> Any:
             return services.table_open(table=table, user=user, at=at)
 
     return run
+
+
+# The usual malfunction of each device, as a floorperson records it (round outcome as its clause requires).
+_MALFUNCTIONS = {
+    "dealing_shoe": ("Stopped dealing", "void_reshuffled"),
+    "sic_bo_display": ("Layout lights stayed dark after the values were entered", "settled_ceased"),
+}
+
+
+def record_malfunction(table: Any, user: Any, device: str, at: Any, **kwargs: Any) -> Any:
+    """``services.malfunction_record`` with the device's usual description and round outcome."""
+    description, round_outcome = _MALFUNCTIONS[device]
+    values: dict[str, Any] = {"description": description, "round_outcome": round_outcome, **kwargs}
+    return services.malfunction_record(table=table, user=user, password=PASSWORD, device=device, at=at, **values)

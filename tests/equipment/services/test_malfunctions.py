@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 
 from equipment import services
 from equipment.models import DeckRemoval, DeckSet, Malfunction
-from tests.equipment.conftest import T0
+from tests.equipment.conftest import T0, record_malfunction
 from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -59,17 +59,7 @@ def test_a_malfunction_records_what_the_clause_requires_of_the_round(sic_bo, asi
 
 
 def _shoe_out_of_order(table: Any, user: Any, at: Any, **kwargs: Any) -> Any:
-    return services.malfunction_record(
-        table=table,
-        user=user,
-        password=PASSWORD,
-        device="dealing_shoe",
-        description="Stopped dealing",
-        round_outcome="void_reshuffled",
-        out_of_order=True,
-        at=at,
-        **kwargs,
-    )
+    return record_malfunction(table, user, "dealing_shoe", at, out_of_order=True, **kwargs)
 
 
 def test_a_shoe_out_of_order_needs_the_change_to_hand_dealing_in_the_same_step(

@@ -11,22 +11,14 @@ from django.core.exceptions import ValidationError
 
 from equipment import services
 from equipment.models import DeviceBackInService, Malfunction
-from tests.equipment.conftest import T0
+from tests.equipment.conftest import T0, record_malfunction
 from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
 
 def _display_malfunction(table, user, at):
-    return services.malfunction_record(
-        table=table,
-        user=user,
-        password=PASSWORD,
-        device="sic_bo_display",
-        description="Layout lights stayed dark after the values were entered",
-        round_outcome="settled_ceased",
-        at=at,
-    )
+    return record_malfunction(table, user, "sic_bo_display", at)
 
 
 def test_a_sic_bo_display_malfunction_stops_gaming_until_fixed_and_inspected(
