@@ -112,6 +112,8 @@ DATABASES = {"default": env_database("DATABASE_URL", str(VAR_DIR / "compliance.s
 DATABASE_OWNER = env_database("DATABASE_OWNER_URL", "") if env_str("DATABASE_OWNER_URL") else None
 if DATABASE_OWNER and DATABASE_OWNER["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfiguredEnv("DATABASE_OWNER_URL must be a postgres:// URL (the embedded SQLite has no roles)")
+if DATABASE_OWNER and DATABASE_OWNER["NAME"] != DATABASES["default"]["NAME"]:
+    raise ImproperlyConfiguredEnv("DATABASE_OWNER_URL and DATABASE_URL must name the same database")
 if str(DATABASES["default"]["ENGINE"]).endswith("sqlite3"):
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -11,6 +12,57 @@ from compliance.actors import acting_as
 from compliance.reference import ensure_reference_data
 from compliance.roles import Role
 from tests.factories import PASSWORD, FacilityFactory, make_person
+
+_APPLICATION_LOGIN: dict[str, Any] = {}
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """Create and migrate the test database as its owner (``DATABASE_OWNER_URL``), as the deploy step does."""
+    from compliance.testing import application_login, log_in, owner_login
+
+    _APPLICATION_LOGIN.update(application_login())
+    if owner := owner_login():
+        log_in(owner)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Any:
+    """Then, as the owner, ``db_roles`` grants the application role only what it needs, and every test
+    connects as that role; the owner is back only to drop the database at the end (and to flush it
+    after a transactional test, ``tests/testapp/management/commands/flush.py``)."""
+    from django.db import connection
+
+    from compliance.management.commands.db_roles import grant_application_role
+    from compliance.testing import install_tamper_function, log_in, owner_login
+
+    owner = owner_login()
+    if owner is None or connection.vendor != "postgresql":
+        yield
+        return
+    with django_db_blocker.unblock():
+        role = str(_APPLICATION_LOGIN["USER"])
+        _grant_with_retry(grant_application_role, connection, role, str(_APPLICATION_LOGIN["PASSWORD"]))
+        with connection.cursor() as cursor:
+            install_tamper_function(cursor, role)
+        log_in(_APPLICATION_LOGIN)
+    yield
+    with django_db_blocker.unblock():
+        log_in(owner)
+
+
+def _grant_with_retry(grant: Any, *args: Any) -> None:
+    """Roles are shared by the whole server: two xdist workers creating the same role at once collide."""
+    from django.db import DatabaseError
+
+    for attempt in range(5):
+        try:
+            grant(*args)
+            return
+        except DatabaseError:
+            if attempt == 4:
+                raise
+            time.sleep(0.2 * (attempt + 1))
 
 
 @pytest.fixture(autouse=True)

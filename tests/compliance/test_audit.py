@@ -7,12 +7,13 @@ import io
 
 import pytest
 from django.core.management import call_command
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, ProgrammingError, connection, transaction
 
 from compliance.actors import SYSTEM_USERNAME
 from compliance.models import AuditEvent, Facility, GamingTable, RegulatedWriteError, regulated_bulk_create
 from compliance.roles import Role
 from compliance.services import signature_sign
+from compliance.testing import behind_the_applications_back
 from tests.factories import GamingTableFactory, make_person
 from tests.testapp.models import TwoPersonForm
 from tests.testapp.tasks import renote_form
@@ -147,8 +148,12 @@ def test_history_rows_cannot_be_changed_even_with_raw_sql(facility, marketing_su
         form = TwoPersonForm.objects.create(facility=facility, note="original")
     table = TwoPersonForm.history.model._meta.db_table
     for statement in (f"UPDATE {table} SET note = 'forged'", f"DELETE FROM {table}"):  # noqa: S608
-        with pytest.raises(IntegrityError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(statement)
+        # the application's role holds no UPDATE or DELETE on a history table ...
+        with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic(), connection.cursor() as c:
+            c.execute(statement)
+        # ... and the append-only trigger refuses even the tables' owner
+        with pytest.raises(IntegrityError, match="append-only"):
+            behind_the_applications_back(statement, triggers_off=False)
     assert TwoPersonForm.history.get(id=form.pk).note == "original"
 
 

@@ -1,10 +1,8 @@
 """What PostgreSQL refuses by itself: signed records frozen, and the application's role held to least privilege.
 
-The suite's own connection is the owner of the test database (pytest-django creates, migrates and
-flushes it). The tests of the application role run ``manage.py db_roles`` on the migrated test database
-and then act as that role: most inside the test's transaction with ``SET LOCAL ROLE`` (privileges are
-checked against the current role, so the refusals are the ones a login as that role meets, and nothing
-needs a flush); one test logs in as the role for real over a second connection.
+The owner (``DATABASE_OWNER_URL``) creates and migrates the test database and ``db_roles`` makes the
+application role; every test, these included, then logs in as that role (``tests/conftest.py``), so the
+refusals below are the ones the application itself meets.
 """
 
 from __future__ import annotations
@@ -14,6 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
@@ -101,26 +100,24 @@ def test_only_the_unsigned_marker_of_a_signed_record_may_change(signed_dice):
 # --- the application's role ---------------------------------------------------------------------------
 
 
-def _app_role() -> str:
-    return f"{connection.settings_dict['NAME'][-50:]}_app"
-
-
 @pytest.fixture
 def app_role(db: Any) -> str:
-    """``db_roles`` run on the test database (inside the test's transaction): the application's role."""
-    role = _app_role()
-    call_command("db_roles", role=role, password="", verbosity=0)
-    return role
+    """The role the suite is logged in as: the application's, made by ``db_roles`` at setup."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT session_user, current_user")
+        session_user, current_user = cursor.fetchone()
+    assert session_user == current_user == connection.settings_dict["USER"]
+    return str(session_user)
 
 
 def _as_app(role: str, sql: str, params: list[Any] | None = None) -> list[Any]:
-    """Run ``sql`` as the application role (a savepoint: a refusal leaves the test's transaction usable)."""
+    """Run ``sql`` on the suite's connection, logged in as ``role`` (a savepoint: a refusal leaves the
+    test's transaction usable)."""
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f'SET LOCAL ROLE "{role}"')
+        cursor.execute("SELECT current_user")
+        assert cursor.fetchone() == (role,)
         cursor.execute(sql, params)
-        rows = cursor.fetchall() if cursor.description else []
-        cursor.execute("RESET ROLE")
-    return rows
+        return cursor.fetchall() if cursor.description else []
 
 
 def _refused(role: str, sql: str, error: type[Exception] = psycopg.errors.InsufficientPrivilege,
@@ -181,43 +178,29 @@ def test_the_application_role_may_set_the_unsigned_marker_of_a_signed_record(app
     assert DiceSet.objects.get(pk=signed_dice.pk).removed_at is not None
 
 
-def test_db_roles_runs_again_without_change(app_role):
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)  # db_roles logs in as the owner
+def test_db_roles_runs_again_without_change_and_never_makes_the_owner_the_application_role():
+    role = str(connection.settings_dict["USER"])
     grants = (
         "SELECT table_name, privilege_type FROM information_schema.role_table_grants "
         "WHERE grantee = current_user ORDER BY 1, 2"
     )
-    before = _as_app(app_role, grants)
-    call_command("db_roles", role=app_role, password="", verbosity=0)
-    assert _as_app(app_role, grants) == before
+    before = _as_app(role, grants)
+    call_command("db_roles", password="", verbosity=0)
+    assert _as_app(role, grants) == before
     assert not [grant for grant in before if grant[1] in {"TRUNCATE", "TRIGGER", "REFERENCES"}]
-
-
-def test_db_roles_refuses_to_make_the_owner_the_application_role(db):
+    owner = settings.DATABASE_OWNER["USER"]
     with pytest.raises(CommandError, match="must differ from the owner"):
-        call_command("db_roles", role=connection.settings_dict["USER"], password="", verbosity=0)
-
-
-@pytest.fixture(scope="session")
-def committed_app_role(django_db_setup: Any, django_db_blocker: Any) -> Any:
-    """The role and its grants committed to the test database (no rows: a flush leaves them), so a
-    second connection can log in as it while the test's own transaction stays open."""
-    role = _app_role()
-    with django_db_blocker.unblock():
-        call_command("db_roles", role=role, password="", verbosity=0)
-    yield role
-    with django_db_blocker.unblock(), connection.cursor() as cursor:
-        cursor.execute(f'DROP OWNED BY "{role}"')
-        cursor.execute(f'DROP ROLE "{role}"')
+        call_command("db_roles", role=owner, password="", verbosity=0)
+    assert connection.settings_dict["USER"] == role  # back to the application's login
 
 
 @pytest.mark.django_db
-def test_the_application_role_logs_in_and_is_refused_as_a_connection_of_its_own(committed_app_role):
-    settings = connection.settings_dict
-    with psycopg.connect(dbname=settings["NAME"], user=committed_app_role, host=settings["HOST"] or None,
-                         port=settings["PORT"] or None, autocommit=True) as app:
-        assert app.execute("SELECT count(*) FROM compliance_facility").fetchone() is not None
-        for statement in ("SET session_replication_role = replica", "TRUNCATE compliance_signature",
-                          "ALTER TABLE compliance_signature DISABLE TRIGGER ALL",
-                          "DELETE FROM compliance_auditevent"):
-            with pytest.raises(psycopg.errors.InsufficientPrivilege):
-                app.execute(statement)
+def test_the_suite_logs_in_as_the_application_role_and_is_refused(app_role):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = session_user")
+        assert cursor.fetchone() == (False,)
+    for statement in ("SET session_replication_role = replica", "TRUNCATE compliance_signature",
+                      "ALTER TABLE compliance_signature DISABLE TRIGGER ALL", "DELETE FROM compliance_auditevent",
+                      "CREATE TABLE evil (id int)", "SET ROLE postgres"):
+        _refused(app_role, statement)

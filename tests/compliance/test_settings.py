@@ -52,7 +52,8 @@ def _manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {
         k: v
         for k, v in os.environ.items()
-        if k not in {"DJANGO_ENV", "DEBUG", "SECRET_KEY", "FAST_PASSWORD_HASHER", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+        if k not in {"DJANGO_ENV", "DEBUG", "SECRET_KEY", "FAST_PASSWORD_HASHER", "DJANGO_ALLOW_ASYNC_UNSAFE",
+                     "DATABASE_OWNER_URL"}
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
@@ -89,3 +90,11 @@ def test_production_mode_refuses_the_development_secret_key():
     result = _manage("check", **{**PRODUCTION, "SECRET_KEY": ""})
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_the_owner_and_the_application_must_share_one_database():
+    result = _manage(
+        "check", DATABASE_URL="postgres://app@127.0.0.1:5432/casino", DATABASE_OWNER_URL="postgres://owner@127.0.0.1:5432/other"
+    )
+    assert result.returncode != 0
+    assert "must name the same database" in result.stderr

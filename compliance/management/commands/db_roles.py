@@ -30,19 +30,22 @@ from psycopg import sql
 
 from compliance.db_guarantees import append_only_tables
 
-_CREDENTIALS = ("NAME", "USER", "PASSWORD", "HOST", "PORT")
+_CREDENTIALS = ("USER", "PASSWORD", "HOST", "PORT")  # the database itself (NAME) stays the application's
 _ROLE_ATTRIBUTES = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS INHERIT"
 _READ_ONLY_TABLES = ("django_migrations",)
 
 
 @contextmanager
 def connected_as_owner() -> Iterator[Any]:
-    """The default connection, logged in as the owner for the duration (``DATABASE_OWNER_URL``, if set)."""
+    """The default connection, logged in as the owner for the duration (``DATABASE_OWNER_URL``, if set),
+    to the application's database (the settings hold both to the same one)."""
     connection = connections["default"]
     owner = getattr(settings, "DATABASE_OWNER", None)
-    if not owner:
+    if not owner or owner.get("USER") == connection.settings_dict.get("USER"):
         yield connection
         return
+    if connection.in_atomic_block:
+        raise CommandError("Switching to the owner's login needs the connection outside any transaction.")
     saved = {key: connection.settings_dict.get(key) for key in _CREDENTIALS}
     connection.close()
     connection.settings_dict.update({key: owner.get(key, "") for key in _CREDENTIALS})
