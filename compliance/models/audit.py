@@ -18,6 +18,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.utils import timezone
 
+from compliance.bounds import ROW_ID
 from compliance.models.base import AppendOnly, RegulatedQuerySet, _bulk_with_history
 from compliance.models.chain import Sealed
 
@@ -90,7 +91,7 @@ class AuditEvent(Sealed, AppendOnly):
     model_name = models.CharField(max_length=100, help_text="Human name of the model")
     object_id = models.CharField(max_length=40)
     object_repr = models.CharField(max_length=200)
-    history_id = models.BigIntegerField(null=True)
+    history_id = models.BigIntegerField(null=True, validators=ROW_ID.validators)
     changes = models.JSONField(default=dict, blank=True)
     reason = models.TextField(blank=True)
 
@@ -103,6 +104,7 @@ class AuditEvent(Sealed, AppendOnly):
             models.Index(fields=["model_label", "object_id"]),
             models.Index(fields=["actor", "-occurred_at"]),
         ]
+        constraints = ROW_ID.checks("history_id")
 
     def __str__(self) -> str:
         return f"{self.occurred_at:%Y-%m-%d %H:%M} {self.action} {self.model_label} #{self.object_id}"

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from compliance.bounds import COUNT_FROM_ONE, ROW_ID, ROW_POSITION
 from compliance.models.base import AppendOnly, RegulatedQuerySet, _plain
 
 __all__ = ["ChainLink", "Sealed", "chain_hmac", "decode_ids", "encode_ids", "seal_rows"]
@@ -144,14 +145,14 @@ class ChainLink(AppendOnly):
     append_only_what = "Chain links"
 
     chain = models.CharField(max_length=100, help_text="The label of the sealed model")
-    sequence = models.PositiveBigIntegerField()
+    sequence = models.PositiveBigIntegerField(validators=ROW_ID.validators)
     previous = models.CharField(max_length=64, blank=True, help_text="link_hash of the previous link")
     link_hash = models.CharField(max_length=64)
     ids = models.TextField(help_text="Ids of the rows covered, as runs (1-250,252)")
-    first_id = models.BigIntegerField()
-    last_id = models.BigIntegerField()
-    row_count = models.PositiveIntegerField()
-    floor = models.BigIntegerField(default=0)
+    first_id = models.BigIntegerField(validators=ROW_ID.validators)
+    last_id = models.BigIntegerField(validators=ROW_ID.validators)
+    row_count = models.PositiveIntegerField(validators=COUNT_FROM_ONE.validators)
+    floor = models.BigIntegerField(default=0, validators=ROW_POSITION.validators)
     late_seals = models.JSONField(default=dict, blank=True)
     linked_at = models.DateTimeField(default=timezone.now)
 
@@ -161,6 +162,9 @@ class ChainLink(AppendOnly):
         ordering = ["chain", "sequence"]
         constraints = [
             models.UniqueConstraint(fields=["chain", "sequence"], name="chain_link_sequence_once"),
+            *ROW_ID.checks("sequence", "first_id", "last_id"),
+            *COUNT_FROM_ONE.checks("row_count"),
+            *ROW_POSITION.checks("floor"),
         ]
         indexes = [models.Index(fields=["chain", "last_id"], name="chain_link_last_id")]
 

@@ -19,6 +19,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.utils import timezone
 
+from compliance.bounds import ROW_ID
 from compliance.models.base import AppendOnly, RegulatedQuerySet, SignedRecordError
 from compliance.models.chain import Sealed
 from compliance.roles import Role
@@ -82,7 +83,7 @@ class Signature(Sealed, AppendOnly):
 
     facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
     content_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
-    object_id = models.PositiveBigIntegerField()
+    object_id = models.PositiveBigIntegerField(validators=ROW_ID.validators)
     record = GenericForeignKey("content_type", "object_id")
     slot = models.CharField(max_length=40)
     meaning = models.CharField(max_length=20, choices=Meaning.choices)
@@ -112,6 +113,7 @@ class Signature(Sealed, AppendOnly):
                 name="signature_two_person_rule",
             ),
             models.CheckConstraint(condition=~models.Q(credential_number=""), name="signature_has_credential"),
+            *ROW_ID.checks("object_id"),
         ]
 
     def __str__(self) -> str:

@@ -17,6 +17,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.urls import reverse
 
+from compliance.bounds import COUNT, ROW_ID
 from compliance.models import Meaning, RegulatedRecord
 from coupons.models._common import finance_supervisor_slot, marketing_supervisor_slot
 from coupons.models.day import ReconciliationForm
@@ -29,9 +30,9 @@ class _Undoes(CouponDocument):
     """A document that undoes another coupon movement document (``undoes``), with the reason."""
 
     undoes_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
-    undoes_id = models.PositiveBigIntegerField()
+    undoes_id = models.PositiveBigIntegerField(validators=ROW_ID.validators)
     reason = models.TextField()
-    quantity = models.PositiveIntegerField(default=0)
+    quantity = models.PositiveIntegerField(default=0, validators=COUNT.validators)
 
     class Meta:
         abstract = True
@@ -60,6 +61,8 @@ class CouponReversal(_Undoes):
         constraints = [
             models.UniqueConstraint(fields=["undoes_type", "undoes_id"], name="coupon_reversal_once"),
             models.CheckConstraint(condition=~models.Q(reason=""), name="coupon_reversal_reason"),
+            *ROW_ID.checks("undoes_id"),
+            *COUNT.checks("quantity"),
         ]
 
 
@@ -91,4 +94,6 @@ class FormCorrection(_Undoes):
         constraints = [
             models.UniqueConstraint(fields=["undoes_type", "undoes_id"], name="coupon_form_correction_once"),
             models.CheckConstraint(condition=~models.Q(reason=""), name="coupon_form_correction_reason"),
+            *ROW_ID.checks("undoes_id"),
+            *COUNT.checks("quantity"),
         ]

@@ -8,6 +8,7 @@ from typing import Any
 from django.db import models
 from django.urls import reverse
 
+from compliance.bounds import COUNT, COUNT_FROM_ONE, DENOMINATION, ROW_POSITION, TOTAL
 from compliance.models import (
     AuditedModel,
     Meaning,
@@ -38,7 +39,7 @@ class ReconciliationForm(CouponDocument):
     disposition = models.CharField(max_length=10, choices=Disposition.choices, default=Disposition.RETURN)
     kept_in = models.ForeignKey(StorageLocation, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     # The last ledger line when the form was completed: "remaining" ranges are read as of this point.
-    ledger_position = models.BigIntegerField(default=0)
+    ledger_position = models.BigIntegerField(default=0, validators=ROW_POSITION.validators)
 
     class Meta:
         ordering = ["-gaming_date", "-pk"]
@@ -47,6 +48,7 @@ class ReconciliationForm(CouponDocument):
                 fields=["facility", "gaming_date"], condition=models.Q(corrects__isnull=True),
                 name="coupon_one_reconciliation_per_day",
             ),
+            *ROW_POSITION.checks("ledger_position"),
         ]
 
     def signable_content(self) -> dict[str, Any]:
@@ -65,17 +67,25 @@ class ReconciliationFigure(AuditedModel):
     facility_through = "form"
 
     form = models.ForeignKey(ReconciliationForm, on_delete=models.PROTECT, related_name="figures")
-    denomination_cents = models.PositiveIntegerField()
-    carried_in = models.PositiveIntegerField(default=0, help_text="Kept from the previous day, (k)")
-    received = models.PositiveIntegerField(default=0, help_text="Received from finance today, (j)(2)")
-    distributed = models.PositiveIntegerField(default=0)
-    voided = models.PositiveIntegerField(default=0)
-    returned = models.PositiveIntegerField(default=0, help_text="Returned to finance before the form was completed")
-    remaining_expected = models.PositiveIntegerField(default=0)
-    remaining_counted = models.PositiveIntegerField(default=0)
+    denomination_cents = models.PositiveIntegerField(validators=DENOMINATION.validators)
+    carried_in = models.PositiveIntegerField(default=0, help_text="Kept from the previous day, (k)",
+                                             validators=COUNT.validators)
+    received = models.PositiveIntegerField(default=0, help_text="Received from finance today, (j)(2)",
+                                           validators=COUNT.validators)
+    distributed = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    voided = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    returned = models.PositiveIntegerField(default=0, help_text="Returned to finance before the form was completed",
+                                           validators=COUNT.validators)
+    remaining_expected = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    remaining_counted = models.PositiveIntegerField(default=0, validators=COUNT.validators)
 
     class Meta:
         ordering = ["denomination_cents"]
+        constraints = [
+            *DENOMINATION.checks("denomination_cents"),
+            *COUNT.checks("carried_in", "received", "distributed", "voided", "returned", "remaining_expected",
+                          "remaining_counted"),
+        ]
 
     @property
     def to_distribute(self) -> int:
@@ -98,7 +108,7 @@ class CouponReturn(CouponDocument):
         finance_supervisor_slot("received", Meaning.RECEIVED, "Finance supervisor receiving the coupons", "525.21(l)(5)"),
     )
     returned_on = models.DateField(help_text="(l)(1)")
-    quantity = models.PositiveIntegerField()
+    quantity = models.PositiveIntegerField(validators=COUNT.validators)  # 0 until the coupons are moved
     expired_only = models.BooleanField(default=False, help_text="A daily return of expired coupons, (k)")
     reconciliation = models.ForeignKey(
         ReconciliationForm, on_delete=models.PROTECT, null=True, blank=True, related_name="returns",
@@ -107,6 +117,7 @@ class CouponReturn(CouponDocument):
 
     class Meta:
         ordering = ["-gaming_date", "-pk"]
+        constraints = COUNT.checks("quantity")
 
 
 class CouponExpiry(CouponDocument):
@@ -115,7 +126,10 @@ class CouponExpiry(CouponDocument):
     citation = "525.21(k)"
     kind_label = "Expiry"
     series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
-    quantity = models.PositiveIntegerField()
+    quantity = models.PositiveIntegerField(validators=COUNT_FROM_ONE.validators)
+
+    class Meta:
+        constraints = COUNT_FROM_ONE.checks("quantity")
 
     def get_absolute_url(self) -> str:
         return reverse("coupons:series-detail", args=[self.series_id])
@@ -127,9 +141,12 @@ class CouponRedemption(CouponDocument):
     citation = "525.21(m)"
     kind_label = "Redemption"
     series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
-    quantity = models.PositiveIntegerField()
+    quantity = models.PositiveIntegerField(validators=COUNT_FROM_ONE.validators)
     table = models.ForeignKey("compliance.GamingTable", on_delete=models.PROTECT, null=True, blank=True,
                               related_name="+")
+
+    class Meta:
+        constraints = COUNT_FROM_ONE.checks("quantity")
 
     def get_absolute_url(self) -> str:
         return reverse("coupons:series-detail", args=[self.series_id])
@@ -148,18 +165,22 @@ class FinanceDayProcessing(CouponDocument):
             citation="525.21(m)",
         ),
     )
-    given_to_marketing = models.PositiveIntegerField(help_text="Carried in + issued for the day")
-    returned = models.PositiveIntegerField()
-    voided = models.PositiveIntegerField()
-    distributed = models.PositiveIntegerField()
-    carried_forward = models.PositiveIntegerField(help_text="Kept by marketing for the next gaming day")
-    redeemed = models.PositiveIntegerField(help_text="Redeemed coupons received for cancellation")
-    distributed_to_date = models.PositiveIntegerField(default=0)
-    redeemed_to_date = models.PositiveIntegerField(default=0)
-    counted_returned = models.PositiveIntegerField()
-    counted_voided = models.PositiveIntegerField()
-    counted_redeemed = models.PositiveIntegerField()
-    variance = models.IntegerField(default=0, help_text="Sum of the differences found")
+    given_to_marketing = models.PositiveIntegerField(help_text="Carried in + issued for the day",
+                                                     validators=COUNT.validators)
+    returned = models.PositiveIntegerField(validators=COUNT.validators)
+    voided = models.PositiveIntegerField(validators=COUNT.validators)
+    distributed = models.PositiveIntegerField(validators=COUNT.validators)
+    carried_forward = models.PositiveIntegerField(help_text="Kept by marketing for the next gaming day",
+                                                  validators=COUNT.validators)
+    redeemed = models.PositiveIntegerField(help_text="Redeemed coupons received for cancellation",
+                                           validators=COUNT.validators)
+    # Totals over the facility's whole history, and the sum of every difference found: not one count.
+    distributed_to_date = models.PositiveIntegerField(default=0, validators=TOTAL.validators)
+    redeemed_to_date = models.PositiveIntegerField(default=0, validators=TOTAL.validators)
+    counted_returned = models.PositiveIntegerField(validators=COUNT.validators)
+    counted_voided = models.PositiveIntegerField(validators=COUNT.validators)
+    counted_redeemed = models.PositiveIntegerField(validators=COUNT.validators)
+    variance = models.IntegerField(default=0, help_text="Sum of the differences found", validators=TOTAL.validators)
     restock_location = models.ForeignKey(StorageLocation, on_delete=models.PROTECT, null=True, blank=True,
                                          related_name="+")
     notes = models.TextField(blank=True)
@@ -171,4 +192,7 @@ class FinanceDayProcessing(CouponDocument):
                 fields=["facility", "gaming_date"], condition=models.Q(corrects__isnull=True),
                 name="coupon_one_processing_per_day",
             ),
+            *COUNT.checks("given_to_marketing", "returned", "voided", "distributed", "carried_forward", "redeemed",
+                          "counted_returned", "counted_voided", "counted_redeemed"),
+            *TOTAL.checks("distributed_to_date", "redeemed_to_date", "variance"),
         ]

@@ -10,6 +10,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.urls import reverse
 
+from compliance.bounds import COUNT, COUNT_FROM_ONE, DENOMINATION, SERIAL
 from compliance.models import (
     Meaning,
     RegulatedRecord,
@@ -102,12 +103,13 @@ class CouponReceipt(CouponDocument):
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.PROVIDER)
     supplier = models.CharField(max_length=150, help_text="Gaming service provider, or the in-house print shop")
     invoice_number = models.CharField(max_length=60)
-    invoice_quantity = models.PositiveIntegerField()
-    invoice_first_serial = models.BigIntegerField()
-    invoice_last_serial = models.BigIntegerField()
-    quantity = models.PositiveIntegerField(help_text="Coupons actually received, (f)(2)")
-    first_serial = models.BigIntegerField(help_text="(f)(3)")
-    last_serial = models.BigIntegerField(help_text="(f)(3)")
+    invoice_quantity = models.PositiveIntegerField(validators=COUNT_FROM_ONE.validators)
+    invoice_first_serial = models.BigIntegerField(validators=SERIAL.validators)
+    invoice_last_serial = models.BigIntegerField(validators=SERIAL.validators)
+    quantity = models.PositiveIntegerField(help_text="Coupons actually received, (f)(2)",
+                                           validators=COUNT_FROM_ONE.validators)
+    first_serial = models.BigIntegerField(help_text="(f)(3)", validators=SERIAL.validators)
+    last_serial = models.BigIntegerField(help_text="(f)(3)", validators=SERIAL.validators)
     location = models.ForeignKey(StorageLocation, on_delete=models.PROTECT, related_name="+")
     custodian = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", help_text="Finance supervisor in control, (i)"
@@ -120,6 +122,8 @@ class CouponReceipt(CouponDocument):
             models.CheckConstraint(
                 condition=models.Q(first_serial__lte=models.F("last_serial")), name="coupon_receipt_serial_order"
             ),
+            *COUNT_FROM_ONE.checks("invoice_quantity", "quantity"),
+            *SERIAL.checks("invoice_first_serial", "invoice_last_serial", "first_serial", "last_serial"),
         ]
 
 
@@ -138,12 +142,16 @@ class CouponRequisition(RegulatedRecord):
     prepared_on = models.DateField(help_text="(g)(1)")
     needed_for = models.DateField(help_text="Gaming day or first day of the promotion, (g)(2)")
     promotion = models.CharField(max_length=150, blank=True)
-    denomination_cents = models.PositiveIntegerField(help_text="(g)(3)")
-    quantity = models.PositiveIntegerField(help_text="(g)(3)")
+    denomination_cents = models.PositiveIntegerField(help_text="(g)(3)", validators=DENOMINATION.validators)
+    quantity = models.PositiveIntegerField(help_text="(g)(3)", validators=COUNT_FROM_ONE.validators)
 
     class Meta:
         ordering = ["-needed_for", "-pk"]
-        constraints = [models.CheckConstraint(condition=models.Q(quantity__gt=0), name="coupon_requisition_quantity")]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(quantity__gt=0), name="coupon_requisition_quantity"),
+            *DENOMINATION.checks("denomination_cents"),
+            *COUNT_FROM_ONE.checks("quantity"),
+        ]
 
     def __str__(self) -> str:
         return f"Requisition #{self.pk}: {self.quantity:,} × {format_cents(self.denomination_cents)} for {self.needed_for:%d %b %Y}"
@@ -171,11 +179,13 @@ class CouponIssuance(CouponDocument):
 
     requisition = models.ForeignKey(CouponRequisition, on_delete=models.PROTECT, related_name="issuances")
     series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
-    quantity = models.PositiveIntegerField()
-    voided_quantity = models.PositiveIntegerField(default=0)
+    # None issued is possible: an issuance may only record serials voided, § 525.21(h)(4).
+    quantity = models.PositiveIntegerField(validators=COUNT.validators)
+    voided_quantity = models.PositiveIntegerField(default=0, validators=COUNT.validators)
 
     class Meta:
         ordering = ["-gaming_date", "-pk"]
+        constraints = COUNT.checks("quantity", "voided_quantity")
 
 
 class CouponDistribution(CouponDocument):
@@ -184,10 +194,11 @@ class CouponDistribution(CouponDocument):
     citation = "525.21(j)"
     kind_label = "Distribution"
     series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
-    quantity = models.PositiveIntegerField()
+    quantity = models.PositiveIntegerField(validators=COUNT_FROM_ONE.validators)
 
     class Meta:
         ordering = ["-gaming_date", "-pk"]
+        constraints = COUNT_FROM_ONE.checks("quantity")
 
     def get_absolute_url(self) -> str:
         return reverse("coupons:today")
@@ -206,12 +217,15 @@ class CouponVoid(CouponDocument):
         ),
     )
     series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
-    quantity = models.PositiveIntegerField()
+    quantity = models.PositiveIntegerField(validators=COUNT_FROM_ONE.validators)
     reason = models.TextField()
 
     class Meta:
         ordering = ["-gaming_date", "-pk"]
-        constraints = [models.CheckConstraint(condition=~models.Q(reason=""), name="coupon_void_reason")]
+        constraints = [
+            models.CheckConstraint(condition=~models.Q(reason=""), name="coupon_void_reason"),
+            *COUNT_FROM_ONE.checks("quantity"),
+        ]
 
     def get_absolute_url(self) -> str:
         return reverse("coupons:today")

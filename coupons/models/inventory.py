@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 from django.db import models
 from django.utils import timezone
 
+from compliance.bounds import COUNT, DIFFERENCE
 from compliance.models import (
     AuditedModel,
     Meaning,
@@ -30,7 +31,11 @@ class CouponInventory(CouponDocument):
             citation="525.21(n)",
         ),
     )
-    discrepancy = models.IntegerField(default=0, help_text="Counted minus expected, all series")
+    discrepancy = models.IntegerField(default=0, help_text="Counted minus expected, all series",
+                                      validators=DIFFERENCE.validators)
+
+    class Meta:
+        constraints = DIFFERENCE.checks("discrepancy")
 
     def signable_content(self) -> dict[str, Any]:
         content = super().signable_content()
@@ -45,14 +50,15 @@ class InventoryCount(AuditedModel):
 
     inventory = models.ForeignKey(CouponInventory, on_delete=models.PROTECT, related_name="counts")
     series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
-    expected_quantity = models.PositiveIntegerField()
+    expected_quantity = models.PositiveIntegerField(validators=COUNT.validators)
     expected_ranges = models.TextField(blank=True)
-    counted_quantity = models.PositiveIntegerField()
+    counted_quantity = models.PositiveIntegerField(validators=COUNT.validators)
     counted_ranges = models.TextField(blank=True)
     expected_where = models.TextField(blank=True, help_text="Where the expected coupons were, by place and state")
 
     class Meta:
         ordering = ["pk"]
+        constraints = COUNT.checks("expected_quantity", "counted_quantity")
 
     @property
     def discrepancy(self) -> int:

@@ -9,6 +9,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.utils import timezone
 
+from compliance.bounds import COUNT, DENOMINATION, ROW_ID, SERIAL
 from compliance.models import (
     AppendOnly,
     AuditedModel,
@@ -46,15 +47,16 @@ class LedgerLine(Sealed, AppendOnly, AuditedModel):
     gaming_date = models.DateField()
     kind = models.CharField(max_length=12, choices=Kind.choices)
     series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="ledger_lines")
-    denomination_cents = models.PositiveIntegerField()
+    denomination_cents = models.PositiveIntegerField(validators=DENOMINATION.validators)
     from_state = models.CharField(max_length=12, choices=CouponState.choices, blank=True)
     to_state = models.CharField(max_length=12, choices=CouponState.choices, blank=True)
-    first_serial = models.BigIntegerField(null=True, blank=True)
-    last_serial = models.BigIntegerField(null=True, blank=True)
-    quantity = models.PositiveIntegerField()
+    first_serial = models.BigIntegerField(null=True, blank=True, validators=SERIAL.validators)
+    last_serial = models.BigIntegerField(null=True, blank=True, validators=SERIAL.validators)
+    # An inventory line of a series none of which was counted moves no coupons.
+    quantity = models.PositiveIntegerField(validators=COUNT.validators)
     reason = models.TextField(blank=True, help_text="Reason for a void; expected vs counted for an inventory")
     document_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
-    document_id = models.PositiveBigIntegerField()
+    document_id = models.PositiveBigIntegerField(validators=ROW_ID.validators)
     location = models.ForeignKey(StorageLocation, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
 
     class Meta:
@@ -72,6 +74,10 @@ class LedgerLine(Sealed, AppendOnly, AuditedModel):
                 | models.Q(first_serial__lte=models.F("last_serial")),
                 name="coupon_ledger_serial_order",
             ),
+            *DENOMINATION.checks("denomination_cents"),
+            *SERIAL.checks("first_serial", "last_serial"),
+            *COUNT.checks("quantity"),
+            *ROW_ID.checks("document_id"),
         ]
 
     def __str__(self) -> str:
@@ -89,8 +95,8 @@ class CouponRange(AuditedModel):
 
     facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
     series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="ranges")
-    first_serial = models.BigIntegerField()
-    last_serial = models.BigIntegerField()
+    first_serial = models.BigIntegerField(validators=SERIAL.validators)
+    last_serial = models.BigIntegerField(validators=SERIAL.validators)
     state = models.CharField(max_length=12, choices=CouponState.choices)
     location = models.ForeignKey(StorageLocation, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     # The line whose movement created this row (a split creates the untouched remainders too), and
@@ -113,6 +119,7 @@ class CouponRange(AuditedModel):
             models.CheckConstraint(
                 condition=models.Q(first_serial__lte=models.F("last_serial")), name="coupon_range_serial_order"
             ),
+            *SERIAL.checks("first_serial", "last_serial"),
             # The exclusion constraint on open rows is created by migration 0002 (PostgreSQL), with a
             # trigger for SQLite: both refuse two open ranges of one series that share a serial.
         ]

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from django.db import models
 from django.urls import reverse
 
+from compliance.bounds import DENOMINATION, SERIAL_WIDTH
 from compliance.models import (
     AuditedModel,
     Meaning,
@@ -77,9 +78,11 @@ class CouponSeries(AuditedModel):
     name = models.CharField(max_length=150)
     printed_name = models.CharField(max_length=200, help_text="Certificate holder name printed, § 525.21(c)(1)")
     shows_logo = models.BooleanField(default=True, help_text="The certificate holder's logo is printed")
-    denomination_cents = models.PositiveIntegerField(help_text="Stated value, § 525.21(a), (c)(2)")
+    denomination_cents = models.PositiveIntegerField(help_text="Stated value, § 525.21(a), (c)(2)",
+                                                     validators=DENOMINATION.validators)
     serial_prefix = models.CharField(max_length=10, blank=True, help_text="Printed before the number, e.g. MP")
-    serial_digits = models.PositiveSmallIntegerField(default=7, help_text="Printed width of the number")
+    serial_digits = models.PositiveSmallIntegerField(default=7, help_text="Printed width of the number",
+                                                     validators=SERIAL_WIDTH.validators)
     games = models.ManyToManyField("compliance.Game", related_name="+", help_text="Games it may be used on, (c)(4)")
     wager_restrictions = models.TextField(help_text="Wagers it may be used on and other restrictions, (c)(4)")
     expires_on = models.DateField(help_text="Expiry date printed on the coupon, (c)(5)")
@@ -93,6 +96,8 @@ class CouponSeries(AuditedModel):
         constraints = [
             models.UniqueConstraint(fields=["facility", "code"], name="coupon_series_code_unique"),
             models.CheckConstraint(condition=models.Q(denomination_cents__gt=0), name="coupon_series_denomination"),
+            *DENOMINATION.checks("denomination_cents"),
+            *SERIAL_WIDTH.checks("serial_digits"),
         ]
 
     def __str__(self) -> str:

@@ -9,6 +9,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from compliance.bounds import TOTAL
 from compliance.models import (
     AuditedModel,
 )
@@ -63,7 +64,7 @@ class ExceptionReport(AuditedModel):
                                      related_name="exception_report")
     gaming_date = models.DateField()
     description = models.TextField()
-    variance = models.IntegerField()
+    variance = models.IntegerField(validators=TOTAL.validators)  # coupons found different, all counts
     due_on = models.DateField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     emailed_at = models.DateTimeField(null=True, blank=True)
@@ -80,6 +81,7 @@ class ExceptionReport(AuditedModel):
                 | models.Q(processing__isnull=True, inventory__isnull=False),
                 name="coupon_exception_one_source",
             ),
+            *TOTAL.checks("variance"),
         ]
 
     def __str__(self) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from compliance.bounds import require_within_bounds
 from compliance.models import Facility
 from compliance.notifications import Notification, notification_send
 from coupons.days import day_words, today
@@ -28,8 +29,12 @@ __all__ = [
 
 
 def create(model: type[Any], user: Any, **fields: Any) -> Any:
-    """A new document of ``model`` written by ``user``."""
-    return model.objects.create(created_by=user, **fields)
+    """A new document of ``model`` written by ``user``. Its quantities are often counted from serials typed
+    in: one past its field's bounds is refused here in words, before the database's check refuses it."""
+    document = model(created_by=user, **fields)
+    require_within_bounds(document)
+    document.save(force_insert=True)
+    return document
 
 
 def report_email(report: Any, notification: Notification) -> bool:

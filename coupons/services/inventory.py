@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from compliance.actors import acts_as_system, acts_as_user
+from compliance.bounds import require_count
 from compliance.models import Facility, regulated_bulk_create
 from compliance.roles import Capability, require_capability
 from compliance.services import record_sign
@@ -63,6 +64,8 @@ def inventory_record(
     counted_on = today
     if any(series.facility_id != facility.pk for series in counted):
         raise ValidationError("A counted series belongs to another facility.")
+    for series, spans in counted.items():
+        require_count(spans_.count(spans_.merge(spans)), f"the count of {series.name}")
     expected = expected_inventory(facility)
     places = expected_places(facility)
     every_series = sorted(set(expected) | set(counted), key=lambda s: s.code)

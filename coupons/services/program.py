@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from compliance.actors import acts_as_user
-from compliance.bounds import EARLIEST_DAY, require_count, require_day_between, years
+from compliance.bounds import EARLIEST_DAY, MAX_DENOMINATION_CENTS, require_count, require_day_between, years
 from compliance.models import Facility, Game
 from compliance.roles import Capability, require_capability
 from compliance.services import record_sign
@@ -100,7 +100,7 @@ def series_create(
     # A series already expired when recorded could never be used; one printed to last decades is a typo.
     now = today(facility)
     require_day_between(expires_on, now, now + years(10), "the expiry date printed on the coupon")
-    require_count(denomination_cents, "the denomination in cents", maximum=100_000_000)
+    require_count(denomination_cents, "the denomination in cents", maximum=MAX_DENOMINATION_CENTS)
     _require_series_rules(denomination_cents=denomination_cents, games=games, wager_restrictions=wager_restrictions,
                           value_visible_on_surveillance=value_visible_on_surveillance, has_chip_area=has_chip_area)
     if CouponSeries.objects.filter(facility=facility, code=code).exists():

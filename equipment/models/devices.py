@@ -8,6 +8,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from compliance.bounds import SHAKER_OPERATIONS
 from compliance.models import Meaning, RegulatedRecord, SignatureRequirement
 from equipment.floor import FLOORPERSON_OR_ABOVE, THE_FLOORPERSON
 
@@ -33,7 +34,7 @@ class OpeningInspection(RegulatedRecord):
     values_entered = models.CharField(max_length=20, help_text="The three die values entered, e.g. 1-4-4")
     combinations_illuminated = models.BooleanField(help_text="Every winning combination lit correctly")
     automated_shaker_in_use = models.BooleanField(default=False)
-    shaker_operations = models.PositiveSmallIntegerField(default=0)
+    shaker_operations = models.PositiveSmallIntegerField(default=0, validators=SHAKER_OPERATIONS.validators)
     shaker_tossed_properly = models.BooleanField(default=False)
     passed = models.BooleanField()
     note = models.TextField(blank=True)
@@ -41,6 +42,7 @@ class OpeningInspection(RegulatedRecord):
     class Meta:
         ordering = ["-inspected_at"]
         indexes = [models.Index(fields=["table", "inspected_at"], name="inspection_table_idx")]
+        constraints = SHAKER_OPERATIONS.checks("shaker_operations")
 
     def __str__(self) -> str:
         verdict = "passed" if self.passed else "FAILED"

@@ -16,6 +16,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from compliance.bounds import DECKS_IN_PLAY, DICE, DICE_FROM_ONE, JOKERS_PER_DECK
 from compliance.models import Meaning, RegulatedRecord, SignatureRequirement
 from compliance.roles import Role
 from equipment.floor import THE_FLOORPERSON
@@ -128,7 +129,7 @@ class DiceSet(InPlayRecord):
 
     identifiers = models.CharField(max_length=300, help_text="Serial numbers or lot of the dice")
     colours = models.CharField(max_length=100, blank=True)
-    dice_count = models.PositiveSmallIntegerField()
+    dice_count = models.PositiveSmallIntegerField(validators=DICE_FROM_ONE.validators)
     container = models.CharField(max_length=20, choices=Container.choices)
     placed_because = models.CharField(max_length=20, choices=PlacedBecause.choices, default=PlacedBecause.SCHEDULED)
 
@@ -140,6 +141,7 @@ class DiceSet(InPlayRecord):
             ),
             models.CheckConstraint(condition=models.Q(due_at__gt=models.F("placed_at")), name="dice_due_after_placed"),
             models.CheckConstraint(condition=models.Q(dice_count__gt=0), name="dice_set_has_dice"),
+            *DICE_FROM_ONE.checks("dice_count"),
         ]
         indexes = [
             models.Index(fields=["due_at"], condition=models.Q(removed_at__isnull=True), name="dice_due_in_play_idx"),
@@ -176,12 +178,12 @@ class DeckSet(InPlayRecord):
     )
     kind_label = "deck"
 
-    deck_count = models.PositiveSmallIntegerField(default=1)
+    deck_count = models.PositiveSmallIntegerField(default=1, validators=DECKS_IN_PLAY.validators)
     back_colours = models.CharField(max_length=100, help_text="Back colour of each deck, e.g. red / blue")
     identifiers = models.CharField(max_length=300, blank=True, help_text="Deck serials or lot")
     dealt_from = models.CharField(max_length=20, choices=DealtFrom.choices)
     automated_shuffler = models.BooleanField(default=False)
-    jokers_per_deck = models.PositiveSmallIntegerField(default=1)
+    jokers_per_deck = models.PositiveSmallIntegerField(default=1, validators=JOKERS_PER_DECK.validators)
     second_joker_torn = models.BooleanField(default=False)
 
     class Meta:
@@ -191,6 +193,7 @@ class DeckSet(InPlayRecord):
                 fields=["table"], condition=models.Q(removed_at__isnull=True), name="equipment_one_deck_set_in_play"
             ),
             models.CheckConstraint(condition=models.Q(due_at__gt=models.F("placed_at")), name="deck_due_after_placed"),
+            # deck_one_or_two is deck_count's range (DECKS_IN_PLAY): no second check for it.
             models.CheckConstraint(condition=models.Q(deck_count__in=[1, 2]), name="deck_one_or_two"),
             # § 575.3(b): two decks only with an automated card shuffling device.
             models.CheckConstraint(
@@ -200,6 +203,7 @@ class DeckSet(InPlayRecord):
             models.CheckConstraint(
                 condition=models.Q(jokers_per_deck=1) | models.Q(second_joker_torn=True), name="second_joker_torn"
             ),
+            *JOKERS_PER_DECK.checks("jokers_per_deck"),
         ]
         indexes = [
             models.Index(fields=["due_at"], condition=models.Q(removed_at__isnull=True), name="deck_due_in_play_idx"),
@@ -252,14 +256,17 @@ class DiceRemoval(RemovalRecord):
     # A foreign key, not one-to-one: a correction of the removal points at the same set. The
     # database still holds "one removal per set" for the records that are not corrections.
     dice_set = models.ForeignKey(DiceSet, on_delete=models.PROTECT, related_name="removals")
-    dice_returned = models.PositiveSmallIntegerField(help_text="Dice of the set accounted for on removal")
-    dice_lost = models.PositiveSmallIntegerField(default=0, help_text="Dice that went off the table and were lost")
+    dice_returned = models.PositiveSmallIntegerField(help_text="Dice of the set accounted for on removal",
+                                                     validators=DICE.validators)
+    dice_lost = models.PositiveSmallIntegerField(default=0, help_text="Dice that went off the table and were lost",
+                                                 validators=DICE.validators)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
                 fields=["dice_set"], condition=models.Q(corrects__isnull=True), name="dice_removal_one_per_set"
             ),
+            *DICE.checks("dice_returned", "dice_lost"),
         ]
 
     def get_absolute_url(self) -> str:

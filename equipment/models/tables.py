@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from compliance.bounds import DICE, DICE_FROM_ONE, DIE_SIZE_MM, HOURS_IN_PLAY, TABLE_DECKS
 from compliance.models import AuditedModel
 
 __all__ = ["Container", "DiceMethod", "EquipmentRequirement", "TableDiceMethod", "TableSession"]
@@ -21,14 +22,17 @@ class EquipmentRequirement(AuditedModel):
     """What the regulations require at a table of one game: dice, container, decks, clocks."""
 
     game = models.OneToOneField("compliance.Game", on_delete=models.PROTECT, related_name="equipment_requirement")
-    dice_count = models.PositiveSmallIntegerField(default=0, help_text="Dice in a set; 0 when the game uses none")
+    dice_count = models.PositiveSmallIntegerField(default=0, help_text="Dice in a set; 0 when the game uses none",
+                                                  validators=DICE.validators)
     variation_dice_count = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="Dice in a set when a variation is offered (High Roll Dice: six)"
+        null=True, blank=True, help_text="Dice in a set when a variation is offered (High Roll Dice: six)",
+        validators=DICE_FROM_ONE.validators,
     )
     dice_colours = models.CharField(max_length=100, blank=True, help_text="e.g. 4 green, 2 red")
-    die_size_mm = models.PositiveSmallIntegerField(null=True, blank=True)
+    die_size_mm = models.PositiveSmallIntegerField(null=True, blank=True, validators=DIE_SIZE_MM.validators)
     container = models.CharField(max_length=20, choices=Container.choices, blank=True)
-    dice_max_hours = models.PositiveSmallIntegerField(default=24, help_text="Longest a set may stay in play")
+    dice_max_hours = models.PositiveSmallIntegerField(default=24, help_text="Longest a set may stay in play",
+                                                      validators=HOURS_IN_PLAY.validators)
     dice_required_to_open = models.BooleanField(default=True)
     new_dice_on_reopen = models.BooleanField(default=True, help_text="A new set must be put in play on reopening")
     clock_runs_while_closed = models.BooleanField(
@@ -44,9 +48,9 @@ class EquipmentRequirement(AuditedModel):
         "number generator or a flat button (Asia Poker, § 575.2(c)); a shaker table needs dice to open",
     )
     uses_decks = models.BooleanField(default=False)
-    max_decks = models.PositiveSmallIntegerField(default=0)
-    deck_hand_hours = models.PositiveSmallIntegerField(null=True, blank=True)
-    deck_shoe_hours = models.PositiveSmallIntegerField(null=True, blank=True)
+    max_decks = models.PositiveSmallIntegerField(default=0, validators=TABLE_DECKS.validators)
+    deck_hand_hours = models.PositiveSmallIntegerField(null=True, blank=True, validators=HOURS_IN_PLAY.validators)
+    deck_shoe_hours = models.PositiveSmallIntegerField(null=True, blank=True, validators=HOURS_IN_PLAY.validators)
     deck_citation = models.CharField(max_length=60, blank=True)
     opening_inspection_required = models.BooleanField(default=False)
     inspection_citation = models.CharField(max_length=60, blank=True)
@@ -54,6 +58,13 @@ class EquipmentRequirement(AuditedModel):
 
     class Meta:
         ordering = ["game__name"]
+        constraints = [
+            *DICE.checks("dice_count"),
+            *DICE_FROM_ONE.checks("variation_dice_count"),
+            *DIE_SIZE_MM.checks("die_size_mm"),
+            *HOURS_IN_PLAY.checks("dice_max_hours", "deck_hand_hours", "deck_shoe_hours"),
+            *TABLE_DECKS.checks("max_decks"),
+        ]
 
     def __str__(self) -> str:
         return f"Equipment for {self.game}"
