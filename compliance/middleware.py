@@ -7,7 +7,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import logout
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseRedirect, JsonResponse
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -71,15 +71,12 @@ class InspectorReadOnlyMiddleware:
         match = request.resolver_match
         if match is not None and match.url_name in INSPECTOR_ALLOWED_WRITES:
             return None
-        body = render_to_string(
-            "403.html",
-            {
-                "exception": "Board inspectors have read-only access: you can view and download every record, "
-                "but nothing can be changed from this account."
-            },
-            request=request,
-        )
-        return HttpResponseForbidden(body)
+        message = ("Board inspectors have read-only access: you can view and download every record, "
+                   "but nothing can be changed from this account.")
+        if request.path.startswith("/api/"):  # the API's one error shape (coupons/api/errors.py)
+            return JsonResponse({"error": {"code": "permission_denied", "message": message, "clause": "",
+                                           "fields": {}}}, status=403)
+        return HttpResponseForbidden(render_to_string("403.html", {"exception": message}, request=request))
 
 
 class FacilityMiddleware:

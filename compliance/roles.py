@@ -68,6 +68,8 @@ class Capability(StrEnum):
     RESOLVE_COUPON_EXCEPTION = "resolve_coupon_exception"
     CLOSE_COUPON_DEVIATION = "close_coupon_deviation"
     REDEEM_COUPONS = "redeem_coupons"
+    COUNT_DROP_BOXES = "count_drop_boxes"
+    MANAGE_SCANNERS = "manage_scanners"
     # Equipment
     LOG_EQUIPMENT = "log_equipment"
     VERIFY_EQUIPMENT = "verify_equipment"
@@ -113,7 +115,12 @@ CAPABILITIES: dict[Capability, frozenset[Role]] = {
     Capability.RESOLVE_COUPON_EXCEPTION: frozenset({_R.COMPLIANCE_OFFICER}),
     # § 525.21(e): a shipment deviation is reported to a finance supervisor (and the Bureau), who follows it up.
     Capability.CLOSE_COUPON_DEVIATION: frozenset({_R.FINANCE_SUPERVISOR, _R.COMPLIANCE_OFFICER}),
-    Capability.REDEEM_COUPONS: frozenset({_R.DEALER, _R.FLOORPERSON}),  # § 525.22(b)
+    # § 525.22(b): "redeemed by a dealer or boxperson"; a boxperson is a dealer by role here (Craps staffing).
+    Capability.REDEEM_COUPONS: frozenset({_R.DEALER}),
+    # § 525.21(q)(6), (m): the coupons of the drop boxes are counted and cancelled by finance.
+    Capability.COUNT_DROP_BOXES: frozenset({_R.FINANCE_STAFF, _R.FINANCE_SUPERVISOR}),
+    # Registering and revoking a table's scanner: the shift manager who runs the pit's tables.
+    Capability.MANAGE_SCANNERS: frozenset({_R.SHIFT_MANAGER}),
     Capability.LOG_EQUIPMENT: frozenset({_R.FLOORPERSON, _R.DEALER, _R.SHIFT_MANAGER}),
     Capability.VERIFY_EQUIPMENT: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),
     Capability.OPEN_CLOSE_TABLES: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),

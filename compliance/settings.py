@@ -60,6 +60,9 @@ INSTALLED_APPS = [
     "django_otp",
     "django_otp.plugins.otp_totp",
     "axes",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, vendored: /api/docs/ fetches nothing from a CDN
     "compliance",
     "coupons",
     "equipment",
@@ -88,6 +91,30 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "compliance.urls"
+
+# The redemption API (coupons/api): scanner tokens or the web session; one JSON error shape.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "coupons.api.authentication.ScannerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "coupons.api.errors.exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Table games compliance API",
+    "DESCRIPTION": "Match Play Coupon redemption at the tables (58 Pa. Code § 525.22, § 525.21(q)). Every error has "
+                   "the `Error` shape.",
+    "VERSION": "1",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
 WSGI_APPLICATION = "compliance.wsgi.application"
 
 TEMPLATES = [

@@ -119,23 +119,23 @@ def grant_administrator_permissions(**kwargs: Any) -> None:
 
 
 def protect_history_tables(using: str = "default", **kwargs: Any) -> None:
-    """On PostgreSQL, make every simple_history table append-only in the database itself.
+    """On PostgreSQL, make every append-only table append-only in the database itself: every
+    simple_history table and every ``AppendOnly`` model's (redemptions, drop-count lines, ...).
 
     History rows are the evidence of every change; no code path edits them, so the database refuses
     UPDATE and DELETE on them as it does on signatures and audit events (migration 0003 defines the
-    function). Runs after every ``migrate``, so history tables of apps added later are covered too.
+    function). Runs after every ``migrate``, so tables of apps added later are covered too.
     """
-    from django.apps import apps
     from django.db import connections
+
+    from compliance.db_guarantees import append_only_tables
 
     connection = connections[using]
     if connection.vendor != "postgresql":
         return
-    tables = [
-        model._meta.db_table
-        for model in apps.get_models()
-        if hasattr(model, "instance_type") and model.__name__.startswith("Historical")
-    ]
+    with connection.cursor() as cursor:
+        present = set(connection.introspection.table_names(cursor))
+    tables = [table for table in append_only_tables() if table in present]
     with connection.cursor() as cursor:
         for table in tables:
             cursor.execute(

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from compliance import views, views_accounts
 
@@ -23,5 +24,8 @@ urlpatterns = [
     path("people/", views.PeopleListView.as_view(), name="people-list"),
     path("coupons/", include("coupons.urls")),
     path("equipment/", include("equipment.urls")),
+    path("api/v1/coupons/", include("coupons.api.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("admin/", admin.site.urls),
 ]

@@ -16,6 +16,7 @@ from compliance.selectors import people_holding
 from coupons.models import (
     CouponProgram,
     CouponSeries,
+    Position,
     ProgramApproval,
     ReconciliationForm,
     StorageLocation,
@@ -101,6 +102,10 @@ class SeriesForm(FacilityForm):
                                            help_text="Games the coupon may be used on, § 525.21(c)(4)")
     wager_restrictions = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}),
                                          help_text="Wagers it may be used on and other restrictions")
+    positions = forms.MultipleChoiceField(
+        choices=Position.choices, required=False, widget=forms.CheckboxSelectMultiple,
+        label="Positions it may be wagered on",
+        help_text="Checked at redemption; leave all unchecked for any position the game allows, § 525.22(c)")
     printed_name = forms.CharField(max_length=200, required=False, help_text="Defaults to the facility name")
     shows_logo = forms.BooleanField(required=False, initial=True, label="The logo is printed")
     value_visible_on_surveillance = forms.BooleanField(

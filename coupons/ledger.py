@@ -31,6 +31,7 @@ __all__ = [
     "document_type",
     "ledger_line",
     "lock_facility",
+    "lock_facility_shared",
     "lock_open_rows",
     "move",
     "move_rows",
@@ -237,3 +238,15 @@ def lock_facility(facility: Facility) -> None:
     a row referencing the facility takes, so the rest of the system is not held up (nor deadlocked by
     a transaction that inserted such a row before asking for this lock)."""
     Facility.objects.select_for_update(no_key=True).filter(pk=facility.pk).values_list("pk", flat=True).first()
+
+
+def lock_facility_shared(facility: Facility) -> None:
+    """The facility's row lock in share mode, for the many small movements that may run side by side
+    (redemptions at the tables): ``FOR SHARE`` conflicts with :func:`lock_facility`'s ``FOR NO KEY
+    UPDATE`` but not with itself, so closing a day waits for them and they never wait for each other.
+    SQLite runs one writer at a time and needs no lock."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM compliance_facility WHERE id = %s FOR SHARE", [facility.pk])

@@ -7,8 +7,10 @@ Shape (see docs/coupons.md):
   (approved locked areas, § 525.21(i) and (k)).
 * Regulated documents, each a ``RegulatedRecord`` with its signatures: approvals (b)/(p), receipts
   (e)–(f), requisitions (g), issuances (h), distributions, voids, returns (k)–(l), the marketing
-  reconciliation form (j), finance daily processing (m), expiries, redemptions (a seam for the
-  redemption issue) and monthly inventories (n).
+  reconciliation form (j), finance daily processing (m), expiries, drop-box counts (q)(6) and monthly
+  inventories (n).
+* Redemption at the table (§ 525.22): :class:`Redemption` (one per coupon, never twice),
+  :class:`ScannerDevice` (a table's scanner and its token), :class:`RedemptionAnswer` (Idempotency-Key).
 * :class:`LedgerLine`: the append-only Match Play Coupon ledger. Every movement of coupons writes one
   line per serial range moved (``from_state`` → ``to_state``); inventories write count lines. Lines
   are never changed (model and, on PostgreSQL, a trigger refuse it).
@@ -25,7 +27,6 @@ from coupons.models._common import HOLDER_OF_STATE, CouponState, format_cents
 from coupons.models.corrections import CouponReversal, FormCorrection
 from coupons.models.day import (
     CouponExpiry,
-    CouponRedemption,
     CouponReturn,
     FinanceDayProcessing,
     ReconciliationFigure,
@@ -39,9 +40,11 @@ from coupons.models.documents import (
     CouponRequisition,
     CouponVoid,
 )
+from coupons.models.drop import DropCount, DropCountItem
 from coupons.models.inventory import CouponInventory, InventoryCount, InventoryReminder
 from coupons.models.ledger import CouponRange, LedgerLine
 from coupons.models.program import CouponProgram, CouponSeries, ProgramApproval, StorageLocation
+from coupons.models.redemption import Position, Redemption, RedemptionAnswer, ScannerDevice
 from coupons.models.reports import DeviationReport, ExceptionReport
 
 __all__ = [
@@ -54,7 +57,6 @@ __all__ = [
     "CouponProgram",
     "CouponRange",
     "CouponReceipt",
-    "CouponRedemption",
     "CouponRequisition",
     "CouponReturn",
     "CouponReversal",
@@ -62,15 +64,21 @@ __all__ = [
     "CouponState",
     "CouponVoid",
     "DeviationReport",
+    "DropCount",
+    "DropCountItem",
     "ExceptionReport",
     "FinanceDayProcessing",
     "FormCorrection",
     "InventoryCount",
     "InventoryReminder",
     "LedgerLine",
+    "Position",
     "ProgramApproval",
     "ReconciliationFigure",
     "ReconciliationForm",
+    "Redemption",
+    "RedemptionAnswer",
+    "ScannerDevice",
     "StorageLocation",
     "format_cents",
 ]

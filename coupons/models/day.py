@@ -135,23 +135,6 @@ class CouponExpiry(CouponDocument):
         return reverse("coupons:series-detail", args=[self.series_id])
 
 
-class CouponRedemption(CouponDocument):
-    """Coupons redeemed at a banking table (the redemption issue will add its screens and checks)."""
-
-    citation = "525.21(m)"
-    kind_label = "Redemption"
-    series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
-    quantity = models.PositiveIntegerField(validators=COUNT_FROM_ONE.validators)
-    table = models.ForeignKey("compliance.GamingTable", on_delete=models.PROTECT, null=True, blank=True,
-                              related_name="+")
-
-    class Meta:
-        constraints = COUNT_FROM_ONE.checks("quantity")
-
-    def get_absolute_url(self) -> str:
-        return reverse("coupons:series-detail", args=[self.series_id])
-
-
 class FinanceDayProcessing(CouponDocument):
     """Finance's daily count, review, cancellation and reconciliation, § 525.21(m)."""
 

@@ -85,6 +85,10 @@ class CouponSeries(AuditedModel):
                                                      validators=SERIAL_WIDTH.validators)
     games = models.ManyToManyField("compliance.Game", related_name="+", help_text="Games it may be used on, (c)(4)")
     wager_restrictions = models.TextField(help_text="Wagers it may be used on and other restrictions, (c)(4)")
+    # The machine-checkable part of the restrictions: positions (§ 525.22(c) names) a coupon of the series may be
+    # wagered on; empty means any position the game allows. The redemption check enforces it.
+    positions = models.JSONField(default=list, blank=True,
+                                 help_text="Positions it may be wagered on (empty: any the game allows), (c)(4)")
     expires_on = models.DateField(help_text="Expiry date printed on the coupon, (c)(5)")
     value_visible_on_surveillance = models.BooleanField(default=True, help_text="(c)(2)")
     has_chip_area = models.BooleanField(default=True, help_text="Area for the chips that does not hide the value, (c)(6)")
@@ -121,6 +125,16 @@ class CouponSeries(AuditedModel):
     @property
     def serial_example(self) -> str:
         return self.serial(1)
+
+    @property
+    def allowed_positions(self) -> frozenset[str]:
+        return frozenset(str(p) for p in (self.positions or ()))
+
+    @property
+    def positions_words(self) -> str:
+        from coupons.models.redemption import Position
+
+        return ", ".join(str(Position(p).label) for p in Position.values if p in self.allowed_positions)
 
     def is_expired_on(self, day: Any) -> bool:
         return day > self.expires_on

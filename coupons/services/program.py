@@ -74,6 +74,15 @@ def _require_series_rules(*, denomination_cents: int, games: Sequence[Game], wag
         raise ValidationError("State the wagers the coupon may be used on and other restrictions (§ 525.21(c)(4)).")
 
 
+def _known_positions(positions: Sequence[str]) -> list[str]:
+    from coupons.models import Position
+
+    unknown = sorted(set(positions) - set(Position.values))
+    if unknown:
+        raise ValidationError(f"Unknown wager positions: {', '.join(unknown)}; choose among those of § 525.22(c).")
+    return [p for p in Position.values if p in set(positions)]
+
+
 @transaction.atomic
 @acts_as_user
 def series_create(
@@ -94,8 +103,10 @@ def series_create(
     design_specification: str = "",
     value_visible_on_surveillance: bool = True,
     has_chip_area: bool = True,
+    positions: Sequence[str] = (),
 ) -> CouponSeries:
-    """A coupon series with what § 525.21(c) requires each coupon to show."""
+    """A coupon series with what § 525.21(c) requires each coupon to show; ``positions`` the wagers its
+    restrictions allow (empty: any position the game allows, § 525.22(c))."""
     require_capability(user, Capability.RECORD_COUPON_RECEIPT)
     # A series already expired when recorded could never be used; one printed to last decades is a typo.
     now = today(facility)
@@ -110,7 +121,7 @@ def series_create(
         expires_on=expires_on, wager_restrictions=wager_restrictions.strip(), serial_prefix=serial_prefix.strip(),
         serial_digits=serial_digits, printed_name=printed_name or facility.name, shows_logo=shows_logo,
         design_specification=design_specification, value_visible_on_surveillance=value_visible_on_surveillance,
-        has_chip_area=has_chip_area,
+        has_chip_area=has_chip_area, positions=_known_positions(positions),
     )
     series.games.set(games)
     return series

@@ -1,45 +1,230 @@
-"""Coupons redeemed at a banking table, § 525.22 (the seam the redemption issue builds its checks and
-screens on)."""
+"""Redemption at the table with electronic cancellation (§ 525.22; § 525.21(q)(5)–(6), (r)).
+
+:func:`redemption_record` answers a dealer's scan: every check of § 525.22 first, reading only; then,
+in one transaction, the :class:`~coupons.models.Redemption` row and the ledger's move of that one
+serial from *distributed* to *redeemed* — the electronic cancellation. "Never twice" is the
+database's: the insert races on ``UniqueConstraint(series, serial)``, so of two scans at the same
+moment exactly one commits and the other is refused with what the first one did.
+
+Readings (docs/coupons.md, "Redemption"):
+
+* The coupon counts as electronically cancelled the moment its redemption commits: the ledger line
+  says *redeemed* and no later scan honours it. Finance's daily processing then cancels the paper
+  coupon from the drop box (*redeemed* → *cancelled*, § 525.21(m)(2)) as before.
+* Expiry is checked on the facility's gaming day, as (q)(5) asks the dealer to: a coupon expiring on
+  3 Nov is good through the gaming day of 3 Nov, including its small hours on the 4th.
+* A redemption takes a *shared* lock on the facility: redemptions run side by side, while signing a
+  day's reconciliation or finance processing (which takes the exclusive lock) waits for them and is
+  never signed over a redemption still committing into its day.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
 
-from compliance.actors import acts_as_user
-from compliance.models import Facility
+from compliance.actors import acting_as
+from compliance.gaming_day import local_time
+from compliance.models import Facility, GamingTable
 from compliance.roles import Capability, require_capability
-from coupons import ranges as spans_
 from coupons.days import day_words, today
-from coupons.ledger import move
-from coupons.models import CouponRedemption, CouponSeries, CouponState, LedgerLine
-from coupons.ranges import Span
-from coupons.services._common import create, require_day_open, require_facility, require_gates
+from coupons.ledger import lock_facility_shared, move
+from coupons.models import (
+    CouponRange,
+    CouponSeries,
+    CouponState,
+    LedgerLine,
+    ProgramApproval,
+    Redemption,
+    ScannerDevice,
+    format_cents,
+)
+from coupons.redemption_rules import Refusal, breakdown, position_refusal, split_serial
+from coupons.selectors import closed_days, program_gate_refusals
+from coupons.selectors.redemption import coupon_ranges_at, redemption_of
 
-__all__ = ["redemption_record"]
+__all__ = ["Accepted", "Scan", "honoured_words", "redemption_record", "require_distributed", "require_usable"]
+
+S = CouponState
 
 
-@transaction.atomic
-@acts_as_user
-def redemption_record(
-    *, facility: Facility, series: CouponSeries, spans: Sequence[Span], user: Any, gaming_date: date | None = None,
-    table: Any = None,
-) -> CouponRedemption:
-    """Coupons redeemed at a banking table (seam for the redemption issue, which adds its checks and screens)."""
-    require_capability(user, Capability.REDEEM_COUPONS)
-    require_facility(series, facility)
-    gaming_date = gaming_date or today(facility)
-    require_gates(series, gaming_date)
-    require_day_open(facility, gaming_date, marketing=False)
-    if series.is_expired_on(gaming_date):
-        raise ValidationError(f"{series.name} expired on {day_words(series.expires_on)} (§ 525.21(q)(5)).")
-    redemption = create(CouponRedemption, user, facility=facility, series=series, gaming_date=gaming_date,
-                        quantity=spans_.count(spans_.merge(spans)), table=table)
-    move(document=redemption, series=series, spans=spans, kind=LedgerLine.Kind.REDEEM,
-         from_states=[CouponState.DISTRIBUTED], to_state=CouponState.REDEEMED,
-         step="only coupons distributed to patrons can be redeemed")
+@dataclass(frozen=True)
+class Scan:
+    """What the dealer's scanner (or the table screen) sends: § 525.22(b)–(d)."""
+
+    serial: str
+    table: GamingTable
+    position: str
+    chips_cents: int
+    wager: str = ""
+
+
+@dataclass(frozen=True)
+class Accepted:
+    redemption: Redemption
+    message: str
+    instructions: tuple[str, ...]
+
+
+def _authority(facility: Facility, scan: Scan, user: Any, device: ScannerDevice | None) -> Any:
+    """The account the redemption is written by: the scanner's own, bound to its table, or a dealer's."""
+    if scan.table.facility_id != facility.pk:
+        raise Refusal("other_facility", f"Table {scan.table.number} belongs to another facility.")
+    if device is not None:
+        if not device.is_active:
+            raise Refusal("token_revoked", f"The scanner {device.name} was revoked; ask a supervisor for a new token.")
+        if device.table_id != scan.table.pk:
+            raise Refusal("wrong_table", f"The scanner {device.name} belongs to table {device.table.number}, not "
+                                         f"table {scan.table.number}.")
+        return device.account
+    try:
+        require_capability(user, Capability.REDEEM_COUPONS)
+    except PermissionDenied as denied:
+        raise Refusal("permission_denied", f"Only a dealer or boxperson redeems coupons (§ 525.22(b)). {denied}") from None
+    return user
+
+
+def _coupon(facility: Facility, text: str) -> tuple[CouponRange, int]:
+    prefix, number = split_serial(text)
+    rows = coupon_ranges_at(facility, prefix, number)
+    if not rows:
+        raise Refusal("unknown_coupon", f"No Match Play Coupon of {facility.name} has the serial {text.strip()}; "
+                                        f"check the serial and do not accept the coupon.")
+    if len(rows) > 1:
+        names = ", ".join(sorted(row.series.name for row in rows))
+        raise Refusal("ambiguous_serial", f"Serial {text.strip()} is printed on coupons of {names}; call finance "
+                                          f"before accepting it.")
+    return rows[0], number
+
+
+def honoured_words(facility: Facility, redemption: Redemption) -> str:
+    at = local_time(facility, redemption.redeemed_at)
+    return (f"at table {redemption.table.number} at {at:%H:%M} on {day_words(redemption.gaming_date)}"
+            + (" (cancelled at the drop-box count)" if redemption.channel == Redemption.Channel.COUNT else ""))
+
+
+def require_distributed(facility: Facility, row: CouponRange, number: int) -> None:
+    """The coupon is in a patron's hands: not in stock, voided, expired, redeemed or cancelled."""
+    series, coupon = row.series, row.series.serial(number)
+    if row.state == S.DISTRIBUTED:
+        return
+    if row.state in (S.REDEEMED, S.CANCELLED):
+        earlier = redemption_of(series.pk, number)
+        if earlier is not None:
+            raise Refusal("already_redeemed", f"Coupon {coupon} was already redeemed "
+                                              f"{honoured_words(facility, earlier)}; do not accept it.")
+        if row.state == S.REDEEMED:
+            raise Refusal("already_redeemed", f"Coupon {coupon} was already redeemed (ledger, "
+                                              f"{day_words(row.since.gaming_date)}); do not accept it.")
+        raise Refusal("cancelled", f"Coupon {coupon} was cancelled on {day_words(row.since.gaming_date)}; "
+                                   f"do not accept it.")
+    if row.state == S.VOIDED:
+        raise Refusal("voided", f"Coupon {coupon} was voided on {day_words(row.since.gaming_date)}; do not accept it.")
+    if row.state == S.EXPIRED:
+        raise Refusal("expired", f"Coupon {coupon} expired on {day_words(series.expires_on)} (§ 525.21(q)(5)).")
+    raise Refusal("not_distributed", f"Coupon {coupon} was never given to a patron (it is "
+                                     f"{CouponState(row.state).label.lower()}); do not accept it and call finance.")
+
+
+def require_usable(series: CouponSeries, coupon: str, on: date, table: GamingTable,
+                   approvals: Sequence[ProgramApproval] | None = None) -> None:
+    """Expiry (q)(5), the program's approvals (b), a banking game (a) and the series' games (c)(4).
+    ``approvals``: the facility's, read once by a caller judging many coupons."""
+    if series.is_expired_on(on):
+        raise Refusal("expired", f"Coupon {coupon} expired on {day_words(series.expires_on)}; the dealer confirms "
+                                 f"the expiry before redeeming (§ 525.21(q)(5)).")
+    gates = program_gate_refusals(series, on, approvals=approvals)
+    if gates:
+        raise Refusal("program_not_approved", " ".join(gates))
+    game = table.game
+    if not game.banking:
+        raise Refusal("not_banking_game", f"{game.name} is not played against the house; a Match Play Coupon is "
+                                          f"redeemed only at such a table (§ 525.22(a)).")
+    games = list(series.games.all())
+    if games and game not in games:
+        allowed = ", ".join(sorted(g.name for g in games))
+        raise Refusal("game_not_allowed", f"{series.name} may be used on {allowed}, not on {game.name} "
+                                          f"(§ 525.21(c)(4)).")
+
+
+def _require_wager(series: CouponSeries, scan: Scan) -> None:
+    game = scan.table.game
+    refusal = position_refusal(game.code, game.name, scan.position)
+    if refusal is not None:
+        raise refusal
+    positions = series.allowed_positions
+    if positions and scan.position not in positions:
+        raise Refusal("wager_not_allowed", f"{series.name} may only be wagered on {series.positions_words} "
+                                           f"(its restrictions, § 525.21(c)(4)).")
+    if scan.chips_cents < series.denomination_cents:
+        raise Refusal("chips_below_value", f"The chips ({format_cents(scan.chips_cents)}) are worth less than the "
+                                           f"coupon ({series.denomination}); the patron must wager at least "
+                                           f"{series.denomination} with it (§ 525.22(b)).")
+
+
+def _require_day_open(facility: Facility, gaming_date: date) -> None:
+    lock_facility_shared(facility)
+    through = closed_days(facility).finance_through
+    if through is not None and gaming_date <= through:
+        raise Refusal("day_closed", f"Finance has closed {day_words(through)}; the gaming day "
+                                    f"{day_words(gaming_date)} can take no more redemptions.")
+
+
+def _insert(facility: Facility, row: CouponRange, number: int, scan: Scan, account: Any,
+            device: ScannerDevice | None, gaming_date: date) -> Redemption:
+    redemption = Redemption(
+        facility=facility, series=row.series, serial=number, denomination_cents=row.series.denomination_cents,
+        gaming_date=gaming_date, table=scan.table, game=scan.table.game, position=scan.position,
+        chips_cents=scan.chips_cents, wager=scan.wager, device=device, redeemed_by=account,
+    )
+    try:
+        with transaction.atomic():
+            redemption.save(force_insert=True)
+    except IntegrityError as clash:
+        if "coupon_one_per_wager" in str(clash):
+            raise Refusal("one_coupon_per_wager", f"Wager {scan.wager} at table {scan.table.number} already carries "
+                                                  f"a coupon; a patron may use only one per wager (§ 525.22(d)).") from None
+        earlier = redemption_of(row.series_id, number)
+        words = honoured_words(facility, earlier) if earlier else "a moment ago"
+        raise Refusal("already_redeemed", f"Coupon {row.series.serial(number)} was already redeemed {words}; "
+                                          f"do not accept it.") from None
     return redemption
+
+
+def redemption_record(*, facility: Facility, scan: Scan, user: Any = None,
+                      device: ScannerDevice | None = None) -> Accepted:
+    """Redeem and electronically cancel one coupon, or raise :class:`Refusal` having changed nothing."""
+    account = _authority(facility, scan, user, device)
+    gaming_date = today(facility)
+    row, number = _coupon(facility, scan.serial)
+    series, coupon = row.series, row.series.serial(number)
+    require_distributed(facility, row, number)
+    require_usable(series, coupon, gaming_date, scan.table)
+    _require_wager(series, scan)
+    with acting_as(account), transaction.atomic():
+        _require_day_open(facility, gaming_date)
+        redemption = _insert(facility, row, number, scan, account, device, gaming_date)
+        try:
+            move(document=redemption, series=series, spans=[(number, number)], kind=LedgerLine.Kind.REDEEM,
+                 from_states=[S.DISTRIBUTED], to_state=S.REDEEMED, step="only coupons given to patrons are redeemed",
+                 reason=f"Electronically cancelled at table {scan.table.number}, § 525.21(q)(6)")
+        except ValidationError:
+            raise Refusal("already_redeemed", f"Coupon {coupon} changed state while it was being redeemed; "
+                                              f"scan it again.") from None
+    position = redemption.get_position_display()
+    return Accepted(
+        redemption=redemption,
+        message=f"Coupon {coupon} accepted: {series.denomination} match play on {position}, electronically "
+                f"cancelled.",
+        instructions=(
+            breakdown(series.denomination_cents, scan.chips_cents),
+            "Whether the wager wins or loses, deposit the coupon in the drop box when the wager is paid or "
+            "collected (§ 525.22(e)).",
+            "If the wager wins, pay it by the coupon's terms (§ 525.22(b)).",
+        ),
+    )

@@ -5,6 +5,7 @@ reports) and ``ledger``."""
 
 from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView
 from coupons.views.corrections import UndoView
+from coupons.views.drop import DropCountCreateView, DropCountDetailView, DropCountListView, DropCountPdfView
 from coupons.views.finance import (
     IssuanceCreateView,
     IssuanceDetailView,
@@ -42,6 +43,13 @@ from coupons.views.program import (
     SeriesCreateView,
     SeriesDetailView,
 )
+from coupons.views.redemption import (
+    RedemptionDayView,
+    RedemptionDetailView,
+    ScannerListView,
+    TableChooserView,
+    TableScreenView,
+)
 
 __all__ = [
     "ApprovalCreateView",
@@ -50,6 +58,10 @@ __all__ = [
     "DistributeView",
     "DocumentDetailView",
     "DocumentRedirectView",
+    "DropCountCreateView",
+    "DropCountDetailView",
+    "DropCountListView",
+    "DropCountPdfView",
     "ExpireView",
     "HomeView",
     "InventoryCreateView",
@@ -69,6 +81,8 @@ __all__ = [
     "ReconciliationDetailView",
     "ReconciliationPdfView",
     "ReconciliationView",
+    "RedemptionDayView",
+    "RedemptionDetailView",
     "ReportsView",
     "RequisitionCreateView",
     "RequisitionDetailView",
@@ -76,8 +90,11 @@ __all__ = [
     "ResolveView",
     "ReturnCreateView",
     "ReturnDetailView",
+    "ScannerListView",
     "SeriesCreateView",
     "SeriesDetailView",
+    "TableChooserView",
+    "TableScreenView",
     "TodayView",
     "UndoView",
     "VoidView",

@@ -187,4 +187,31 @@ def issue(program: Program, finance_supervisor: Any, marketing_supervisor: Any, 
     return do
 
 
+@pytest.fixture
+def handed_out(program: Program, receive: Any, issue: Any, marketing_staff: Any) -> Any:
+    """``handed_out(first, last)``: those coupons received, issued and distributed to patrons today."""
+
+    def do(first: int, last: int) -> None:
+        receive(first, last)
+        issue(first, last)
+        services.distribution_record(facility=program.facility, series=program.series, spans=[(first, last)],
+                                     user=marketing_staff, gaming_date=TODAY)
+
+    return do
+
+
+@pytest.fixture
+def craps_table(facility: Any) -> Any:
+    from tests.factories import GamingTableFactory
+
+    return GamingTableFactory(facility=facility, number="CR-1", game=Game.objects.get(code="craps"))
+
+
+@pytest.fixture
+def roulette_table(facility: Any) -> Any:
+    from tests.factories import GamingTableFactory
+
+    return GamingTableFactory(facility=facility, number="RL-1", game=Game.objects.get(code="roulette"))
+
+
 __all__ = ["PASSWORD", "TODAY", "Program", "ProgramApproval", "approve", "make_series"]

@@ -16,7 +16,7 @@ from coupons.models import CouponRange, FinanceDayProcessing, LedgerLine, Reconc
 from tests.coupons.conftest import PASSWORD, TODAY
 
 pytestmark = [
-    pytest.mark.django_db(transaction=True),
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),  # restores content types for later tests
     pytest.mark.skipif(
         connection.vendor != "postgresql", reason="row locks and exclusion constraints are PostgreSQL's"
     ),

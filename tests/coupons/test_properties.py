@@ -16,10 +16,13 @@ from django.utils import timezone
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from compliance.models import Game
 from compliance.services import signature_sign
 from coupons import selectors, services
 from coupons.models import CouponRange, CouponState, ReconciliationForm
+from coupons.services.redemption import Scan, redemption_record
 from tests.coupons.conftest import PASSWORD, TODAY, approve, make_series
+from tests.factories import GamingTableFactory
 
 pytestmark = pytest.mark.django_db
 S = CouponState
@@ -97,6 +100,7 @@ def cast(program, finance_supervisor, finance_staff, marketing_staff, marketing_
         "mkt_staff": marketing_staff,
         "mkt": marketing_supervisor,
         "dealer": dealer,
+        "table": GamingTableFactory(facility=program.facility, number="CR-P", game=Game.objects.get(code="craps")),
     }
 
 
@@ -360,15 +364,22 @@ def _expire(step: _Step) -> None:
             model.state[index][n] = S.EXPIRED
 
 
+def _redeem_at_the_table(step: _Step) -> None:
+    """The dealer scans each coupon of the spans at a craps table; all of them or none (one transaction)."""
+    with transaction.atomic():
+        for first, last in step.spans:
+            for serial in range(first, last + 1):
+                redemption_record(facility=step.facility, user=step.c["dealer"], scan=Scan(
+                    serial=step.series.serial(serial), table=step.c["table"], position="pass_line",
+                    chips_cents=step.series.denomination_cents))
+
+
 def _redeem(step: _Step) -> None:
     ok = step.states == {S.DISTRIBUTED} and not step.expired
     if _attempt_named(
         step.name,
         ok,
-        lambda: services.redemption_record(
-            facility=step.facility, series=step.series, spans=step.spans, user=step.c["dealer"],
-            gaming_date=step.model.day,
-        ),
+        lambda: _redeem_at_the_table(step),
     ):
         step.moved_to(S.REDEEMED)
 

@@ -16,7 +16,7 @@ from equipment.models import DiceSet, EquipmentAlert
 from tests.equipment.conftest import T0, make_table
 from tests.factories import PASSWORD, make_person
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)  # keeps content types intact
 
 
 def _run_together(*calls: Any) -> list[Any]:

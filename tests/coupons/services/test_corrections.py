@@ -14,6 +14,7 @@ from django.urls import reverse
 from compliance.services import signature_sign
 from coupons import selectors, services
 from coupons.models import CouponDistribution, CouponReversal, FormCorrection, LedgerLine
+from coupons.services.redemption import Scan, redemption_record
 from tests.coupons.conftest import PASSWORD, TODAY, states
 
 pytestmark = pytest.mark.django_db
@@ -90,11 +91,12 @@ def test_after_the_form_only_a_correction_linked_to_it_and_approved_by_finance_m
 
 
 def test_a_redeemed_coupon_cannot_be_taken_back(program, receive, issue, marketing_staff, marketing_supervisor,
-                                                dealer):
+                                                dealer, craps_table):
     receive(1, 100)
     issue(1, 20)
     mistake = _distribute(program, marketing_staff, 1, 5)
-    services.redemption_record(facility=program.facility, series=program.series, spans=[(3, 3)], user=dealer)
+    redemption_record(facility=program.facility, user=dealer,
+                      scan=Scan(serial="MP-0000003", table=craps_table, position="pass_line", chips_cents=2500))
     with pytest.raises(ValidationError, match="are redeemed"):
         services.movement_reverse(facility=program.facility, document=mistake, reason="keyed twice",
                                   user=marketing_supervisor, password=PASSWORD)

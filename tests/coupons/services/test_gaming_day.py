@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from compliance.models import Game
+from compliance.services import signature_sign
 from coupons import selectors, services
 from coupons.models import (
     CouponRange,
     CouponState,
     ExceptionReport,
 )
+from coupons.services.drop_count import drop_count_record
 from tests.coupons.conftest import PASSWORD, TODAY, states
+from tests.factories import GamingTableFactory
 
 pytestmark = pytest.mark.django_db
 S = CouponState
@@ -74,7 +78,11 @@ def test_the_whole_gaming_day(
     (ret,) = form.returns.all()
     assert ret.quantity == 396 and ret.is_complete
 
-    services.redemption_record(facility=program.facility, series=series, spans=[(100001, 100050)], user=dealer)
+    # 50 coupons come back in the craps table's drop box, none scanned at the table: the count cancels them.
+    table = GamingTableFactory(facility=program.facility, number="CR-7", game=Game.objects.get(code="craps"))
+    count = drop_count_record(facility=program.facility, table=table, gaming_date=TODAY,
+                              scanned=[series.serial(n) for n in range(100001, 100051)], user=finance_staff)
+    signature_sign(record=count, slot="counted", user=finance_staff, password=PASSWORD)
 
     with django_capture_on_commit_callbacks(execute=True):
         processing = services.finance_day_process(

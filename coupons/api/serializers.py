@@ -1,0 +1,54 @@
+"""What the redemption API reads and writes (the OpenAPI schema is generated from these)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from rest_framework import serializers
+
+from coupons.models import Position
+from coupons.models.redemption import CHIPS
+
+__all__ = ["RedemptionAnswerSerializer", "RedemptionRequestSerializer", "RedemptionSerializer"]
+
+
+class RedemptionRequestSerializer(serializers.Serializer):
+    serial = serializers.CharField(max_length=40, help_text="The coupon's serial as scanned, e.g. MP-0012345")
+    table = serializers.CharField(
+        max_length=20, required=False, allow_blank=True,
+        help_text="The table number as painted on the layout. A scanner's token names its table; if given, it must "
+                  "be that one.",
+    )
+    position = serializers.ChoiceField(choices=Position.choices, help_text="Where the coupon lies, § 525.22(c)")
+    chips = serializers.DecimalField(
+        max_digits=12, decimal_places=2, min_value=Decimal("0.01"), max_value=Decimal(CHIPS.maximum) / 100,
+        help_text="Value of the gaming chips wagered with the coupon, in dollars, § 525.22(b)",
+    )
+    wager = serializers.CharField(
+        max_length=40, required=False, allow_blank=True, default="",
+        help_text="The scanner's reference of the wager (e.g. round and seat); a wager carries one coupon, § 525.22(d)",
+    )
+
+
+class RedemptionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    coupon = serializers.CharField()
+    series = serializers.CharField()
+    denomination = serializers.CharField()
+    denomination_cents = serializers.IntegerField()
+    table = serializers.CharField()
+    game = serializers.CharField()
+    position = serializers.CharField()
+    chips_cents = serializers.IntegerField(allow_null=True)
+    wager = serializers.CharField()
+    gaming_date = serializers.DateField()
+    redeemed_at = serializers.DateTimeField()
+    channel = serializers.CharField()
+    electronically_cancelled = serializers.BooleanField()
+
+
+class RedemptionAnswerSerializer(serializers.Serializer):
+    message = serializers.CharField(help_text="The answer for the dealer")
+    instructions = serializers.ListField(child=serializers.CharField(),
+                                         help_text="How to lay out the wager and what to do with the coupon")
+    redemption = RedemptionSerializer()

@@ -1,0 +1,13 @@
+"""``/api/v1/coupons/…``: the redemption API. Django's sign-in redirect does not apply (a scanner has no
+session); DRF authenticates every request itself and answers 401 in the one error shape."""
+
+from django.contrib.auth.decorators import login_not_required
+from django.urls import path
+
+from coupons.api.views import RedemptionsView
+
+app_name = "coupons-api"
+
+urlpatterns = [
+    path("redemptions/", login_not_required(RedemptionsView.as_view()), name="redemptions"),
+]

@@ -1,0 +1,123 @@
+"""The redemption endpoints. Thin: read the request, call the service, answer in the one shape."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from django.utils.dateparse import parse_date
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from compliance.bounds import EARLIEST_DAY, LATEST_DAY
+from coupons.api.errors import ErrorSerializer, error_body
+from coupons.api.serializers import RedemptionAnswerSerializer, RedemptionRequestSerializer, RedemptionSerializer
+from coupons.days import today
+from coupons.models import ScannerDevice
+from coupons.redemption_rules import REFUSALS
+from coupons.selectors.redemption import redemptions_at_table, redemptions_of_day, table_by_number
+from coupons.services.answers import redemption_answer, redemption_data
+from coupons.services.redemption import Scan
+
+__all__ = ["RedemptionsView"]
+
+_KEY = re.compile(r"^[A-Za-z0-9._:-]{1,80}$")
+_ERRORS = {status: OpenApiResponse(ErrorSerializer, description=", ".join(
+    sorted(code for code, kind in REFUSALS.items() if kind.status == status)))
+    for status in sorted({kind.status for kind in REFUSALS.values()})}
+_CODES_TABLE = "\n".join(f"| `{code}` | {kind.status} | {('§ ' + kind.clause) if kind.clause else ''} | {kind.meaning} |"
+                         for code, kind in REFUSALS.items())
+
+
+def _fingerprint(data: dict[str, Any], table: str) -> str:
+    canonical = json.dumps({**{k: str(v) for k, v in data.items()}, "table": table}, sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class RedemptionsView(APIView):
+    """Redeem a Match Play Coupon at a table (§ 525.22), or list a table's redemptions of the gaming day."""
+
+    def _where(self, request: Request, table_number: str, *, table_optional: bool = False,
+               ) -> tuple[Any, Any, ScannerDevice | None, Response | None]:
+        device = request.auth if isinstance(request.auth, ScannerDevice) else None
+        if device is not None:
+            if table_number and table_number != device.table.number:
+                return None, None, device, Response(error_body(
+                    "wrong_table", f"The scanner {device.name} belongs to table {device.table.number}, not table "
+                                   f"{table_number}."), status=403)
+            return device.facility, device.table, device, None
+        facility = getattr(request._request, "facility", None)
+        if facility is None:
+            return None, None, None, Response(error_body("permission_denied", "Your account is not assigned to a "
+                                                                              "facility."), status=403)
+        table = table_by_number(facility, table_number) if table_number else None
+        if table is None and not (table_optional and not table_number):
+            what = f"There is no table {table_number} at {facility.name}" if table_number else "Name the table"
+            return facility, None, None, Response(error_body("invalid_request", f"{what}.", fields={
+                "table": [f"{what}."]}), status=400)
+        return facility, table, None, None
+
+    @extend_schema(
+        operation_id="redemption_create",
+        summary="Redeem a coupon: check it, cancel it electronically, say how to lay out the wager",
+        description=(
+            "Succeeds only when § 525.22 and § 525.21(q)(5) allow it; the coupon is electronically cancelled in the "
+            "same transaction (§ 525.21(q)(6)). A refusal changes nothing and answers with one of these codes, "
+            "always in the `Error` shape:\n\n| code | status | clause | meaning |\n|---|---|---|---|\n"
+            + _CODES_TABLE
+            + "\n\nSend an `Idempotency-Key` with each scan: a retry with the same key returns the first answer "
+              "(header `Idempotent-Replayed: true`) instead of a second redemption."
+        ),
+        request=RedemptionRequestSerializer,
+        parameters=[OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER,
+                                     description="Up to 80 of A–Z a–z 0–9 . _ : - ; one per scan")],
+        responses={201: RedemptionAnswerSerializer, **_ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        request_data = RedemptionRequestSerializer(data=request.data)
+        request_data.is_valid(raise_exception=True)
+        data = request_data.validated_data
+        facility, table, device, problem = self._where(request, data.get("table", "").strip())
+        if problem is not None:
+            return problem
+        key = request.headers.get("Idempotency-Key", "").strip()
+        if key and not _KEY.match(key):
+            message = "The Idempotency-Key must be 1 to 80 of A–Z, a–z, 0–9, '.', '_', ':' or '-'."
+            return Response(error_body("invalid_request", message, fields={"Idempotency-Key": [message]}), status=400)
+        scan = Scan(serial=data["serial"], table=table, position=data["position"],
+                    chips_cents=int(data["chips"] * 100), wager=data["wager"].strip())
+        answer = redemption_answer(facility=facility, scan=scan, user=request.user, device=device, key=key,
+                                   fingerprint=_fingerprint(data, table.number))
+        headers = {"Idempotent-Replayed": "true"} if answer.replayed else {}
+        return Response(answer.body, status=answer.status, headers=headers)
+
+    @extend_schema(
+        operation_id="redemption_list",
+        summary="A table's redemptions of a gaming day, newest first",
+        parameters=[
+            OpenApiParameter("table", OpenApiTypes.STR,
+                             description="Table number (a scanner: its own table; a person: every table if omitted)"),
+            OpenApiParameter("gaming_date", OpenApiTypes.DATE, description="Default: the current gaming day"),
+        ],
+        responses={200: RedemptionSerializer(many=True), **{s: _ERRORS[s] for s in (400, 401, 403)}},
+    )
+    def get(self, request: Request) -> Response:
+        facility, table, _, problem = self._where(request, request.query_params.get("table", "").strip()[:20],
+                                                  table_optional=True)
+        if problem is not None:
+            return problem
+        raw_day = request.query_params.get("gaming_date", "")
+        try:
+            day = parse_date(raw_day) if raw_day else today(facility)
+        except ValueError:
+            day = None
+        if day is None or not EARLIEST_DAY <= day <= LATEST_DAY:
+            message = f"gaming_date must be a date between {EARLIEST_DAY} and {LATEST_DAY}, as YYYY-MM-DD."
+            return Response(error_body("invalid_request", message, fields={"gaming_date": [message]}), status=400)
+        rows = redemptions_at_table(table, day) if table is not None else redemptions_of_day(facility, day)[:500]
+        return Response([redemption_data(r) for r in rows])

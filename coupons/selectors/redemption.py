@@ -1,0 +1,144 @@
+"""Reads for redemption at the table (§ 525.22): the coupon behind a scanned serial, what became of a
+coupon already honoured, a table's redemptions, and the scanners of a facility."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from compliance.models import Facility, GamingTable
+from coupons.models import CouponRange, DropCount, DropCountItem, Redemption, ScannerDevice
+
+__all__ = [
+    "banking_tables",
+    "coupon_ranges_at",
+    "coupon_ranges_for",
+    "drop_count_in",
+    "drop_count_items",
+    "drop_count_summary",
+    "drop_counts_of",
+    "redemption_in",
+    "redemption_of",
+    "redemptions_at_table",
+    "redemptions_of_coupons",
+    "redemptions_of_day",
+    "scanner_by_token_sha256",
+    "scanner_in",
+    "scanners_of",
+    "table_by_number",
+    "table_for_redemption",
+]
+
+
+def coupon_ranges_at(facility: Facility, prefix: str, number: int) -> list[CouponRange]:
+    """The open range holding serial ``number`` of each of the facility's series printed with ``prefix``
+    (one query; the series and its games come along)."""
+    return list(
+        CouponRange.objects.filter(
+            facility=facility, closed_by__isnull=True, first_serial__lte=number, last_serial__gte=number,
+            series__serial_prefix__iexact=prefix,
+        )
+        .select_related("series", "series__program", "since")
+        .prefetch_related("series__games")[:5]
+    )
+
+
+def redemption_of(series_id: int, number: int) -> Redemption | None:
+    return (Redemption.objects.filter(series_id=series_id, serial=number)
+            .select_related("table", "series").first())
+
+
+def redemptions_at_table(table: GamingTable, gaming_date: date, *, limit: int = 100) -> list[Redemption]:
+    """The table's redemptions of a gaming day, newest first."""
+    return list(
+        Redemption.objects.filter(table=table, gaming_date=gaming_date)
+        .select_related("series", "device", "redeemed_by__profile")
+        .order_by("-redeemed_at", "-pk")[:limit]
+    )
+
+
+def redemptions_of_day(facility: Facility, gaming_date: date) -> QuerySet[Redemption]:
+    return (Redemption.objects.filter(facility=facility, gaming_date=gaming_date)
+            .select_related("series", "table", "game", "device", "redeemed_by__profile")
+            .order_by("table__number", "redeemed_at", "pk"))
+
+
+def table_for_redemption(facility: Facility, table_id: Any) -> GamingTable | None:
+    return (GamingTable.objects.filter(facility=facility, pk=table_id).select_related("game", "facility").first()
+            if str(table_id).isdigit() else None)
+
+
+def scanner_by_token_sha256(digest: str) -> ScannerDevice | None:
+    return (ScannerDevice.objects.filter(token_sha256=digest)
+            .select_related("table__game", "table__facility", "facility", "account").first())
+
+
+def scanners_of(facility: Facility) -> QuerySet[ScannerDevice]:
+    return ScannerDevice.objects.filter(facility=facility).select_related("table", "registered_by__profile",
+                                                                          "revoked_by__profile")
+
+
+def coupon_ranges_for(facility: Facility, scans: list[tuple[str, int]]) -> list[CouponRange]:
+    """The open ranges holding any of ``scans`` (prefix, number), in one query."""
+    if not scans:
+        return []
+    wanted = Q()
+    for prefix, number in set(scans):
+        wanted |= Q(series__serial_prefix__iexact=prefix, first_serial__lte=number, last_serial__gte=number)
+    return list(
+        CouponRange.objects.filter(wanted, facility=facility, closed_by__isnull=True)
+        .select_related("series", "series__program", "since")
+        .prefetch_related("series__games")
+    )
+
+
+def redemptions_of_coupons(facility: Facility, coupons: list[tuple[int, int]]) -> dict[tuple[int, int], Redemption]:
+    """``{(series_id, serial): redemption}`` for those of ``coupons`` already redeemed (one query)."""
+    if not coupons:
+        return {}
+    wanted = Q()
+    for series_id, serial in set(coupons):
+        wanted |= Q(series_id=series_id, serial=serial)
+    found = Redemption.objects.filter(wanted, facility=facility).select_related("table", "series")
+    return {(r.series_id, r.serial): r for r in found}
+
+
+def table_by_number(facility: Facility, number: str) -> GamingTable | None:
+    return GamingTable.objects.filter(facility=facility, number__iexact=number).select_related("game").first()
+
+
+def banking_tables(facility: Facility) -> QuerySet[GamingTable]:
+    """Tables where patrons wager against the house: the only ones a coupon is redeemed at, § 525.22(a)."""
+    return GamingTable.objects.filter(facility=facility, game__banking=True).select_related("game")
+
+
+def redemption_in(facility: Facility, pk: Any) -> Redemption | None:
+    return (Redemption.objects.filter(facility=facility, pk=pk)
+            .select_related("series", "table", "game", "device", "redeemed_by__profile", "drop_count").first())
+
+
+def scanner_in(facility: Facility, pk: Any) -> ScannerDevice | None:
+    return ScannerDevice.objects.filter(facility=facility, pk=pk).first() if str(pk).isdigit() else None
+
+
+def drop_counts_of(facility: Facility, *, limit: int = 200) -> list[DropCount]:
+    return list(DropCount.objects.filter(facility=facility).select_related("table__game")
+                .annotate(exceptions=Count("items", filter=Q(items__outcome__in=["exception", "missing"])),
+                          cancelled=Count("items", filter=Q(items__outcome="now")))
+                .order_by("-gaming_date", "-pk")[:limit])
+
+
+def drop_count_in(facility: Facility, pk: Any) -> DropCount | None:
+    return DropCount.objects.filter(facility=facility, pk=pk).select_related("table__game").first()
+
+
+def drop_count_items(count: DropCount) -> list[DropCountItem]:
+    return list(count.items.select_related("series", "redemption__table").order_by("pk"))
+
+
+def drop_count_summary(count: DropCount) -> dict[str, int]:
+    totals = dict(count.items.values_list("outcome").annotate(n=Count("pk")).order_by())
+    return {"at_table": totals.get("at_table", 0), "now": totals.get("now", 0),
+            "exceptions": totals.get("exception", 0) + totals.get("missing", 0)}

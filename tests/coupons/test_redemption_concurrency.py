@@ -1,0 +1,84 @@
+"""Never twice, with real threads on PostgreSQL: the same coupon scanned at two tables at the same moment
+is honoured exactly once, every time; a scanner's retry racing its own first request gets one answer."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection, connections
+
+from coupons.models import CouponState, LedgerLine, Redemption
+from coupons.services.answers import redemption_answer
+from coupons.services.redemption import Scan
+from tests.coupons.conftest import states
+from tests.factories import GamingTableFactory
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="the race is decided by PostgreSQL's constraint"),
+]
+
+ROUNDS = 25
+
+
+def _race(*calls: Callable[[], Any]) -> list[Any]:
+    barrier = threading.Barrier(len(calls))
+    outcomes: list[Any] = [None] * len(calls)
+
+    def run(index: int, call: Callable[[], Any]) -> None:
+        try:
+            barrier.wait()
+            outcomes[index] = call()
+        except Exception as error:  # anything but an answer fails the test, visibly
+            outcomes[index] = error
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return outcomes
+
+
+def test_the_same_coupon_at_two_tables_at_once_is_honoured_once(program, handed_out, dealer, facility):
+    from compliance.models import Game
+
+    handed_out(1, ROUNDS)
+    craps = Game.objects.get(code="craps")
+    tables = [GamingTableFactory(facility=facility, game=craps, number=f"CR-{n}") for n in (1, 2)]
+
+    def scan_at(table: Any, serial: int, key: str = "") -> Callable[[], Any]:
+        return lambda: redemption_answer(
+            facility=facility, user=dealer, key=key, fingerprint="same",
+            scan=Scan(serial=f"MP-{serial:07d}", table=table, position="pass_line", chips_cents=2500))
+
+    for serial in range(1, ROUNDS + 1):
+        answers = _race(scan_at(tables[0], serial), scan_at(tables[1], serial))
+        assert sorted(a.status for a in answers) == [201, 409], answers
+        refused = next(a for a in answers if a.status == 409)
+        assert refused.body["error"]["code"] == "already_redeemed"
+    assert Redemption.objects.count() == ROUNDS
+    assert LedgerLine.objects.filter(kind=LedgerLine.Kind.REDEEM).count() == ROUNDS
+    assert states(program.series) == [(1, ROUNDS, CouponState.REDEEMED)] or all(
+        state == CouponState.REDEEMED for _, _, state in states(program.series))
+
+
+def test_a_retry_racing_its_first_request_gets_the_first_answer(program, handed_out, dealer, facility):
+    from compliance.models import Game
+
+    handed_out(1, 10)
+    table = GamingTableFactory(facility=facility, game=Game.objects.get(code="craps"), number="CR-9")
+    scan = Scan(serial="MP-0000003", table=table, position="pass_line", chips_cents=2500)
+
+    def send() -> Any:
+        return redemption_answer(facility=facility, user=dealer, scan=scan, key="scan-42", fingerprint="f")
+
+    first, retry = _race(send, send)
+    assert first.status == retry.status == 201, (first, retry)
+    assert first.body == retry.body and (first.replayed or retry.replayed)
+    assert Redemption.objects.count() == 1

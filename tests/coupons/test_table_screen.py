@@ -1,0 +1,58 @@
+"""The table screen: a dealer (or a keyboard-wedge scanner) types the serial and Enter; the answer shows
+large and coloured; the table's redemptions of the day are listed. The scanners page registers and revokes."""
+
+from __future__ import annotations
+
+import pytest
+
+from coupons.models import Redemption, ScannerDevice
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_dealer_scans_and_sees_accept_then_refuse(program, handed_out, craps_table, dealer, client_for):
+    handed_out(1, 10)
+    client = client_for(dealer)
+    url = f"/coupons/redeem/tables/{craps_table.pk}/"
+    page = client.get(url)
+    assert page.status_code == 200 and b'autofocus' in page.content and b"Don&#x27;t Pass" in page.content
+    ok = client.post(url, {"serial": "MP-0000004", "position": "pass_line", "chips": "25"})
+    assert ok.status_code == 200 and b"Accept" in ok.content and b"answer ok" in ok.content
+    assert b"MP-0000004" in ok.content and b"drop box" in ok.content
+    again = client.post(url, {"serial": "MP-0000004", "position": "pass_line", "chips": "25"})
+    assert again.status_code == 422 and b"answer refused" in again.content and b"already redeemed" in again.content
+    assert Redemption.objects.count() == 1
+
+
+def test_the_table_screen_is_for_dealers_and_only_banking_tables(program, craps_table, marketing_staff, dealer,
+                                                                 client_for, inspector):
+    assert client_for(marketing_staff).get(f"/coupons/redeem/tables/{craps_table.pk}/").status_code == 403
+    assert client_for(dealer).get("/coupons/redeem/tables/999999/").status_code == 404
+    assert client_for(inspector).post(f"/coupons/redeem/tables/{craps_table.pk}/", {"serial": "x"}).status_code == 403
+
+
+def test_a_shift_manager_registers_a_scanner_sees_its_token_once_and_revokes_it(
+    program, craps_table, shift_manager, dealer, client_for
+):
+    manager = client_for(shift_manager)
+    shown = manager.post("/coupons/scanners/", {"table": craps_table.pk, "name": "CR-1 scanner"})
+    assert shown.status_code == 200 and b"only this once" in shown.content
+    device = ScannerDevice.objects.get()
+    assert device.token_hint.encode() in shown.content and len(device.token_sha256) == 64
+    listing = manager.get("/coupons/scanners/")
+    assert b"In service" in listing.content and b"Register a scanner" in listing.content
+    assert b"Register a scanner" not in client_for(dealer).get("/coupons/scanners/").content
+    manager.post("/coupons/scanners/", {"revoke": device.pk, "reason": "Lost"})
+    device.refresh_from_db()
+    assert device.revoked_at is not None and device.revoked_by == shift_manager
+
+
+def test_redemption_pages_for_the_inspector(program, handed_out, craps_table, dealer, inspector, client_for):
+    handed_out(1, 10)
+    client_for(dealer).post(f"/coupons/redeem/tables/{craps_table.pk}/",
+                            {"serial": "MP-0000001", "position": "pass_line", "chips": "30"})
+    reader = client_for(inspector)
+    day = reader.get("/coupons/redemptions/")
+    assert day.status_code == 200 and b"MP-0000001" in day.content and b"$25" in day.content
+    assert reader.get("/coupons/redemptions/day/2026-11-03/").status_code == 200
+    assert reader.get("/coupons/redemptions/day/9999-99-99/").status_code == 404
