@@ -31,7 +31,7 @@ class DropCount(CouponDocument):
     url_name = "coupons:drop-count-detail"
     signature_requirements = (
         SignatureRequirement(
-            "counted", Meaning.REVIEWED, "Finance member who counted the drop box and cancelled its coupons",
+            "counted", Meaning.COUNTED, "Finance member who counted the drop box and cancelled its coupons",
             roles=frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR}), departments=FINANCE,
             citation="525.21(q)(6)",
         ),

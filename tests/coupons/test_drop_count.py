@@ -13,6 +13,7 @@ from coupons.models import CouponState, DropCountItem, Redemption
 from coupons.services.drop_count import drop_count_record
 from coupons.services.redemption import Scan, redemption_record
 from tests.coupons.conftest import PASSWORD, TODAY, states
+from tests.coupons.test_browser import SHOTS
 
 pytestmark = pytest.mark.django_db
 Found = DropCountItem.Outcome
@@ -81,6 +82,8 @@ def test_the_count_pages_and_report(program, handed_out, craps_table, finance_st
     assert page.status_code == 200 and b"unknown_coupon" in page.content
     pdf = staff.get(f"/coupons/drop-counts/{record.pk}/report.pdf")
     assert pdf.status_code == 200 and pdf["Content-Type"] == "application/pdf"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "drop-count.pdf").write_bytes(pdf.content)  # looked at as a person would (pdftoppm)
     reader = client_for(inspector)
     assert reader.get("/coupons/drop-counts/").status_code == 200
     assert reader.get(record.get_absolute_url()).status_code == 200
