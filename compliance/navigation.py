@@ -30,6 +30,8 @@ class NavItem:
 _OVERSEERS = frozenset({Role.COMPLIANCE_OFFICER, Role.BOARD_INSPECTOR, Role.ADMINISTRATOR})
 _FLOOR = frozenset({Role.DEALER, Role.FLOORPERSON, Role.SHIFT_MANAGER, Role.SURVEILLANCE})
 _COUPONS = frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR, Role.MARKETING_STAFF, Role.MARKETING_SUPERVISOR})
+_MARKETING = frozenset({Role.MARKETING_STAFF, Role.MARKETING_SUPERVISOR})
+_FINANCE = frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR})
 
 
 NAVIGATION: tuple[NavItem, ...] = (
@@ -50,6 +52,15 @@ NAVIGATION: tuple[NavItem, ...] = (
     NavItem("Coupons", "coupons:home", "Coupons", _COUPONS),
     NavItem("Marketing today", "coupons:today", "Coupons", _COUPONS),
     NavItem("Coupon ledger", "coupons:ledger", "Coupons", _COUPONS),
+    # Redemption at the table, the drop-box count and mailed coupons (issue 10)
+    NavItem("Redeem at a table", "coupons:redeem-tables", "Floor", frozenset({Role.DEALER})),
+    NavItem("Redemptions", "coupons:redemptions-today", "Coupons", _COUPONS | _FLOOR),
+    NavItem("Drop-box counts", "coupons:drop-counts", "Coupons", _FINANCE),
+    NavItem("Table scanners", "coupons:scanners", "Floor", frozenset({Role.SHIFT_MANAGER})),
+    NavItem("Mailed coupons", "coupons:mailings", "Coupons", _MARKETING | _FINANCE),
+    # Exclusion-list screening of mailings (issue 10, item 6)
+    NavItem("Exclusion lists", "exclusion:lists", "Compliance", _MARKETING),
+    NavItem("Exclusion review", "exclusion:queue", "Compliance"),
 )
 
 

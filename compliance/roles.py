@@ -70,6 +70,12 @@ class Capability(StrEnum):
     REDEEM_COUPONS = "redeem_coupons"
     COUNT_DROP_BOXES = "count_drop_boxes"
     MANAGE_SCANNERS = "manage_scanners"
+    MAIL_COUPONS = "mail_coupons"
+    MANAGE_SERVICE_PROVIDERS = "manage_service_providers"
+    # Exclusion-list screening of mailings, § 525.21(q)(7)
+    IMPORT_EXCLUSION_LISTS = "import_exclusion_lists"
+    SCREEN_MAILINGS = "screen_mailings"
+    DECIDE_SCREENING_MATCHES = "decide_screening_matches"
     # Equipment
     LOG_EQUIPMENT = "log_equipment"
     VERIFY_EQUIPMENT = "verify_equipment"
@@ -121,6 +127,15 @@ CAPABILITIES: dict[Capability, frozenset[Role]] = {
     Capability.COUNT_DROP_BOXES: frozenset({_R.FINANCE_STAFF, _R.FINANCE_SUPERVISOR}),
     # Registering and revoking a table's scanner: the shift manager who runs the pit's tables.
     Capability.MANAGE_SCANNERS: frozenset({_R.SHIFT_MANAGER}),
+    # § 525.21(q): marketing prepares and releases a mailing; compliance records the providers the facility
+    # authorizes in its internal controls (§ 525.2).
+    Capability.MAIL_COUPONS: frozenset({_R.MARKETING_SUPERVISOR}),
+    Capability.MANAGE_SERVICE_PROVIDERS: frozenset({_R.COMPLIANCE_OFFICER}),
+    # § 525.21(q)(7): the certificate holder keeps the Board's lists current (§ 503a.3(d)) and decides the possible
+    # matches; marketing, who mails, screens its mailings and sees the outcome.
+    Capability.IMPORT_EXCLUSION_LISTS: frozenset({_R.COMPLIANCE_OFFICER}),
+    Capability.SCREEN_MAILINGS: frozenset({_R.MARKETING_STAFF, _R.MARKETING_SUPERVISOR, _R.COMPLIANCE_OFFICER}),
+    Capability.DECIDE_SCREENING_MATCHES: frozenset({_R.COMPLIANCE_OFFICER}),
     Capability.LOG_EQUIPMENT: frozenset({_R.FLOORPERSON, _R.DEALER, _R.SHIFT_MANAGER}),
     Capability.VERIFY_EQUIPMENT: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),
     Capability.OPEN_CLOSE_TABLES: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),

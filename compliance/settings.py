@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "compliance",
     "coupons",
     "equipment",
+    "compliance.exclusion",
 ]
 if DJANGO_ENV == "test":
     # A small app of regulated records used only to test the foundation's mechanisms.

@@ -43,6 +43,7 @@ from coupons.models.documents import (
 from coupons.models.drop import DropCount, DropCountItem
 from coupons.models.inventory import CouponInventory, InventoryCount, InventoryReminder
 from coupons.models.ledger import CouponRange, LedgerLine
+from coupons.models.mailing import MailedCoupon, MailingCampaign, MailingRecipient, ServiceProvider
 from coupons.models.program import CouponProgram, CouponSeries, ProgramApproval, StorageLocation
 from coupons.models.redemption import Position, Redemption, RedemptionAnswer, ScannerDevice
 from coupons.models.reports import DeviationReport, ExceptionReport
@@ -72,6 +73,9 @@ __all__ = [
     "InventoryCount",
     "InventoryReminder",
     "LedgerLine",
+    "MailedCoupon",
+    "MailingCampaign",
+    "MailingRecipient",
     "Position",
     "ProgramApproval",
     "ReconciliationFigure",
@@ -79,6 +83,7 @@ __all__ = [
     "Redemption",
     "RedemptionAnswer",
     "ScannerDevice",
+    "ServiceProvider",
     "StorageLocation",
     "format_cents",
 ]

@@ -16,6 +16,16 @@ from coupons.views.finance import (
     RequisitionListView,
 )
 from coupons.views.ledger import DocumentRedirectView, LedgerCsvView, LedgerMixin, LedgerPdfView, LedgerView
+from coupons.views.mailing import (
+    CampaignCreateView,
+    CampaignCsvView,
+    CampaignDetailView,
+    CampaignProofsView,
+    CampaignReleaseView,
+    CampaignScreenView,
+    MailingListView,
+    ProviderCreateView,
+)
 from coupons.views.marketing import (
     DistributeView,
     ReconciliationDetailView,
@@ -53,6 +63,12 @@ from coupons.views.redemption import (
 
 __all__ = [
     "ApprovalCreateView",
+    "CampaignCreateView",
+    "CampaignCsvView",
+    "CampaignDetailView",
+    "CampaignProofsView",
+    "CampaignReleaseView",
+    "CampaignScreenView",
     "CouponFormView",
     "CouponPage",
     "DistributeView",
@@ -73,9 +89,11 @@ __all__ = [
     "LedgerPdfView",
     "LedgerView",
     "LocationCreateView",
+    "MailingListView",
     "ProcessView",
     "ProcessingDetailView",
     "ProgramView",
+    "ProviderCreateView",
     "ReceiptCreateView",
     "ReceiptDetailView",
     "ReconciliationDetailView",

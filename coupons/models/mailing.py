@@ -1,0 +1,127 @@
+"""Coupons mailed to patrons by a gaming service provider, § 525.21(q).
+
+* :class:`ServiceProvider`: the registry of gaming service providers the facility may authorize to print
+  and mail its coupons (q).
+* :class:`MailingCampaign`: one mailing — the provider, the series, the patron list — released to the
+  provider by a marketing supervisor (the list of (q)(2), sent electronically) and received by finance,
+  which keeps it for reconciliation ((q)(4)). It is screened against the exclusion lists before release
+  ((q)(7)); an excluded patron is never exported.
+* :class:`MailingRecipient`: a patron of the list as uploaded (never changed).
+* :class:`MailedCoupon`: the serial mailed to a patron, written when the campaign is released — the
+  coupons move from marketing's hands to *distributed* (mailed) in the ledger at that moment.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+
+from compliance.bounds import SERIAL
+from compliance.models import AppendOnly, AuditedModel, Meaning, SignatureRequirement
+from compliance.roles import Role
+from coupons.models._common import FINANCE, marketing_supervisor_slot
+from coupons.models.documents import CouponDocument
+from coupons.models.program import CouponSeries
+
+__all__ = ["MailedCoupon", "MailingCampaign", "MailingRecipient", "ServiceProvider"]
+
+
+class ServiceProvider(AuditedModel):
+    """A gaming service provider that may print and mail the facility's coupons, § 525.21(q)."""
+
+    facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
+    name = models.CharField(max_length=150)
+    certificate_number = models.CharField(max_length=60, help_text="The provider's Board certification or "
+                                                                   "registration number")
+    contact = models.CharField(max_length=200, blank=True, help_text="Who receives the patron lists, and how")
+    active = models.BooleanField(default=True)
+    added_at = models.DateTimeField(default=timezone.now)
+    added_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["facility", "name"], name="coupon_provider_name_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.certificate_number})"
+
+
+class MailingCampaign(CouponDocument):
+    """A mailing of Match Play Coupons by a gaming service provider, § 525.21(q)."""
+
+    citation = "525.21(q)"
+    kind_label = "Mailing"
+    url_name = "coupons:mailing-detail"
+    signature_requirements = (
+        marketing_supervisor_slot("released", Meaning.AUTHORIZED, "Marketing supervisor releasing the patron list to the "
+                                  "provider", "525.21(q)(2)"),
+        SignatureRequirement(
+            "list_received", Meaning.RECEIVED, "Finance member receiving the list for reconciliation",
+            roles=frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR}), departments=FINANCE,
+            citation="525.21(q)(4)",
+        ),
+    )
+    name = models.CharField(max_length=150, help_text="The promotion, e.g. 'Winter players' mailer'")
+    provider = models.ForeignKey(ServiceProvider, on_delete=models.PROTECT, related_name="campaigns")
+    series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
+    # Set by the release, just before its signature (which vouches for it); empty while a draft.
+    released_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-gaming_date", "-pk"]
+
+    def get_absolute_url(self) -> str:
+        return reverse("coupons:mailing-detail", args=[self.pk])
+
+    @property
+    def is_released(self) -> bool:
+        return self.released_at is not None
+
+
+class MailingRecipient(AppendOnly, AuditedModel):
+    """A patron of a mailing's list, as uploaded; screened by ``key`` (the patron's club number)."""
+
+    append_only_what = "Patron lists"
+    facility_through = "campaign"
+
+    campaign = models.ForeignKey(MailingCampaign, on_delete=models.PROTECT, related_name="recipients")
+    key = models.CharField(max_length=60, help_text="The patron's club number (or the list's own identifier)")
+    full_name = models.CharField(max_length=300)
+    date_of_birth = models.DateField(null=True, blank=True)
+    address = models.CharField(max_length=200)
+    city = models.CharField(max_length=100)
+    state = models.CharField(max_length=2)
+    zip_code = models.CharField(max_length=10)
+
+    class Meta:
+        ordering = ["campaign", "pk"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="coupon_recipient_once")]
+
+    def __str__(self) -> str:
+        return self.full_name
+
+    @property
+    def one_line_address(self) -> str:
+        return f"{self.address}, {self.city}, {self.state} {self.zip_code}"
+
+
+class MailedCoupon(AppendOnly, AuditedModel):
+    """The coupon serial mailed to one patron ((q)(2)(v)); one patron, one coupon, one serial."""
+
+    append_only_what = "Mailed coupons"
+    facility_through = "campaign"
+
+    campaign = models.ForeignKey(MailingCampaign, on_delete=models.PROTECT, related_name="coupons")
+    recipient = models.OneToOneField(MailingRecipient, on_delete=models.PROTECT, related_name="coupon")
+    series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
+    serial = models.BigIntegerField(validators=SERIAL.validators)
+
+    class Meta:
+        ordering = ["campaign", "serial"]
+        constraints = [models.UniqueConstraint(fields=["series", "serial"], name="coupon_mailed_once"),
+                       *SERIAL.checks("serial")]
+
+    def __str__(self) -> str:
+        return self.series.serial(self.serial)

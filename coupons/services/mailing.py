@@ -1,0 +1,183 @@
+"""Coupons mailed by a gaming service provider, § 525.21(q), screened against the exclusion lists (q)(7).
+
+The steps, each its own service:
+
+1. :func:`provider_register` — compliance records a gaming service provider the facility authorizes (q).
+2. :func:`campaign_create` — marketing uploads the patron list (``coupons.mailing_csv``: a malformed file
+   is refused whole, naming each line); the campaign is a draft.
+3. :func:`campaign_screen` — every patron is screened against the Board's lists in force
+   (``compliance.exclusion``): exact matches are excluded, near matches wait for a compliance officer's
+   signed decision. Refused while a list is missing or more than 2 business days old (§ 503a.3(d)).
+4. :func:`campaign_release` — a marketing supervisor releases the list to the provider: refused while a
+   match awaits its decision, when the last screening is not against the lists in force today, or when a
+   list is stale. Excluded patrons are left out; each remaining patron gets one coupon serial of the
+   series from those marketing holds, and those coupons move to *distributed* (mailed) in the ledger in
+   the same transaction; the supervisor signs. Finance then signs that it received the list (q)(4).
+
+Readings: the serials come from coupons finance issued to marketing (§ 525.21(h)), so a mailed coupon
+passes every control of the ledger; the provider prints the serial given here, and the table redeems it
+like any other. The released list is the CSV of (q)(2) and the proofs PDF carries each coupon's serial as
+a Code 128 barcode (q)(3).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from compliance.actors import acts_as_user
+from compliance.exclusion.matching import Candidate
+from compliance.exclusion.selectors import (
+    excluded_keys,
+    pending_keys,
+    require_lists_current,
+    require_run_current,
+    runs_for,
+)
+from compliance.exclusion.services import screening_run
+from compliance.models import Facility, regulated_bulk_create
+from compliance.roles import Capability, require_capability
+from compliance.services import signature_sign
+from coupons.days import day_words, today
+from coupons.ledger import lock_open_rows, move
+from coupons.mailing_csv import PatronListError, parse_patron_list
+from coupons.models import (
+    CouponSeries,
+    CouponState,
+    LedgerLine,
+    MailedCoupon,
+    MailingCampaign,
+    MailingRecipient,
+    ServiceProvider,
+)
+from coupons.ranges import Span
+from coupons.selectors.mailing import recipients_of
+from coupons.services._common import create, marketing_day_open, require_facility, require_gates
+
+__all__ = ["campaign_create", "campaign_release", "campaign_screen", "provider_register"]
+
+
+@transaction.atomic
+@acts_as_user
+def provider_register(*, facility: Facility, name: str, certificate_number: str, contact: str, user: Any,
+                      ) -> ServiceProvider:
+    require_capability(user, Capability.MANAGE_SERVICE_PROVIDERS)
+    name, certificate_number = " ".join(name.split())[:150], " ".join(certificate_number.split())[:60]
+    if not name or not certificate_number:
+        raise ValidationError("Give the provider's name and its Board certification or registration number.")
+    return ServiceProvider.objects.create(facility=facility, name=name, certificate_number=certificate_number,
+                                          contact=contact.strip()[:200], added_by=user)
+
+
+@transaction.atomic
+@acts_as_user
+def campaign_create(*, facility: Facility, provider: ServiceProvider, series: CouponSeries, name: str,
+                    patron_file: bytes, user: Any) -> MailingCampaign:
+    """A draft mailing with its patron list, read whole before anything is saved."""
+    require_capability(user, Capability.MAIL_COUPONS)
+    require_facility(series, facility)
+    if provider.facility_id != facility.pk or not provider.active:
+        raise ValidationError(f"{provider.name} is not a gaming service provider this facility authorizes.")
+    day = today(facility)
+    if series.is_expired_on(day):
+        raise ValidationError(f"{series.name} expired on {day_words(series.expires_on)}; mail a current series.")
+    require_gates(series, day)
+    name = " ".join(name.split())[:150]
+    if not name:
+        raise ValidationError("Name the mailing (the promotion it is for).")
+    try:
+        patrons = parse_patron_list(patron_file)
+    except PatronListError as error:
+        raise ValidationError(["The patron list was not saved: " + error.problems[0], *error.problems[1:]]) from None
+    campaign = create(MailingCampaign, user, facility=facility, gaming_date=day, name=name, provider=provider,
+                      series=series)
+    regulated_bulk_create(MailingRecipient, [
+        MailingRecipient(campaign=campaign, key=p.key, full_name=p.full_name, date_of_birth=p.date_of_birth,
+                         address=p.address, city=p.city, state=p.state, zip_code=p.zip_code)
+        for p in patrons
+    ], batch_size=5000)
+    return campaign
+
+
+def campaign_screen(*, campaign: MailingCampaign, user: Any) -> Any:
+    """Screen every patron of the mailing against the exclusion lists in force (§ 525.21(q)(7))."""
+    if campaign.is_released:
+        raise ValidationError("This mailing was released to the provider; it is not screened again.")
+    candidates = [Candidate(key=r.key, full_name=r.full_name, date_of_birth=r.date_of_birth,
+                            address=r.one_line_address) for r in recipients_of(campaign)]
+    return screening_run(facility=campaign.facility, subject=campaign, candidates=candidates, user=user)
+
+
+def _screened(campaign: MailingCampaign, recipients: int) -> set[str]:
+    """The keys to leave out, once the last screening holds against today's lists; else a refusal."""
+    day = today(campaign.facility)
+    run = runs_for(campaign).first()
+    if run is None:
+        require_lists_current(campaign.facility, day)
+        raise ValidationError("Screen the patron list against the exclusion lists before releasing it "
+                              "(§ 525.21(q)(7)).")
+    require_run_current(run, day)
+    if run.candidate_count != recipients:
+        raise ValidationError("The last screening did not cover every patron of the list; screen it again.")
+    pending = pending_keys(run)
+    if pending:
+        raise ValidationError(f"{len(pending):,} patron(s) may be on an exclusion list and await a compliance "
+                              f"officer's decision; the list cannot be released until each is decided "
+                              f"(§ 525.21(q)(7)).")
+    return excluded_keys(run)
+
+
+def _serials(campaign: MailingCampaign, quantity: int) -> list[Span]:
+    """The first ``quantity`` serials of the series that marketing holds, by serial."""
+    rows = lock_open_rows(campaign.facility, [CouponState.ISSUED], series=campaign.series)
+    spans: list[Span] = []
+    wanted = quantity
+    for row in rows:
+        if wanted == 0:
+            break
+        take = min(wanted, row.quantity)
+        spans.append((row.first_serial, row.first_serial + take - 1))
+        wanted -= take
+    if wanted:
+        held = quantity - wanted
+        raise ValidationError(f"Marketing holds {held:,} coupons of {campaign.series.name}, and the mailing needs "
+                              f"{quantity:,}; requisition and have finance issue {wanted:,} more (§ 525.21(g)–(h)).")
+    return spans
+
+
+@transaction.atomic
+@acts_as_user
+def campaign_release(*, campaign: MailingCampaign, user: Any, password: str) -> MailingCampaign:
+    """Release the screened list to the provider: one serial per patron not excluded, mailed in the ledger."""
+    require_capability(user, Capability.MAIL_COUPONS)
+    campaign = MailingCampaign.objects.select_for_update().select_related("series", "provider", "facility").get(
+        pk=campaign.pk)
+    if campaign.is_released:
+        raise ValidationError(f"This mailing was already released on {campaign.released_at:%-d %b %Y}.")
+    day = today(campaign.facility)
+    marketing_day_open(campaign.facility, day)
+    require_gates(campaign.series, day)
+    if campaign.series.is_expired_on(day):
+        raise ValidationError(f"{campaign.series.name} expired on {day_words(campaign.series.expires_on)}.")
+    recipients = recipients_of(campaign)
+    excluded = _screened(campaign, len(recipients))
+    mailed = [r for r in recipients if r.key not in excluded]
+    if not mailed:
+        raise ValidationError("Every patron of the list is excluded: there is nothing to mail.")
+    spans = _serials(campaign, len(mailed))
+    campaign.released_at = timezone.now()
+    campaign.save(update_fields=["released_at"])
+    move(document=campaign, series=campaign.series, spans=spans, kind=LedgerLine.Kind.DISTRIBUTE,
+         from_states=[CouponState.ISSUED], to_state=CouponState.DISTRIBUTED, on=day,
+         step="only coupons marketing holds are mailed",
+         reason=f"Mailed to patrons by {campaign.provider.name}, § 525.21(q)")
+    serials = [n for first, last in spans for n in range(first, last + 1)]
+    regulated_bulk_create(MailedCoupon, [
+        MailedCoupon(campaign=campaign, recipient=r, series=campaign.series, serial=n)
+        for r, n in zip(mailed, serials, strict=True)
+    ], batch_size=5000)
+    signature_sign(record=campaign, slot="released", user=user, password=password)
+    return campaign

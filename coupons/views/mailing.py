@@ -1,0 +1,186 @@
+"""Mailed coupons, § 525.21(q): providers, a mailing's patron list and screening, its release, the list
+sent to the provider (CSV, (q)(2)) and the coupons' proofs with their barcodes (PDF, (q)(3))."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.urls import reverse
+from django.views import View
+from django.views.generic import TemplateView
+
+from compliance.documents import printed_for
+from compliance.exclusion.selectors import excluded_keys, pending_keys, runs_for
+from compliance.exports import safe_csv_writer
+from compliance.roles import Capability
+from compliance.views import EchoBuffer, refusal_messages
+from coupons import mailing_forms as forms
+from coupons.mailing_proofs import PER_PART, proofs_pdf
+from coupons.models import MailingCampaign
+from coupons.selectors import mailing as reads
+from coupons.services.mailing import campaign_create, campaign_release, campaign_screen, provider_register
+from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, found
+
+__all__ = ["CampaignCreateView", "CampaignCsvView", "CampaignDetailView", "CampaignProofsView", "CampaignReleaseView",
+           "CampaignScreenView", "MailingListView", "ProviderCreateView"]
+
+
+class MailingListView(CouponPage, TemplateView):
+    template_name = "coupons/mailings.html"
+    title = "Mailed coupons"
+    citation = "525.21(q)"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        return super().get_context_data(campaigns=reads.campaigns_of(self.facility),
+                                        providers=reads.providers_of(self.facility), **kwargs)
+
+
+class ProviderCreateView(CouponFormView):
+    form_class = forms.ProviderForm
+    capability = Capability.MANAGE_SERVICE_PROVIDERS
+    title = "Authorize a gaming service provider"
+    citation = "525.21(q)"
+    submit_label = "Record the provider"
+
+    def perform(self, form: Any) -> str:
+        provider_register(facility=self.facility, user=self.request.user, **form.cleaned_data)
+        return reverse("coupons:mailings")
+
+
+class CampaignCreateView(CouponFormView):
+    form_class = forms.CampaignForm
+    template_name = "coupons/mailing_form.html"
+    capability = Capability.MAIL_COUPONS
+    title = "New mailing"
+    citation = ("525.21(q)(2)", "525.21(q)(7)")
+    submit_label = "Upload the list and screen it"
+    intro = ("Upload the patron list (CSV: patron_id, first_name, middle_name, last_name, date_of_birth, address, "
+             "city, state, zip). Every patron is screened against the Board's self-exclusion and exclusion lists "
+             "before the list can go to the provider.")
+
+    def get_form(self, form_class: Any = None) -> Any:
+        form = super().get_form(form_class)
+        form.fields["provider"].queryset = reads.providers_of(self.facility, active_only=True)
+        return form
+
+    def perform(self, form: Any) -> str:
+        data = form.cleaned_data
+        campaign = campaign_create(facility=self.facility, provider=data["provider"], series=data["series"],
+                                   name=data["name"], patron_file=data["patron_file"], user=self.request.user)
+        try:
+            campaign_screen(campaign=campaign, user=self.request.user)
+        except (ValidationError, PermissionDenied) as error:
+            for message in refusal_messages(error):
+                messages.warning(self.request, f"The list is saved but not screened yet: {message}")
+        return campaign.get_absolute_url()
+
+
+class CampaignDetailView(DocumentDetailView):
+    template_name = "coupons/mailing_detail.html"
+    model = MailingCampaign
+    title = "Mailing"
+    citation = ("525.21(q)", "525.21(q)(7)")
+
+    def facts(self, record: Any) -> list[tuple[str, Any]]:
+        return [("Provider", str(record.provider)), ("Series", f"{record.series.name} ({record.series.denomination}, "
+                                                                f"expires {record.series.expires_on:%-d %b %Y})"),
+                ("Patrons on the list", f"{len(reads.recipients_of(record)):,}"),
+                ("Released to the provider", f"{record.released_at:%-d %b %Y %H:%M}" if record.released_at else
+                 "Not yet")]
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        record = context["record"]
+        run = runs_for(record).first()
+        context.update(run=run, pending=len(pending_keys(run)) if run else 0,
+                       excluded=len(excluded_keys(run)) if run else 0,
+                       mailed=reads.mailed_coupons(record).count(), release_form=forms.ReleaseForm())
+        context["parts"] = range(1, math.ceil(context["mailed"] / PER_PART) + 1)
+        return context
+
+
+class CampaignScreenView(CouponPage, View):
+    title = "Screen a mailing"
+    citation = "525.21(q)(7)"
+    capability = Capability.MAIL_COUPONS
+
+    def post(self, request: HttpRequest, pk: int) -> HttpResponse:
+        campaign = found(reads.campaign_in(self.facility, pk), "mailing")
+        try:
+            run = campaign_screen(campaign=campaign, user=request.user)
+        except (ValidationError, PermissionDenied) as error:
+            for message in refusal_messages(error):
+                messages.error(request, message)
+        else:
+            messages.success(request, f"Screened {run.candidate_count:,} patrons: {run.excluded_count:,} excluded, "
+                                      f"{run.review_count:,} for a compliance officer's review.")
+        return HttpResponseRedirect(campaign.get_absolute_url())
+
+
+class CampaignReleaseView(CouponPage, View):
+    title = "Release a mailing"
+    citation = ("525.21(q)(2)", "525.21(q)(7)")
+    capability = Capability.MAIL_COUPONS
+
+    def post(self, request: HttpRequest, pk: int) -> HttpResponse:
+        campaign = found(reads.campaign_in(self.facility, pk), "mailing")
+        form = forms.ReleaseForm(request.POST)
+        try:
+            if not form.is_valid():
+                raise ValidationError("Enter your password to sign the release.")
+            campaign_release(campaign=campaign, user=request.user, password=form.cleaned_data["password"])
+        except (ValidationError, PermissionDenied) as error:
+            for message in refusal_messages(error):
+                messages.error(request, message)
+        else:
+            messages.success(request, "Released: the list and the proofs are ready for the provider.")
+        return HttpResponseRedirect(campaign.get_absolute_url())
+
+
+class CampaignCsvView(CouponPage, View):
+    """The list of § 525.21(q)(2), sent to the provider electronically and kept by finance ((q)(4))."""
+
+    title = "Mailing list (CSV)"
+    citation = ("525.21(q)(2)", "525.21(q)(4)")
+
+    def get(self, request: HttpRequest, pk: int) -> HttpResponse:
+        campaign = found(reads.campaign_in(self.facility, pk), "mailing")
+        if not campaign.is_released:
+            raise Http404("A mailing's list is exported once it is released")
+        writer = safe_csv_writer(EchoBuffer())
+
+        def lines() -> Iterator[str]:
+            yield writer.writerow(["patron_name", "address", "city", "state", "zip", "denomination",
+                                   "expiration_date", "serial"])
+            for coupon in reads.mailed_coupons(campaign).iterator(chunk_size=2000):
+                r = coupon.recipient
+                yield writer.writerow([r.full_name, r.address, r.city, r.state, r.zip_code, coupon.series.denomination,
+                                       coupon.series.expires_on.isoformat(), coupon.series.serial(coupon.serial)])
+
+        response = StreamingHttpResponse(lines(), content_type="text/csv")
+        response["Content-Disposition"] = f'attachment; filename="mailing-{self.facility.code}-{campaign.pk}.csv"'
+        return response
+
+
+class CampaignProofsView(CouponPage, View):
+    title = "Mailing proofs (PDF)"
+    citation = ("525.21(q)(3)", "525.21(c)")
+
+    def get(self, request: HttpRequest, pk: int) -> HttpResponse:
+        campaign = found(reads.campaign_in(self.facility, pk), "mailing")
+        coupons = reads.mailed_coupons(campaign)
+        parts = max(1, math.ceil(coupons.count() / PER_PART))
+        part = request.GET.get("part", "1")
+        if not part.isdigit() or not 1 <= int(part) <= parts:
+            raise Http404("No such part")
+        start = (int(part) - 1) * PER_PART
+        pdf = proofs_pdf(campaign, list(coupons[start:start + PER_PART]), part=int(part), parts=parts,
+                         printed_for=printed_for(request.user))
+        response = HttpResponse(pdf, content_type="application/pdf")
+        response["Content-Disposition"] = f'inline; filename="mailing-{campaign.pk}-proofs-{part}.pdf"'
+        return response

@@ -1,0 +1,119 @@
+"""Mailed coupons, § 525.21(q): the patron list screened against the exclusion lists (q)(7), released to the
+provider with one serial per patron (q)(2), proofs with Code 128 barcodes (q)(3), kept by finance (q)(4)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import pytest
+import time_machine
+from django.core.exceptions import ValidationError
+
+from compliance.exclusion.models import ListKind, ScreeningMatch
+from compliance.exclusion.services import list_import, match_decide
+from compliance.services import signature_sign
+from coupons.models import CouponState, LedgerLine, MailedCoupon, MailingRecipient
+from coupons.services.mailing import campaign_create, campaign_release, campaign_screen, provider_register
+from coupons.services.redemption import Scan, redemption_record
+from tests.coupons.conftest import PASSWORD, states
+from tests.coupons.test_browser import SHOTS
+from tests.exclusion.conftest import INVOLUNTARY, LIST_DAY, SELF_EXCLUDED, list_file
+
+pytestmark = pytest.mark.django_db
+
+HEADER = "patron_id,first_name,middle_name,last_name,date_of_birth,address,city,state,zip\n"
+PATRONS = (
+    "P-1,Robert,James,Smith,1970-03-04,12 Main Street,Harrisburg,PA,17101\n"  # on the self-exclusion list
+    "P-2,Bob,,Smith,,99 Elm Street,Harrisburg,PA,17102\n"  # a near match: a compliance officer decides
+    "P-3,Ann,,Jones,1985-02-03,1 Market St,Lancaster,PA,17601\n"
+    "P-4,Carl,,Weber,,7 Front St,York,PA,17401\n"
+    "P-5,Dana,,Lee,1990-09-09,3 Lake Rd,Erie,PA,16501\n"
+)
+
+
+@pytest.fixture
+def lists(facility: Any, compliance_officer: Any) -> None:
+    for kind, rows in ((ListKind.SELF_EXCLUSION, SELF_EXCLUDED), (ListKind.INVOLUNTARY, INVOLUNTARY)):
+        list_import(facility=facility, kind=kind, board_list_date=LIST_DAY, data=list_file(rows),
+                    file_name="board.csv", user=compliance_officer, password=PASSWORD)
+
+
+@pytest.fixture
+def campaign(program, receive, issue, lists, compliance_officer, marketing_supervisor) -> Any:
+    receive(1, 100)
+    issue(1, 50)
+    provider = provider_register(facility=program.facility, name="Keystone Mail Services", certificate_number="GSP-0042",
+                                 contact="lists@keystonemail.example", user=compliance_officer)
+    made = campaign_create(facility=program.facility, provider=provider, series=program.series, name="Winter mailer",
+                           patron_file=(HEADER + PATRONS).encode(), user=marketing_supervisor)
+    campaign_screen(campaign=made, user=marketing_supervisor)
+    return made
+
+
+def test_the_list_is_screened_and_released_without_the_excluded(campaign, compliance_officer, marketing_supervisor,
+                                                                 finance_staff, program, client_for, dealer,
+                                                                 craps_table):
+    matches = {m.candidate_key: m for m in ScreeningMatch.objects.all()}
+    assert matches["P-1"].outcome == "excluded" and matches["P-2"].outcome == "review"
+    with pytest.raises(ValidationError, match="await a compliance officer's decision"):
+        campaign_release(campaign=campaign, user=marketing_supervisor, password=PASSWORD)
+    match_decide(match=matches["P-2"], decision="not_same_person", reason="Different date of birth on file",
+                 user=compliance_officer, password=PASSWORD)
+    released = campaign_release(campaign=campaign, user=marketing_supervisor, password=PASSWORD)
+    mailed = {c.recipient.key: c.serial for c in MailedCoupon.objects.select_related("recipient")}
+    assert mailed == {"P-2": 1, "P-3": 2, "P-4": 3, "P-5": 4}  # P-1 is never sent
+    assert (1, 4, CouponState.DISTRIBUTED) in states(program.series)
+    line = LedgerLine.objects.get(kind=LedgerLine.Kind.DISTRIBUTE)
+    assert "Keystone Mail Services" in line.reason and line.quantity == 4
+    assert [s.slot for s in released.signature_list()] == ["released"]
+    signature_sign(record=released, slot="list_received", user=finance_staff, password=PASSWORD)
+
+    client = client_for(finance_staff)
+    rows = list(csv.DictReader(io.StringIO(b"".join(client.get(f"/coupons/mailings/{campaign.pk}/list.csv")
+                                                     .streaming_content).decode())))
+    assert [r["serial"] for r in rows] == ["MP-0000001", "MP-0000002", "MP-0000003", "MP-0000004"]
+    assert set(rows[0]) == {"patron_name", "address", "city", "state", "zip", "denomination", "expiration_date",
+                            "serial"}
+    assert "Robert" not in "".join(r["patron_name"] for r in rows)
+    proofs = client.get(f"/coupons/mailings/{campaign.pk}/proofs.pdf?part=1")
+    assert proofs.status_code == 200 and proofs.content.startswith(b"%PDF")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "mailing-proofs.pdf").write_bytes(proofs.content)  # looked at as a person would (pdftoppm)
+    assert client.get(f"/coupons/mailings/{campaign.pk}/proofs.pdf?part=9").status_code == 404
+    # A mailed coupon is redeemed at the table like any other.
+    redemption_record(facility=program.facility, user=dealer,
+                      scan=Scan(serial="MP-0000003", table=craps_table, position="pass_line", chips_cents=2500))
+
+
+def test_a_stale_list_blocks_the_release(campaign, compliance_officer, marketing_supervisor):
+    for match in ScreeningMatch.objects.filter(outcome="review"):
+        match_decide(match=match, decision="excluded", reason="Same person", user=compliance_officer,
+                     password=PASSWORD)
+    with time_machine.travel("2026-11-06 14:00:00+00:00", tick=False), \
+            pytest.raises(ValidationError, match="business days"):  # Friday: Monday's lists are 4 business days old
+        campaign_release(campaign=campaign, user=marketing_supervisor, password=PASSWORD)
+    assert not MailedCoupon.objects.exists()
+
+
+def test_a_malformed_patron_list_is_refused_whole(program, lists, compliance_officer, marketing_supervisor):
+    provider = provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
+                                 user=compliance_officer)
+    bad = HEADER + PATRONS + "P-6,Eve,,Stone,1988-13-40,1 A St,Erie,PA,16501\nP-7,,,X,,,Erie,PA,1650\n"
+    with pytest.raises(ValidationError) as refusal:
+        campaign_create(facility=program.facility, provider=provider, series=program.series, name="Bad",
+                        patron_file=bad.encode(), user=marketing_supervisor)
+    text = " ".join(refusal.value.messages)
+    assert "Line 7" in text and "Line 8" in text
+    assert not MailingRecipient.objects.exists()
+
+
+def test_mailing_pages_for_marketing_and_the_inspector(campaign, marketing_supervisor, inspector, client_for):
+    page = client_for(marketing_supervisor).get(campaign.get_absolute_url())
+    assert page.status_code == 200 and b"awaiting a compliance officer" in page.content
+    reader = client_for(inspector)
+    assert reader.get("/coupons/mailings/").status_code == 200
+    listing = reader.get(campaign.get_absolute_url())
+    assert listing.status_code == 200 and b"Release and sign" not in listing.content
+    assert reader.post(f"/coupons/mailings/{campaign.pk}/release/", {"password": PASSWORD}).status_code == 403
