@@ -68,7 +68,6 @@ __all__ = [
     "short_names",
 ]
 
-_NAME_KEYS = 1  # position of ListEntry.name_keys in a stored row
 _SIFT = 60  # a same-birthday entry whose name sorts this far from the patron's is not looked at again
 
 
@@ -214,7 +213,7 @@ class ExclusionIndex:
     def _names_of(self, position: int) -> list[PersonName]:
         names = self._names.get(position)
         if names is None:
-            names = self._names[position] = names_from_text(self.entries[position][_NAME_KEYS])
+            names = self._names[position] = names_from_text(self.entries[position][1])  # name_keys
         return names
 
     def _blocked(self, names: Sequence[PersonName], born: date | None, address: str) -> set[int]:

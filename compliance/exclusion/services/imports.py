@@ -85,10 +85,9 @@ def _entries_insert(list_id: int, rows: list[ListRow]) -> None:
             ])
         return
     meta = ExclusionEntry._meta
-    column_of = {field.attname: field.column for field in meta.concrete_fields}
-    columns = [column_of[name] for name in _ENTRY_FIELDS]
-    statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
-        sql.Identifier(meta.db_table), sql.SQL(", ").join(map(sql.Identifier, columns)))
+    column_of = {field.attname: str(field.column) for field in meta.concrete_fields}
+    columns = [sql.Identifier(column_of[name]) for name in _ENTRY_FIELDS]
+    statement = sql.SQL("COPY {} ({}) FROM STDIN").format(sql.Identifier(meta.db_table), sql.SQL(", ").join(columns))
     with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
         for row in rows:
             copy.write_row(_entry_values(list_id, row))

@@ -61,7 +61,7 @@ def test_only_a_compliance_officer_decides(who, run, request):
 def test_a_wrong_password_records_no_decision(run, compliance_officer):
     with pytest.raises(ValidationError, match="password"):
         services.match_decide(match=_match(run, "P-2"), decision="excluded", reason="Same person.",
-                              user=compliance_officer, password="wrong")  # noqa: S106
+                              user=compliance_officer, password="wrong")
     assert MatchDecision.objects.count() == 0
     assert selectors.pending_keys(run) == {"P-2", "P-3"}
 
