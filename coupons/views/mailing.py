@@ -148,7 +148,7 @@ class CampaignCsvView(CouponPage, View):
     title = "Mailing list (CSV)"
     citation = ("525.21(q)(2)", "525.21(q)(4)")
 
-    def get(self, request: HttpRequest, pk: int) -> HttpResponse:
+    def get(self, request: HttpRequest, pk: int) -> StreamingHttpResponse:
         campaign = found(reads.campaign_in(self.facility, pk), "mailing")
         if not campaign.is_released:
             raise Http404("A mailing's list is exported once it is released")

@@ -3,8 +3,6 @@ endpoint under the Content-Security-Policy (no CDN, no inline script), with noth
 
 from __future__ import annotations
 
-
-
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
