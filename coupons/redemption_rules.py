@@ -54,6 +54,7 @@ REFUSALS: dict[str, RefusalKind] = {
     "wager_not_allowed": RefusalKind(422, "525.21(c)(4)", "The series' restrictions exclude that wager."),
     "chips_below_value": RefusalKind(422, "525.22(b)", "The chips are worth less than the coupon."),
     "day_closed": RefusalKind(422, "525.21(m)", "Finance has closed the gaming day."),
+    "try_again": RefusalKind(503, "", "The ledger was busy; nothing was recorded: send the same scan again."),
     "other_facility": RefusalKind(403, "525.21(d)", "The table or coupon belongs to another facility."),
     "not_authenticated": RefusalKind(401, "", "No valid session or scanner token."),
     "token_revoked": RefusalKind(401, "", "The scanner's token was revoked."),

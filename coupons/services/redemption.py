@@ -196,6 +196,34 @@ def _insert(facility: Facility, row: CouponRange, number: int, scan: Scan, accou
     return redemption
 
 
+MOVE_ATTEMPTS = 5
+
+
+def _cancel(facility: Facility, redemption: Redemption, row: CouponRange, number: int, table_number: str) -> None:
+    """The ledger's move of the one serial: the electronic cancellation.
+
+    Another table redeeming a coupon of the same range at the same moment splits that range: this move,
+    waiting on the row lock, then finds the row closed. A new statement sees the rows that replaced it, so
+    the move is tried again (a savepoint each time), unless the coupon itself is no longer in a patron's
+    hands — then the refusal says what it is now."""
+    series = row.series
+    for _ in range(MOVE_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                move(document=redemption, series=series, spans=[(number, number)], kind=LedgerLine.Kind.REDEEM,
+                     from_states=[S.DISTRIBUTED], to_state=S.REDEEMED,
+                     step="only coupons given to patrons are redeemed",
+                     reason=f"Electronically cancelled at table {table_number}, § 525.21(q)(6)")
+            return
+        except ValidationError:
+            now = [r for r in coupon_ranges_at(facility, series.serial_prefix, number) if r.series_id == series.pk]
+            if not now:
+                break
+            require_distributed(facility, now[0], number)
+    raise Refusal("try_again", f"The ledger was busy while coupon {series.serial(number)} was being redeemed; "
+                               f"nothing was recorded: scan it again.")
+
+
 def redemption_record(*, facility: Facility, scan: Scan, user: Any = None,
                       device: ScannerDevice | None = None) -> Accepted:
     """Redeem and electronically cancel one coupon, or raise :class:`Refusal` having changed nothing."""
@@ -209,13 +237,7 @@ def redemption_record(*, facility: Facility, scan: Scan, user: Any = None,
     with acting_as(account), transaction.atomic():
         _require_day_open(facility, gaming_date)
         redemption = _insert(facility, row, number, scan, account, device, gaming_date)
-        try:
-            move(document=redemption, series=series, spans=[(number, number)], kind=LedgerLine.Kind.REDEEM,
-                 from_states=[S.DISTRIBUTED], to_state=S.REDEEMED, step="only coupons given to patrons are redeemed",
-                 reason=f"Electronically cancelled at table {scan.table.number}, § 525.21(q)(6)")
-        except ValidationError:
-            raise Refusal("already_redeemed", f"Coupon {coupon} changed state while it was being redeemed; "
-                                              f"scan it again.") from None
+        _cancel(facility, redemption, row, number, scan.table.number)
     position = redemption.get_position_display()
     return Accepted(
         redemption=redemption,

@@ -68,6 +68,26 @@ def test_the_same_coupon_at_two_tables_at_once_is_honoured_once(program, handed_
         state == CouponState.REDEEMED for _, _, state in states(program.series))
 
 
+def test_two_tables_redeeming_neighbouring_coupons_of_one_range_both_succeed(program, handed_out, dealer, facility):
+    """Each redemption splits the range both coupons sit in; the one that waited reads it again."""
+    from compliance.models import Game
+
+    handed_out(1, 2 * ROUNDS)
+    craps = Game.objects.get(code="craps")
+    tables = [GamingTableFactory(facility=facility, game=craps, number=f"CR-{n}") for n in (3, 4)]
+
+    def scan_at(table: Any, serial: int) -> Callable[[], Any]:
+        return lambda: redemption_answer(
+            facility=facility, user=dealer,
+            scan=Scan(serial=f"MP-{serial:07d}", table=table, position="pass_line", chips_cents=2500))
+
+    for first in range(1, 2 * ROUNDS, 2):
+        answers = _race(scan_at(tables[0], first), scan_at(tables[1], first + 1))
+        assert [a.status for a in answers] == [201, 201], answers
+    assert Redemption.objects.count() == 2 * ROUNDS
+    assert all(state == CouponState.REDEEMED for _, _, state in states(program.series))
+
+
 def test_a_retry_racing_its_first_request_gets_the_first_answer(program, handed_out, dealer, facility):
     from compliance.models import Game
 
