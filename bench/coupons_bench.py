@@ -59,6 +59,7 @@ class Figure:
 
 
 def _seed() -> dict[str, Any]:
+    from compliance.actors import acting_as
     from compliance.models import Facility, Game
     from compliance.roles import Role
     from compliance.services import profile_create
@@ -79,6 +80,10 @@ def _seed() -> dict[str, Any]:
             username=f"{key}{stamp}", full_name=f"Bench {key}", credential_number=f"B{stamp}{key}",
             department_code=department, roles=[role], facilities=[facility], password=PASSWORD,
         )
+    for person in people.values():  # a password set by the system is temporary and signs nothing: choose one
+        with acting_as(person):
+            person.set_password(PASSWORD)
+            person.save(update_fields=["password"])
     program = CouponProgram.objects.get(code="match-play")
     vault = services.location_create(facility=facility, name="Vault", department="finance", user=people["officer"],
                                      bcc_approved_on=date(2026, 1, 1), bcc_approval_reference="BCC-1")
