@@ -50,12 +50,21 @@ _NOT_ALNUM = re.compile(r"[^a-z0-9]+")  # one space for each run of anything els
 _NOT_ALNUM_OR_COMMA = re.compile(r"[^a-z0-9,]+")
 
 
+def _plain(text: str) -> str:
+    """``text`` in ASCII, lower case, apostrophes dropped and ``#`` read as "apt" (marks still in place)."""
+    if text.isascii():  # most text: a few quick replacements instead of a character-by-character table
+        if "'" in text or "`" in text:
+            text = text.replace("'", "").replace("`", "")
+        if "#" in text:
+            text = text.replace("#", " apt ")
+        return text.lower()
+    text = text.translate(_SPELLED)
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).casefold()
+
+
 def fold(text: str) -> str:
     """``text`` in lower-case ASCII words separated by single spaces: accents, case and marks gone."""
-    text = text.translate(_SPELLED)
-    if not text.isascii():
-        text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return _NOT_ALNUM.sub(" ", text.casefold()).strip()
+    return _NOT_ALNUM.sub(" ", _plain(text)).strip()
 
 
 class PersonName(NamedTuple):
@@ -215,10 +224,7 @@ def _without_state(words: list[str]) -> list[str]:
 
 def _folded_parts(address: str) -> list[str]:
     """The comma-separated parts of ``address``, each folded (one pass over the whole text)."""
-    text = address.translate(_SPELLED)
-    if not text.isascii():
-        text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return [part for part in (p.strip() for p in _NOT_ALNUM_OR_COMMA.sub(" ", text.casefold()).split(",")) if part]
+    return [part for part in (p.strip() for p in _NOT_ALNUM_OR_COMMA.sub(" ", _plain(address)).split(",")) if part]
 
 
 def address_key(address: str) -> str:
