@@ -11,10 +11,8 @@ On PostgreSQL the database is created (if missing) and migrated; nothing else is
 
 from __future__ import annotations
 
-import os
 import secrets
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -25,30 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = secrets.token_urlsafe(16)  # the bench people's password, new every run
 sys.path.insert(0, str(ROOT))
 
-
-def _configure() -> str:
-    url = os.environ.get("BENCH_DATABASE_URL", "")
-    if not url:
-        url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='coupons-bench-')) / 'bench.sqlite3'}"
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "compliance.settings")
-    os.environ["FAST_PASSWORD_HASHER"] = "1"  # noqa: S105 - a switch, not a password
-    os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"
-    os.environ.pop("REDIS_URL", None)
-    if url.startswith("postgres"):
-        _create_postgres_database(url)
-    return url
-
-
-def _create_postgres_database(url: str) -> None:
-    import psycopg
-    from psycopg import sql
-
-    base, _, name = url.rpartition("/")
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as connection:
-        exists = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-        if not exists:
-            connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+from benchlib.database import configure  # noqa: E402 (bench/ is on the path: the script's directory)
 
 
 @dataclass
@@ -148,7 +123,7 @@ def _measure(ctx: dict[str, Any], label: str, received: int, issued: int, repeat
 
 
 def main() -> None:
-    url = _configure()
+    url = configure("coupons")
     import django
 
     django.setup()

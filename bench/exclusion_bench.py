@@ -20,7 +20,6 @@ import io
 import os
 import secrets
 import sys
-import tempfile
 import time
 from datetime import date, timedelta
 from pathlib import Path
@@ -30,6 +29,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = secrets.token_urlsafe(16)
 sys.path.insert(0, str(ROOT))
+
+from benchlib.database import configure  # noqa: E402 (bench/ is on the path: the script's directory)
 
 SELF_EXCLUDED, INVOLUNTARY, PATRONS, PLANTED = 150_000, 50_000, 100_000, 1_000
 TARGET_SECONDS = 10.0
@@ -42,31 +43,6 @@ KINDS = ["Street", "Avenue", "Road", "Drive", "Lane", "Court", "Place", "Bouleva
 CITIES = ["Harrisburg", "Philadelphia", "Pittsburgh", "Allentown", "Erie", "Reading", "Scranton", "Bethlehem", "Lancaster", "Altoona", "York", "Wilkes-Barre", "Chester", "Williamsport", "Easton", "Lebanon", "Hazleton", "Johnstown", "Pottsville", "Bensalem"]
 NICK = {"Robert": "Bob", "William": "Bill", "Elizabeth": "Liz", "Richard": "Dick", "James": "Jim",
         "Michael": "Mike", "Katherine": "Kate", "Thomas": "Tom", "Joseph": "Joe", "Margaret": "Peggy"}
-
-
-def _configure() -> str:
-    url = os.environ.get("BENCH_DATABASE_URL", "")
-    if not url:
-        url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='exclusion-bench-')) / 'bench.sqlite3'}"
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "compliance.settings")
-    os.environ["FAST_PASSWORD_HASHER"] = "1"  # noqa: S105 - a switch, not a password
-    os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"
-    os.environ.pop("REDIS_URL", None)
-    if url.startswith("postgres"):
-        _create_postgres_database(url)
-    return url
-
-
-def _create_postgres_database(url: str) -> None:
-    import psycopg
-    from psycopg import sql
-
-    base, _, name = url.rpartition("/")
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as connection:
-        exists = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-        if not exists:
-            connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
 class People:
@@ -181,7 +157,7 @@ def _timed(label: str, work: Any) -> tuple[Any, float]:
 
 
 def main() -> int:
-    url = _configure()
+    url = configure("exclusion")
     import django
 
     django.setup()

@@ -54,7 +54,6 @@ class ProviderCreateView(CouponFormView):
 
 class CampaignCreateView(CouponFormView):
     form_class = forms.CampaignForm
-    template_name = "coupons/mailing_form.html"
     capability = Capability.MAIL_COUPONS
     title = "New mailing"
     citation = ("525.21(q)(2)", "525.21(q)(7)")

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import itertools
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connection, connections
+from django.db import connection
 
 from coupons import selectors, services
 from coupons.models import CouponRange, FinanceDayProcessing, LedgerLine, ReconciliationForm
 from tests.coupons.conftest import PASSWORD, TODAY
+from tests.threads import at_once
 
 pytestmark = [
     pytest.mark.django_db(transaction=True, serialized_rollback=True),  # restores content types for later tests
@@ -24,29 +24,16 @@ pytestmark = [
 
 
 def _race(*calls: Callable[[], Any]) -> list[str]:
-    """Run the calls at the same moment; "ok" or the refusal of each."""
-    barrier = threading.Barrier(len(calls))
-    outcomes: list[str] = [""] * len(calls)
-
-    def run(index: int, call: Callable[[], Any]) -> None:
-        try:
-            barrier.wait()
-            call()
-            outcomes[index] = "ok"
-        except ValidationError as error:
-            outcomes[index] = " ".join(error.messages)
-        except Exception as error:  # a deadlock or an untranslated IntegrityError fails the test, visibly
-            outcomes[index] = f"unexpected {error!r}"
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return outcomes
-
+    """Run the calls at the same moment; "ok" or the refusal of each (anything else fails the test, visibly)."""
+    words = []
+    for outcome in at_once(*calls, timeout=30):
+        if isinstance(outcome, ValidationError):
+            words.append(" ".join(outcome.messages))
+        elif isinstance(outcome, Exception):  # a deadlock or an untranslated IntegrityError
+            words.append(f"unexpected {outcome!r}")
+        else:
+            words.append("ok")
+    return words
 
 def test_two_clerks_distributing_overlapping_serials(
     program, receive, issue, marketing_staff, second_marketing_supervisor

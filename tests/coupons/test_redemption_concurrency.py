@@ -3,18 +3,18 @@ is honoured exactly once, every time; a scanner's retry racing its own first req
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from coupons.models import CouponState, LedgerLine, Redemption
 from coupons.services.answers import redemption_answer
 from coupons.services.redemption import Scan
 from tests.coupons.conftest import states
 from tests.factories import GamingTableFactory
+from tests.threads import at_once
 
 pytestmark = [
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
@@ -22,27 +22,6 @@ pytestmark = [
 ]
 
 ROUNDS = 25
-
-
-def _race(*calls: Callable[[], Any]) -> list[Any]:
-    barrier = threading.Barrier(len(calls))
-    outcomes: list[Any] = [None] * len(calls)
-
-    def run(index: int, call: Callable[[], Any]) -> None:
-        try:
-            barrier.wait()
-            outcomes[index] = call()
-        except Exception as error:  # anything but an answer fails the test, visibly
-            outcomes[index] = error
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return outcomes
 
 
 def test_the_same_coupon_at_two_tables_at_once_is_honoured_once(program, handed_out, dealer, facility):
@@ -58,7 +37,7 @@ def test_the_same_coupon_at_two_tables_at_once_is_honoured_once(program, handed_
             scan=Scan(serial=f"MP-{serial:07d}", table=table, position="pass_line", chips_cents=2500))
 
     for serial in range(1, ROUNDS + 1):
-        answers = _race(scan_at(tables[0], serial), scan_at(tables[1], serial))
+        answers = at_once(scan_at(tables[0], serial), scan_at(tables[1], serial))
         assert sorted(a.status for a in answers) == [201, 409], answers
         refused = next(a for a in answers if a.status == 409)
         assert refused.body["error"]["code"] == "already_redeemed"
@@ -82,7 +61,7 @@ def test_two_tables_redeeming_neighbouring_coupons_of_one_range_both_succeed(pro
             scan=Scan(serial=f"MP-{serial:07d}", table=table, position="pass_line", chips_cents=2500))
 
     for first in range(1, 2 * ROUNDS, 2):
-        answers = _race(scan_at(tables[0], first), scan_at(tables[1], first + 1))
+        answers = at_once(scan_at(tables[0], first), scan_at(tables[1], first + 1))
         assert [a.status for a in answers] == [201, 201], answers
     assert Redemption.objects.count() == 2 * ROUNDS
     assert all(state == CouponState.REDEEMED for _, _, state in states(program.series))
@@ -98,7 +77,7 @@ def test_a_retry_racing_its_first_request_gets_the_first_answer(program, handed_
     def send() -> Any:
         return redemption_answer(facility=facility, user=dealer, scan=scan, key="scan-42", fingerprint="f")
 
-    first, retry = _race(send, send)
+    first, retry = at_once(send, send)
     assert first.status == retry.status == 201, (first, retry)
     assert first.body == retry.body and (first.replayed or retry.replayed)
     assert Redemption.objects.count() == 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 from typing import Any
 
@@ -15,32 +14,12 @@ from equipment import services
 from equipment.models import DiceSet, EquipmentAlert
 from tests.equipment.conftest import T0, make_table
 from tests.factories import PASSWORD, make_person
+from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)  # keeps content types intact
 
 
-def _run_together(*calls: Any) -> list[Any]:
-    barrier = threading.Barrier(len(calls))
-    outcomes: list[Any] = [None] * len(calls)
-
-    def run(index: int, call: Any) -> None:
-        try:
-            barrier.wait()
-            outcomes[index] = call()
-        except Exception as error:  # the outcome is what the test looks at
-            outcomes[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return outcomes
-
-
-@pytest.mark.skipif("connection.vendor != 'postgresql'", reason="row locks need PostgreSQL")
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL")
 def test_two_placements_at_once_leave_one_set_in_play(facility):
     table = make_table(facility, "props-and-hops", "PH-1")
     floor_a, floor_b = make_person(Role.FLOORPERSON, facility), make_person(Role.FLOORPERSON, facility)
@@ -52,7 +31,7 @@ def test_two_placements_at_once_leave_one_set_in_play(facility):
             identifiers=lot, dice_count=2, at=T0,
         )  # fmt: skip
 
-    outcomes = _run_together(place(floor_a, "A"), place(floor_b, "B"))
+    outcomes = at_once(place(floor_a, "A"), place(floor_b, "B"))
     assert sum(isinstance(o, DiceSet) for o in outcomes) == 1
     assert sum(isinstance(o, ValidationError) for o in outcomes) == 1
     assert DiceSet.objects.filter(table=table, removed_at__isnull=True).count() == 1
@@ -68,7 +47,7 @@ def test_two_sweeps_at_once_raise_one_alert(facility):
     )  # fmt: skip
     services.table_open(table=table, user=floor, at=T0)
     late = T0 + timedelta(hours=25)
-    outcomes = _run_together(lambda: services.equipment_sweep(now=late), lambda: services.equipment_sweep(now=late))
+    outcomes = at_once(lambda: services.equipment_sweep(now=late), lambda: services.equipment_sweep(now=late))
     assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
     assert EquipmentAlert.objects.count() == 1
     assert sum(len(o.raised) for o in outcomes) == 1
@@ -91,6 +70,6 @@ def test_a_sweep_and_a_change_at_once_leave_no_open_alert_for_the_removed_set(fa
             dice_count=2, at=late,
         )  # fmt: skip
 
-    outcomes = _run_together(lambda: services.equipment_sweep(now=late), change)
+    outcomes = at_once(lambda: services.equipment_sweep(now=late), change)
     assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
     assert not EquipmentAlert.objects.filter(dice_set=old, resolved_at__isnull=True).exists()
