@@ -37,7 +37,9 @@ def _in_words(instance: Any, field_name: str, value: Any) -> Any:
     return _jsonable(value)
 
 
-@post_create_historical_record.connect
+# ``@receiver``, not ``@signal.connect``: ``connect`` returns None, so the module kept no reference and the
+# weakly held receiver died as soon as nothing else held it (with DEBUG off, in production, at once).
+@receiver(post_create_historical_record)
 def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwargs: Any) -> None:
     changes: dict[str, list[Any]] = {}
     if history_instance.history_type == "~":

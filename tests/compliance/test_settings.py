@@ -98,3 +98,21 @@ def test_the_owner_and_the_application_must_share_one_database():
     )
     assert result.returncode != 0
     assert "must name the same database" in result.stderr
+
+
+def test_history_rows_are_indexed_in_production_too():
+    """The receiver that indexes each history row in the audit trail outlives start-up with DEBUG off.
+    (It was once connected with ``@signal.connect``, which returns None: the weakly held receiver died at
+    once in production, and every single-row save went unindexed.)"""
+    code = (
+        "import gc, weakref; from django.core.management import execute_from_command_line as _; import django; "
+        "django.setup(); gc.collect(); "
+        "from simple_history.signals import post_create_historical_record as s; "
+        "from compliance.signals import index_history_row as f; "
+        "live = [r() if isinstance(r, weakref.ReferenceType) else r for _, r, *__ in s.receivers]; "
+        "print('live' if callable(f) and f in live else 'dead')"
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "DATABASE_OWNER_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
+    env = {**clean, **PRODUCTION, "DJANGO_SETTINGS_MODULE": "compliance.settings"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "live", done.stderr[-2000:]
