@@ -40,7 +40,7 @@ def coupon_ranges_at(facility: Facility, prefix: str, number: int) -> list[Coupo
             facility=facility, closed_by__isnull=True, first_serial__lte=number, last_serial__gte=number,
             series__serial_prefix__iexact=prefix,
         )
-        .select_related("series", "series__program", "since")
+        .select_related("series", "series__program", "since", "opened_by")
         .prefetch_related("series__games")[:5]
     )
 
@@ -89,7 +89,7 @@ def coupon_ranges_for(facility: Facility, scans: list[tuple[str, int]]) -> list[
         wanted |= Q(series__serial_prefix__iexact=prefix, first_serial__lte=number, last_serial__gte=number)
     return list(
         CouponRange.objects.filter(wanted, facility=facility, closed_by__isnull=True)
-        .select_related("series", "series__program", "since")
+        .select_related("series", "series__program", "since", "opened_by")
         .prefetch_related("series__games")
     )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 
 from compliance.models import Facility
 from coupons.models import Redemption, RedemptionAnswer, ScannerDevice
@@ -62,13 +62,14 @@ def redemption_answer(*, facility: Facility, scan: Scan, user: Any, device: Scan
     account = device.account if device is not None else user
     if key and (replayed := _replay(account, key, fingerprint)) is not None:
         return replayed
+
+    def answer_of(accepted: Accepted) -> RedemptionAnswer | None:
+        # Kept in the redemption's own transaction: a retry finds it exactly when the redemption committed.
+        return RedemptionAnswer(account=account, key=key, request_sha256=fingerprint, status=201,
+                                body=answer_body(accepted), redemption=accepted.redemption) if key else None
+
     try:
-        with transaction.atomic():
-            accepted = redemption_record(facility=facility, scan=scan, user=user, device=device)
-            body = answer_body(accepted)
-            if key:
-                RedemptionAnswer.objects.create(account=account, key=key, request_sha256=fingerprint, status=201,
-                                                body=body, redemption=accepted.redemption)
+        accepted = redemption_record(facility=facility, scan=scan, user=user, device=device, answer_of=answer_of)
     except Refusal as refusal:
         # The first request with this key may have committed while this one waited on it.
         if key and refusal.refusal_code == "already_redeemed" and (replayed := _replay(account, key, fingerprint)):
@@ -79,4 +80,4 @@ def redemption_answer(*, facility: Facility, scan: Scan, user: Any, device: Scan
         if replayed is None:
             raise
         return replayed
-    return Answer(201, body)
+    return Answer(201, answer_body(accepted))

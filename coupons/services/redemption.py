@@ -20,7 +20,7 @@ Readings (docs/coupons.md, "Redemption"):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -32,6 +32,8 @@ from compliance.actors import acting_as
 from compliance.gaming_day import local_time
 from compliance.models import Facility, GamingTable
 from compliance.roles import Capability, require_capability
+from compliance.row_batch import RowsMoved
+from compliance.row_batch import available as batch_available
 from coupons.days import day_words, today
 from coupons.ledger import lock_facility_shared, move
 from coupons.models import (
@@ -41,12 +43,14 @@ from coupons.models import (
     LedgerLine,
     ProgramApproval,
     Redemption,
+    RedemptionAnswer,
     ScannerDevice,
     format_cents,
 )
 from coupons.redemption_rules import Refusal, breakdown, position_refusal, split_serial
 from coupons.selectors import closed_days, program_gate_refusals
 from coupons.selectors.redemption import coupon_ranges_at, redemption_of
+from coupons.services.redemption_batch import forward_in_time, redemption_rows_send
 
 __all__ = ["Accepted", "Scan", "honoured_words", "redemption_record", "require_distributed", "require_usable"]
 
@@ -175,32 +179,44 @@ def _require_day_open(facility: Facility, gaming_date: date) -> None:
                                     f"{day_words(gaming_date)} can take no more redemptions.")
 
 
-def _insert(facility: Facility, row: CouponRange, number: int, scan: Scan, account: Any,
-            device: ScannerDevice | None, gaming_date: date) -> Redemption:
-    redemption = Redemption(
-        facility=facility, series=row.series, serial=number, denomination_cents=row.series.denomination_cents,
-        gaming_date=gaming_date, table=scan.table, game=scan.table.game, position=scan.position,
-        chips_cents=scan.chips_cents, wager=scan.wager, device=device, redeemed_by=account,
-    )
+def _clash_refusal(facility: Facility, clash: IntegrityError, row: CouponRange, number: int, scan: Scan) -> Refusal:
+    """What a unique constraint said, for the dealer: one coupon per wager, or the coupon already redeemed."""
+    if "coupon_one_per_wager" in str(clash):
+        return Refusal("one_coupon_per_wager", f"Wager {scan.wager} at table {scan.table.number} already carries "
+                                               f"a coupon; a patron may use only one per wager (§ 525.22(d)).")
+    earlier = redemption_of(row.series_id, number)
+    words = honoured_words(facility, earlier) if earlier else "a moment ago"
+    return Refusal("already_redeemed", f"Coupon {row.series.serial(number)} was already redeemed {words}; "
+                                       f"do not accept it.")
+
+
+def _insert(facility: Facility, redemption: Redemption, row: CouponRange, number: int, scan: Scan) -> None:
     try:
         with transaction.atomic():
             redemption.save(force_insert=True)
     except IntegrityError as clash:
-        if "coupon_one_per_wager" in str(clash):
-            raise Refusal("one_coupon_per_wager", f"Wager {scan.wager} at table {scan.table.number} already carries "
-                                                  f"a coupon; a patron may use only one per wager (§ 525.22(d)).") from None
-        earlier = redemption_of(row.series_id, number)
-        words = honoured_words(facility, earlier) if earlier else "a moment ago"
-        raise Refusal("already_redeemed", f"Coupon {row.series.serial(number)} was already redeemed {words}; "
-                                          f"do not accept it.") from None
-    return redemption
+        raise _clash_refusal(facility, clash, row, number, scan) from None
 
 
 MOVE_ATTEMPTS = 5
 
 
+def _busy(series: CouponSeries, number: int) -> Refusal:
+    return Refusal("try_again", f"The ledger was busy while coupon {series.serial(number)} was being redeemed; "
+                                f"nothing was recorded: scan it again.")
+
+
+def _read_again(facility: Facility, series: CouponSeries, number: int) -> CouponRange:
+    """The coupon's open range after a neighbour's move replaced the one read: still in a patron's hands?"""
+    now = [r for r in coupon_ranges_at(facility, series.serial_prefix, number) if r.series_id == series.pk]
+    if not now:
+        raise _busy(series, number)
+    require_distributed(facility, now[0], number)
+    return now[0]
+
+
 def _cancel(facility: Facility, redemption: Redemption, row: CouponRange, number: int, table_number: str) -> None:
-    """The ledger's move of the one serial: the electronic cancellation.
+    """The ledger's move of the one serial: the electronic cancellation (ORM path).
 
     Another table redeeming a coupon of the same range at the same moment splits that range: this move,
     waiting on the row lock, then finds the row closed. A new statement sees the rows that replaced it, so
@@ -213,32 +229,64 @@ def _cancel(facility: Facility, redemption: Redemption, row: CouponRange, number
                 move(document=redemption, series=series, spans=[(number, number)], kind=LedgerLine.Kind.REDEEM,
                      from_states=[S.DISTRIBUTED], to_state=S.REDEEMED,
                      step="only coupons given to patrons are redeemed",
-                     reason=f"Electronically cancelled at table {table_number}, § 525.21(q)(6)")
+                     reason=_reason(table_number))
             return
+        except Refusal:
+            raise
         except ValidationError:
-            now = [r for r in coupon_ranges_at(facility, series.serial_prefix, number) if r.series_id == series.pk]
-            if not now:
-                break
-            require_distributed(facility, now[0], number)
-    raise Refusal("try_again", f"The ledger was busy while coupon {series.serial(number)} was being redeemed; "
-                               f"nothing was recorded: scan it again.")
+            _read_again(facility, series, number)
+    raise _busy(series, number)
 
 
-def redemption_record(*, facility: Facility, scan: Scan, user: Any = None,
-                      device: ScannerDevice | None = None) -> Accepted:
-    """Redeem and electronically cancel one coupon, or raise :class:`Refusal` having changed nothing."""
-    account = _authority(facility, scan, user, device)
-    gaming_date = today(facility)
-    row, number = _coupon(facility, scan.serial)
-    series, coupon = row.series, row.series.serial(number)
-    require_distributed(facility, row, number)
-    require_usable(series, coupon, gaming_date, scan.table)
-    _require_wager(series, scan)
+def _reason(table_number: str) -> str:
+    return f"Electronically cancelled at table {table_number}, § 525.21(q)(6)"
+
+
+AnswerOf = Callable[[Accepted], RedemptionAnswer | None]
+
+
+def _write_orm(facility: Facility, redemption: Redemption, row: CouponRange, number: int, scan: Scan,
+               account: Any, answer_of: AnswerOf) -> Accepted:
     with acting_as(account), transaction.atomic():
-        _require_day_open(facility, gaming_date)
-        redemption = _insert(facility, row, number, scan, account, device, gaming_date)
+        _require_day_open(facility, redemption.gaming_date)
+        _insert(facility, redemption, row, number, scan)
         _cancel(facility, redemption, row, number, scan.table.number)
-    position = redemption.get_position_display()
+        accepted = _accepted(redemption, row.series, scan)
+        answer = answer_of(accepted)
+        if answer is not None:
+            answer.save(force_insert=True)
+    return accepted
+
+
+def _write_batch(facility: Facility, redemption: Redemption, row: CouponRange, number: int, scan: Scan,
+                 account: Any, answer_of: AnswerOf) -> Accepted:
+    """PostgreSQL: the same rows in one statement (:mod:`coupons.services.redemption_batch`); a range split
+    meanwhile by a neighbour's redemption is read again and the write tried again."""
+    series = row.series
+    accepted = _accepted(redemption, series, scan)  # its body is read once the ids are known
+    for _ in range(MOVE_ATTEMPTS):
+        if not forward_in_time(row, redemption.gaming_date):
+            raise Refusal("try_again", f"Coupon {series.serial(number)} was last moved on "
+                                       f"{day_words(row.opened_by.gaming_date)}, after today's gaming day "
+                                       f"({day_words(redemption.gaming_date)}): check the facility's clock; "
+                                       f"nothing was recorded.")
+        try:
+            with acting_as(account), transaction.atomic():
+                redemption_rows_send(facility=facility, redemption=redemption, row=row, number=number,
+                                     reason=_reason(scan.table.number), answer_of=lambda _: answer_of(accepted),
+                                     before_send=lambda: _require_day_open(facility, redemption.gaming_date))
+            return accepted
+        except RowsMoved:
+            row = _read_again(facility, series, number)
+        except IntegrityError as clash:
+            if "coupon_answer_key_once" in str(clash):
+                raise
+            raise _clash_refusal(facility, clash, row, number, scan) from None
+    raise _busy(series, number)
+
+
+def _accepted(redemption: Redemption, series: CouponSeries, scan: Scan) -> Accepted:
+    coupon, position = series.serial(redemption.serial), redemption.get_position_display()
     return Accepted(
         redemption=redemption,
         message=f"Coupon {coupon} accepted: {series.denomination} match play on {position}, electronically "
@@ -250,3 +298,25 @@ def redemption_record(*, facility: Facility, scan: Scan, user: Any = None,
             "If the wager wins, pay it by the coupon's terms (§ 525.22(b)).",
         ),
     )
+
+
+def redemption_record(*, facility: Facility, scan: Scan, user: Any = None, device: ScannerDevice | None = None,
+                      answer_of: AnswerOf | None = None) -> Accepted:
+    """Redeem and electronically cancel one coupon, or raise :class:`Refusal` having changed nothing.
+
+    ``answer_of``: given the accepted redemption, the :class:`RedemptionAnswer` to keep in the same
+    transaction (the API's ``Idempotency-Key``), or None."""
+    account = _authority(facility, scan, user, device)
+    gaming_date = today(facility)
+    row, number = _coupon(facility, scan.serial)
+    series, coupon = row.series, row.series.serial(number)
+    require_distributed(facility, row, number)
+    require_usable(series, coupon, gaming_date, scan.table)
+    _require_wager(series, scan)
+    redemption = Redemption(
+        facility=facility, series=series, serial=number, denomination_cents=series.denomination_cents,
+        gaming_date=gaming_date, table=scan.table, game=scan.table.game, position=scan.position,
+        chips_cents=scan.chips_cents, wager=scan.wager, device=device, redeemed_by=account,
+    )
+    write = _write_batch if batch_available() else _write_orm
+    return write(facility, redemption, row, number, scan, account, answer_of or (lambda accepted: None))

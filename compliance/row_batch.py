@@ -1,0 +1,188 @@
+"""The rows of one regulated write sent to PostgreSQL as one statement, with their history and audit events.
+
+The ORM writes a regulated row in three or four statements (the row, its history row, its audit event, a
+savepoint around them), each compiled anew. Where a write must be fast — a coupon redeemed at a table
+answers in a fraction of a second, hundreds a second — :class:`RowBatch` builds the very rows the ORM
+would write and sends them together to ``compliance_write_rows(jsonb)`` (migration compliance 0010):
+
+* every row is sealed as :class:`~compliance.models.Sealed` seals it (the key never leaves Python);
+* :meth:`RowBatch.created` writes a row as ``save()`` does: its history row ("+", no change reason) and the
+  audit event the history receiver indexes it with (``object_repr`` = ``str(row)``, ``history_id``);
+* :meth:`RowBatch.created_in_bulk` writes rows as :func:`~compliance.models.regulated_bulk_create` does:
+  history rows with an empty change reason and the bulk events (``"<model> #<id>"``, no history id);
+* :meth:`RowBatch.closed` sets a column that is still NULL, as ``save(update_fields=[...])`` does, with its
+  "~" history row and the "changed" event saying old and new in words. If another transaction set it
+  first, the whole statement fails with :class:`RowsMoved` and nothing is written.
+
+Ids are taken from the tables' own sequences first (:func:`reserve_ids`, one statement), since a seal and a
+dependent row (a ledger line naming its document) need them before the insert. The database's triggers and
+constraints apply as to any insert: a unique violation raises ``IntegrityError``, an append-only row stays
+append-only. ``tests/compliance/test_row_batch.py`` holds the rows of each kind beside the ORM's, column by
+column. PostgreSQL only: :func:`available` says whether to use it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+from uuid import UUID
+
+from django.db import DatabaseError, connection, models
+from django.utils import timezone
+
+from compliance.actors import current_actor
+from compliance.models.audit import AuditEvent
+from compliance.models.chain import Sealed
+
+__all__ = ["RowBatch", "RowsMoved", "available", "reserve_ids"]
+
+_SEQUENCES: dict[tuple[str, str], str] = {}
+
+
+class RowsMoved(Exception):
+    """A row :meth:`RowBatch.closed` meant to close was closed by another transaction first."""
+
+
+def available() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def _history_model(model: type[models.Model]) -> type[models.Model]:
+    return model.history.model  # type: ignore[attr-defined]
+
+
+def _sequence(table: str, column: str) -> str:
+    key = (table, column)
+    if key not in _SEQUENCES:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_get_serial_sequence(%s, %s)", [table, column])
+            _SEQUENCES[key] = cursor.fetchone()[0]
+    return _SEQUENCES[key]
+
+
+def reserve_ids(counts: dict[type[models.Model], int]) -> dict[type[models.Model], list[int]]:
+    """``counts[model]`` new ids of each model's table and as many of its history table, in one statement.
+
+    Unused ids are gaps, as a rolled-back insert leaves."""
+    wanted: list[tuple[type[models.Model], str, int]] = []
+    for model, count in counts.items():
+        history = _history_model(model)
+        wanted.append((model, _sequence(model._meta.db_table, model._meta.pk.column), count))
+        wanted.append((history, _sequence(history._meta.db_table, history._meta.pk.column), count))
+    parts = ", ".join("ARRAY(SELECT nextval(%s::regclass) FROM generate_series(1, %s))" for _ in wanted)
+    params: list[Any] = []
+    for _, sequence, count in wanted:
+        params += [sequence, count]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {parts}", params)
+        arrays = cursor.fetchone()
+    return {model: list(ids) for (model, _, _), ids in zip(wanted, arrays, strict=True)}
+
+
+def _json(field: models.Field[Any, Any], value: Any) -> Any:
+    if value is None or isinstance(field, models.JSONField):
+        return value
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, Decimal | UUID):
+        return str(value)
+    if isinstance(value, models.Model):
+        return value.pk
+    return value
+
+
+def _row(obj: models.Model) -> dict[str, Any]:
+    row = {f.column: _json(f, getattr(obj, f.attname)) for f in obj._meta.concrete_fields}
+    if obj.pk is None:
+        del row[obj._meta.pk.column]
+    return row
+
+
+def _words(value: Any) -> Any:
+    """A value as the audit trail's "changed" event says it (``compliance.signals._in_words``)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+class RowBatch:
+    """Rows to write together: see the module docstring. ``ids``: from :func:`reserve_ids`."""
+
+    def __init__(self, ids: dict[type[models.Model], list[int]]) -> None:
+        self._ids = {model: list(values) for model, values in ids.items()}
+        self._steps: list[dict[str, Any]] = []
+        self._events: list[AuditEvent] = []
+        self.actor = current_actor()
+        self.now = timezone.now()
+
+    def next_id(self, model: type[models.Model]) -> int:
+        return self._ids[model].pop(0)
+
+    def _history(self, obj: models.Model, history_type: str, *, history_id: int | None,
+                 reason: str | None) -> models.Model:
+        history = _history_model(type(obj))
+        row = history(
+            history_date=self.now, history_type=history_type, history_user=self.actor, history_change_reason=reason,
+            **{f.attname: getattr(obj, f.attname) for f in history.tracked_fields},  # type: ignore[attr-defined]
+        )
+        row.pk = history_id
+        return row
+
+    def _event(self, obj: models.Model, action: str, *, repr_: str, history_id: int | None = None,
+               changes: dict[str, Any] | None = None) -> None:
+        meta = obj._meta
+        self._events.append(AuditEvent(
+            occurred_at=self.now, facility_id=AuditEvent.facility_id_of(obj), actor=self.actor, action=action,
+            model_label=meta.label, model_name=str(meta.verbose_name), object_id=str(obj.pk), object_repr=repr_,
+            history_id=history_id, changes=changes or {}, reason="",
+        ))
+
+    def _insert(self, objs: Sequence[models.Model]) -> None:
+        for obj in objs:
+            if isinstance(obj, Sealed):
+                obj.seal = obj.compute_seal()
+        self._steps.append({"table": objs[0]._meta.db_table, "rows": [_row(obj) for obj in objs]})
+
+    def created(self, obj: models.Model) -> None:
+        """``obj`` (its id taken from the reserve) inserted as ``obj.save()`` would insert it."""
+        history_id = self.next_id(_history_model(type(obj)))
+        self._insert([obj])
+        self._insert([self._history(obj, "+", history_id=history_id, reason=None)])
+        self._event(obj, AuditEvent.Action.CREATED, repr_=str(obj)[:200], history_id=history_id)
+
+    def created_in_bulk(self, objs: Iterable[models.Model]) -> None:
+        """``objs`` inserted as :func:`~compliance.models.regulated_bulk_create` would insert them."""
+        objs = list(objs)
+        if not objs:
+            return
+        self._insert(objs)
+        self._insert([self._history(obj, "+", history_id=None, reason="") for obj in objs])
+        meta = objs[0]._meta
+        for obj in objs:
+            self._event(obj, AuditEvent.Action.CREATED, repr_=f"{meta.verbose_name} #{obj.pk}")
+
+    def closed(self, obj: models.Model, field_name: str, value: models.Model) -> None:
+        """Set ``obj``'s empty foreign key ``field_name`` to ``value``, as ``save(update_fields=[...])`` would."""
+        field = obj._meta.get_field(field_name)
+        setattr(obj, field_name, value)
+        history_id = self.next_id(_history_model(type(obj)))
+        self._steps.append({"table": obj._meta.db_table, "close": field.column, "row": _row(obj)})  # type: ignore[attr-defined]
+        self._insert([self._history(obj, "~", history_id=history_id, reason=None)])
+        self._event(obj, AuditEvent.Action.CHANGED, repr_=str(obj)[:200], history_id=history_id,
+                    changes={field_name: [None, _words(value)]})
+
+    def send(self) -> None:
+        """Write everything in one statement (inside the caller's transaction)."""
+        if self._events:
+            self._insert(self._events)
+            self._events = []
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT compliance_write_rows(%s::jsonb)", [json.dumps(self._steps)])
+        except DatabaseError as error:
+            if getattr(error.__cause__, "sqlstate", None) == "RW001":
+                raise RowsMoved(str(error)) from None
+            raise
