@@ -9,7 +9,7 @@ would write and sends them together to ``compliance_write_rows(jsonb)`` (migrati
 * :meth:`RowBatch.created` writes a row as ``save()`` does: its history row ("+", no change reason) and the
   audit event the history receiver indexes it with (``object_repr`` = ``str(row)``, ``history_id``);
 * :meth:`RowBatch.created_in_bulk` writes rows as :func:`~compliance.models.regulated_bulk_create` does:
-  history rows with an empty change reason and the bulk events (``"<model> #<id>"``, no history id);
+  history rows (no change reason) and the bulk events (``"<model> #<id>"``, no history id);
 * :meth:`RowBatch.closed` sets a column that is still NULL, as ``save(update_fields=[...])`` does, with its
   "~" history row and the "changed" event saying old and new in words. If another transaction set it
   first, the whole statement fails with :class:`RowsMoved` and nothing is written.
@@ -50,8 +50,14 @@ def available() -> bool:
     return connection.vendor == "postgresql"
 
 
+_HISTORY: dict[type[models.Model], type[models.Model]] = {}
+
+
 def _history_model(model: type[models.Model]) -> type[models.Model]:
-    return model.history.model  # type: ignore[attr-defined]
+    # ``model.history`` builds a manager class on every access: read it once per model.
+    if model not in _HISTORY:
+        _HISTORY[model] = model.history.model  # type: ignore[attr-defined]
+    return _HISTORY[model]
 
 
 def _sequence(table: str, column: str) -> str:
@@ -159,7 +165,7 @@ class RowBatch:
         if not objs:
             return
         self._insert(objs)
-        self._insert([self._history(obj, "+", history_id=None, reason="") for obj in objs])
+        self._insert([self._history(obj, "+", history_id=None, reason=None) for obj in objs])
         meta = objs[0]._meta
         for obj in objs:
             self._event(obj, AuditEvent.Action.CREATED, repr_=f"{meta.verbose_name} #{obj.pk}")

@@ -250,3 +250,23 @@ def lock_facility_shared(facility: Facility) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1 FROM compliance_facility WHERE id = %s FOR SHARE", [facility.pk])
+
+
+def lock_facility_shared_finance_through(facility: Facility) -> date | None:
+    """:func:`lock_facility_shared`, and then the last gaming day finance processed (every movement dated on
+    or before it is refused, :class:`coupons.selectors.closing.ClosedDays`): one statement on PostgreSQL."""
+    from django.db import connection
+
+    from coupons.models import FinanceDayProcessing
+    from coupons.selectors.closing import closed_days
+
+    if connection.vendor != "postgresql":
+        return closed_days(facility).finance_through
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT max(p.gaming_date) FROM {FinanceDayProcessing._meta.db_table} p "  # noqa: S608
+            f"WHERE p.facility_id = f.id) FROM {Facility._meta.db_table} f WHERE f.id = %s FOR SHARE OF f",
+            [facility.pk],
+        )
+        found = cursor.fetchone()
+    return found[0] if found else None

@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
 from compliance.models import Facility, GamingTable
-from coupons.models import CouponRange, DropCount, DropCountItem, Redemption, ScannerDevice
+from coupons.models import CouponRange, CouponSeries, DropCount, DropCountItem, Redemption, ScannerDevice
 
 __all__ = [
     "banking_tables",
@@ -34,12 +34,16 @@ __all__ = [
 
 def coupon_ranges_at(facility: Facility, prefix: str, number: int) -> list[CouponRange]:
     """The open range holding serial ``number`` of each of the facility's series printed with ``prefix``
-    (one query; the series and its games come along)."""
+    (one query, and one for the series' games).
+
+    Per series, the open range starting nearest at or below the serial (index ``coupon_range_open``, one
+    step down it), kept if it reaches the serial: the work does not grow with the ranges a day splits."""
+    nearest = (CouponRange.objects.filter(series=OuterRef("pk"), closed_by__isnull=True, first_serial__lte=number)
+               .order_by("-first_serial").values("pk")[:1])
+    candidates = (CouponSeries.objects.filter(facility=facility, serial_prefix__iexact=prefix)
+                  .annotate(nearest=Subquery(nearest)).values("nearest"))
     return list(
-        CouponRange.objects.filter(
-            facility=facility, closed_by__isnull=True, first_serial__lte=number, last_serial__gte=number,
-            series__serial_prefix__iexact=prefix,
-        )
+        CouponRange.objects.filter(pk__in=candidates, last_serial__gte=number)
         .select_related("series", "series__program", "since", "opened_by")
         .prefetch_related("series__games")[:5]
     )

@@ -35,7 +35,7 @@ from compliance.roles import Capability, require_capability
 from compliance.row_batch import RowsMoved
 from compliance.row_batch import available as batch_available
 from coupons.days import day_words, today
-from coupons.ledger import lock_facility_shared, move
+from coupons.ledger import lock_facility_shared_finance_through, move
 from coupons.models import (
     CouponRange,
     CouponSeries,
@@ -48,7 +48,7 @@ from coupons.models import (
     format_cents,
 )
 from coupons.redemption_rules import Refusal, breakdown, position_refusal, split_serial
-from coupons.selectors import closed_days, program_gate_refusals
+from coupons.selectors import program_gate_refusals
 from coupons.selectors.redemption import coupon_ranges_at, redemption_of
 from coupons.services.redemption_batch import forward_in_time, redemption_rows_send
 
@@ -172,8 +172,7 @@ def _require_wager(series: CouponSeries, scan: Scan) -> None:
 
 
 def _require_day_open(facility: Facility, gaming_date: date) -> None:
-    lock_facility_shared(facility)
-    through = closed_days(facility).finance_through
+    through = lock_facility_shared_finance_through(facility)
     if through is not None and gaming_date <= through:
         raise Refusal("day_closed", f"Finance has closed {day_words(through)}; the gaming day "
                                     f"{day_words(gaming_date)} can take no more redemptions.")

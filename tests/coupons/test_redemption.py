@@ -161,15 +161,17 @@ def test_every_refusal_code_is_documented_with_a_status_and_meaning():
                for kind in REFUSALS.values())
 
 
-def test_a_closed_day_takes_no_redemptions(program, handed_out, craps_table, dealer):
+def test_a_closed_day_takes_no_redemptions(program, handed_out, craps_table, dealer, finance_supervisor):
     handed_out(1, 10)
-    from unittest import mock
+    from compliance.actors import acting_as
+    from coupons.models import FinanceDayProcessing
 
-    from coupons.selectors.closing import ClosedDays
-
-    closed = ClosedDays(last_form=TODAY, last_processed=TODAY)
-    with mock.patch("coupons.services.redemption.closed_days", return_value=closed):
-        refused("day_closed", lambda: redeem(program, craps_table, dealer))
+    counts = dict.fromkeys(["given_to_marketing", "returned", "voided", "distributed", "carried_forward", "redeemed",
+                            "counted_returned", "counted_voided", "counted_redeemed"], 0)
+    with acting_as(finance_supervisor):  # finance's processing of the day on record: the day is closed
+        FinanceDayProcessing(facility=program.facility, gaming_date=TODAY, **counts).save()
+    refusal = refused("day_closed", lambda: redeem(program, craps_table, dealer))
+    assert "Finance has closed" in refusal.sentence
     assert not Redemption.objects.exists()
 
 
