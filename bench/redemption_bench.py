@@ -61,6 +61,7 @@ from benchlib.redemption.database import (
     TARGET_P99_MS,
     TARGET_RATE,
     URL_PATH,
+    analyze,
     child,
     child_answer,
     create_database,
@@ -108,6 +109,7 @@ def main() -> int:
     if not reuse:
         create_database(args.database)
     state = child(args.database, "seed" if not reuse else "scanner")
+    analyze(args.database)
     token, lanes = state["token"], Lanes(cursor=state["cursor"][:LANES])
     print(f"  {(LANES + 2) * PER_LANE:,} coupons distributed on {state['gaming_date']} in {LANES + 2} ranges "
           f"({time.perf_counter() - started:.0f} s)", flush=True)

@@ -100,6 +100,15 @@ def create_database(database: str) -> None:
                    env=production_env(database, DATABASE_OWNER_URL=owner_url), stdout=subprocess.DEVNULL)
 
 
+def analyze(database: str) -> None:
+    """Statistics for the planner, as autovacuum keeps them on a database in service (a freshly seeded one has
+    none, and the planner then guesses one row per table)."""
+    import psycopg
+
+    with psycopg.connect(owner_dsn(database), autocommit=True) as connection:
+        connection.execute("ANALYZE")
+
+
 def child(database: str, mode: str, *args: str) -> dict[str, Any]:
     """Run this script in a Django process of its own (production settings, the application role)."""
     environment = production_env(database, FAST_PASSWORD_HASHER="1")  # noqa: S106 - a switch: signing checks passwords
