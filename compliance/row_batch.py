@@ -3,7 +3,8 @@
 The ORM writes a regulated row in three or four statements (the row, its history row, its audit event, a
 savepoint around them), each compiled anew. Where a write must be fast — a coupon redeemed at a table
 answers in a fraction of a second, hundreds a second — :class:`RowBatch` builds the very rows the ORM
-would write and sends them together to ``compliance_write_rows(jsonb)`` (migration compliance 0010):
+would write and sends them together: each close, then every insert in one prepared statement
+(``WITH w0 AS (INSERT INTO t0 (...) SELECT ... FROM jsonb_populate_recordset(NULL::t0, $1)), ...``):
 
 * every row is sealed as :class:`~compliance.models.Sealed` seals it (the key never leaves Python);
 * :meth:`RowBatch.created` writes a row as ``save()`` does: its history row ("+", no change reason) and the
@@ -12,13 +13,13 @@ would write and sends them together to ``compliance_write_rows(jsonb)`` (migrati
   history rows (no change reason) and the bulk events (``"<model> #<id>"``, no history id);
 * :meth:`RowBatch.closed` sets a column that is still NULL, as ``save(update_fields=[...])`` does, with its
   "~" history row and the "changed" event saying old and new in words. If another transaction set it
-  first, the whole statement fails with :class:`RowsMoved` and nothing is written.
+  first, :class:`RowsMoved` is raised before anything is inserted (the caller's transaction rolls back).
 
 Ids are taken from the tables' own sequences first (:func:`reserve_ids`, one statement), since a seal and a
 dependent row (a ledger line naming its document) need them before the insert. The database's triggers and
 constraints apply as to any insert: a unique violation raises ``IntegrityError``, an append-only row stays
-append-only. ``tests/compliance/test_row_batch.py`` holds the rows of each kind beside the ORM's, column by
-column. PostgreSQL only: :func:`available` says whether to use it.
+append-only. ``tests/coupons/test_redemption_batch.py`` holds a redemption's rows beside the ORM path's,
+column by column. PostgreSQL only: :func:`available` says whether to use it.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from django.db import DatabaseError, connection, models
+from django.db import connection, models
 from django.utils import timezone
+from psycopg import sql
 
 from compliance.actors import current_actor
 from compliance.models.audit import AuditEvent
@@ -82,9 +84,9 @@ def reserve_ids(counts: dict[type[models.Model], int]) -> dict[type[models.Model
     params: list[Any] = []
     for _, sequence, count in wanted:
         params += [sequence, count]
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {parts}", params)
-        arrays = cursor.fetchone()
+    connection.ensure_connection()
+    with connection.wrap_database_errors:
+        arrays = connection.connection.execute(f"SELECT {parts}", params, prepare=True).fetchone()
     return {model: list(ids) for (model, _, _), ids in zip(wanted, arrays, strict=True)}
 
 
@@ -181,14 +183,35 @@ class RowBatch:
                     changes={field_name: [None, _words(value)]})
 
     def send(self) -> None:
-        """Write everything in one statement (inside the caller's transaction)."""
+        """Write everything in the caller's transaction: each close, then every insert in one statement.
+
+        Both are prepared on the connection (the statement's text depends only on the tables and columns
+        written, so PostgreSQL plans it once per connection, not once per write)."""
         if self._events:
             self._insert(self._events)
             self._events = []
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT compliance_write_rows(%s::jsonb)", [json.dumps(self._steps)])
-        except DatabaseError as error:
-            if getattr(error.__cause__, "sqlstate", None) == "RW001":
-                raise RowsMoved(str(error)) from None
-            raise
+        by_table: dict[tuple[str, tuple[str, ...]], list[dict[str, Any]]] = {}
+        with connection.wrap_database_errors:
+            raw = connection.connection
+            for step in self._steps:
+                if "close" in step:
+                    self._close(raw, step["table"], step["close"], step["row"])
+                else:
+                    by_table.setdefault((step["table"], tuple(step["rows"][0])), []).extend(step["rows"])
+            ctes, params = [], []
+            for number, ((table, names), rows) in enumerate(by_table.items()):
+                columns = sql.SQL(", ").join(map(sql.Identifier, names))
+                ctes.append(sql.SQL("{} AS (INSERT INTO {} ({}) SELECT {} FROM jsonb_populate_recordset(NULL::{}, "
+                                    "%s::jsonb))").format(sql.Identifier(f"w{number}"), sql.Identifier(table),
+                                                          columns, columns, sql.Identifier(table)))
+                params.append(json.dumps(rows))
+            if ctes:
+                raw.execute(sql.SQL("WITH {} SELECT 1").format(sql.SQL(", ").join(ctes)), params, prepare=True)
+
+    @staticmethod
+    def _close(raw: Any, table: str, column: str, row: dict[str, Any]) -> None:
+        statement = sql.SQL("UPDATE {} SET {} = %s WHERE id = %s AND {} IS NULL").format(
+            sql.Identifier(table), sql.Identifier(column), sql.Identifier(column))
+        updated = raw.execute(statement, [row[column], row["id"]], prepare=True)
+        if updated.rowcount != 1:
+            raise RowsMoved(f"row {row['id']} of {table} was changed meanwhile")
