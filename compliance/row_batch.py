@@ -198,20 +198,37 @@ class RowBatch:
                     self._close(raw, step["table"], step["close"], step["row"])
                 else:
                     by_table.setdefault((step["table"], tuple(step["rows"][0])), []).extend(step["rows"])
-            ctes, params = [], []
-            for number, ((table, names), rows) in enumerate(by_table.items()):
-                columns = sql.SQL(", ").join(map(sql.Identifier, names))
-                ctes.append(sql.SQL("{} AS (INSERT INTO {} ({}) SELECT {} FROM jsonb_populate_recordset(NULL::{}, "
-                                    "%s::jsonb))").format(sql.Identifier(f"w{number}"), sql.Identifier(table),
-                                                          columns, columns, sql.Identifier(table)))
-                params.append(json.dumps(rows))
-            if ctes:
-                raw.execute(sql.SQL("WITH {} SELECT 1").format(sql.SQL(", ").join(ctes)), params, prepare=True)
+            shape = tuple(by_table)
+            if shape:
+                raw.execute(_insert_statement(raw, shape), [json.dumps(rows) for rows in by_table.values()],
+                            prepare=True)
 
     @staticmethod
     def _close(raw: Any, table: str, column: str, row: dict[str, Any]) -> None:
-        statement = sql.SQL("UPDATE {} SET {} = %s WHERE id = %s AND {} IS NULL").format(
-            sql.Identifier(table), sql.Identifier(column), sql.Identifier(column))
-        updated = raw.execute(statement, [row[column], row["id"]], prepare=True)
+        updated = raw.execute(_close_statement(raw, table, column), [row[column], row["id"]], prepare=True)
         if updated.rowcount != 1:
             raise RowsMoved(f"row {row['id']} of {table} was changed meanwhile")
+
+
+# Statements by shape, composed once per process (composing is most of their cost on the Python side).
+_STATEMENTS: dict[Any, str] = {}
+
+
+def _insert_statement(raw: Any, shape: tuple[tuple[str, tuple[str, ...]], ...]) -> str:
+    if shape not in _STATEMENTS:
+        ctes = []
+        for number, (table, names) in enumerate(shape):
+            columns = sql.SQL(", ").join(map(sql.Identifier, names))
+            ctes.append(sql.SQL("{} AS (INSERT INTO {} ({}) SELECT {} FROM jsonb_populate_recordset(NULL::{}, "
+                                "%s::jsonb))").format(sql.Identifier(f"w{number}"), sql.Identifier(table),
+                                                      columns, columns, sql.Identifier(table)))
+        _STATEMENTS[shape] = sql.SQL("WITH {} SELECT 1").format(sql.SQL(", ").join(ctes)).as_string(raw)
+    return _STATEMENTS[shape]
+
+
+def _close_statement(raw: Any, table: str, column: str) -> str:
+    key = ("close", table, column)
+    if key not in _STATEMENTS:
+        _STATEMENTS[key] = sql.SQL("UPDATE {} SET {} = %s WHERE id = %s AND {} IS NULL").format(
+            sql.Identifier(table), sql.Identifier(column), sql.Identifier(column)).as_string(raw)
+    return _STATEMENTS[key]
