@@ -78,8 +78,8 @@ def reserve_ids(counts: dict[type[models.Model], int]) -> dict[type[models.Model
     wanted: list[tuple[type[models.Model], str, int]] = []
     for model, count in counts.items():
         history = _history_model(model)
-        wanted.append((model, _sequence(model._meta.db_table, model._meta.pk.column), count))
-        wanted.append((history, _sequence(history._meta.db_table, history._meta.pk.column), count))
+        wanted.append((model, _sequence(model._meta.db_table, str(model._meta.pk.column)), count))
+        wanted.append((history, _sequence(history._meta.db_table, str(history._meta.pk.column)), count))
     parts = ", ".join("ARRAY(SELECT nextval(%s::regclass) FROM generate_series(1, %s))" for _ in wanted)
     params: list[Any] = []
     for _, sequence, count in wanted:
@@ -103,9 +103,9 @@ def _json(field: models.Field[Any, Any], value: Any) -> Any:
 
 
 def _row(obj: models.Model) -> dict[str, Any]:
-    row = {f.column: _json(f, getattr(obj, f.attname)) for f in obj._meta.concrete_fields}
+    row = {str(f.column): _json(f, getattr(obj, f.attname)) for f in obj._meta.concrete_fields}
     if obj.pk is None:
-        del row[obj._meta.pk.column]
+        del row[str(obj._meta.pk.column)]
     return row
 
 
@@ -174,10 +174,10 @@ class RowBatch:
 
     def closed(self, obj: models.Model, field_name: str, value: models.Model) -> None:
         """Set ``obj``'s empty foreign key ``field_name`` to ``value``, as ``save(update_fields=[...])`` would."""
-        field = obj._meta.get_field(field_name)
+        column = str(getattr(obj._meta.get_field(field_name), "column"))  # noqa: B009 - a concrete field's
         setattr(obj, field_name, value)
         history_id = self.next_id(_history_model(type(obj)))
-        self._steps.append({"table": obj._meta.db_table, "close": field.column, "row": _row(obj)})  # type: ignore[attr-defined]
+        self._steps.append({"table": obj._meta.db_table, "close": column, "row": _row(obj)})
         self._insert([self._history(obj, "~", history_id=history_id, reason=None)])
         self._event(obj, AuditEvent.Action.CHANGED, repr_=str(obj)[:200], history_id=history_id,
                     changes={field_name: [None, _words(value)]})

@@ -33,28 +33,26 @@ def _scan(program: Any, table: Any, dealer: Any, serial: str, key: str) -> Any:
                              scan=Scan(serial=serial, table=table, position="pass_line", chips_cents=2500))
 
 
-def _written_since(marks: dict[str, int]) -> dict[str, list[dict[str, Any]]]:
+_BASES: list[Any] = [Redemption, LedgerLine, CouponRange, RedemptionAnswer, AuditEvent]
+TABLES: list[Any] = [model for base in _BASES
+                     for model in (base, getattr(base, "history", None) and base.history.model) if model]
+
+
+def _written_since(marks: dict[str, int]) -> dict[str, list[str]]:
     """Every row of the tables a redemption writes, added after ``marks``, without the varying columns."""
     written = {}
-    for model in (Redemption, LedgerLine, CouponRange, RedemptionAnswer, AuditEvent):
-        for table in (model, getattr(model, "history", None) and model.history.model):
-            if not table:
-                continue
-            key = table._meta.pk.attname
-            rows = table._base_manager.filter(**{f"{key}__gt": marks[table._meta.label]}).order_by(key).values()
-            written[table._meta.label] = sorted(
-                repr({k: v for k, v in row.items() if k not in VARYING}) for row in rows)
+    for table in TABLES:
+        key = table._meta.pk.attname
+        rows = table._base_manager.filter(**{f"{key}__gt": marks[table._meta.label]}).order_by(key).values()
+        written[table._meta.label] = sorted(repr({k: v for k, v in row.items() if k not in VARYING}) for row in rows)
     return written
 
 
 def _marks() -> dict[str, int]:
     marks = {}
-    for model in (Redemption, LedgerLine, CouponRange, RedemptionAnswer, AuditEvent):
-        for table in (model, getattr(model, "history", None) and model.history.model):
-            if table:
-                key = table._meta.pk.attname
-                last = table._base_manager.order_by(f"-{key}").values_list(key, flat=True).first()
-                marks[table._meta.label] = last or 0
+    for table in TABLES:
+        key = table._meta.pk.attname
+        marks[table._meta.label] = table._base_manager.order_by(f"-{key}").values_list(key, flat=True).first() or 0
     return marks
 
 
