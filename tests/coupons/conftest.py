@@ -89,9 +89,16 @@ def approve(
 
 
 @pytest.fixture
-def program(facility: Any, compliance_officer: Any, finance_supervisor: Any) -> Program:
+def series_expires_on() -> date:
+    """The program's series expires at the end of the frozen day's year; tests on the real clock (the browser
+    tests) override this with a date after today, so they keep passing after 31 Dec 2026."""
+    return date(2026, 12, 31)
+
+
+@pytest.fixture
+def program(facility: Any, compliance_officer: Any, finance_supervisor: Any, series_expires_on: date) -> Program:
     match_play = CouponProgram.objects.get(code="match-play")
-    series = make_series(facility, match_play, finance_supervisor)
+    series = make_series(facility, match_play, finance_supervisor, expires_on=series_expires_on)
     approve(facility, match_play, compliance_officer, series)
     vault = services.location_create(
         facility=facility,

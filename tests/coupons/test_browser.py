@@ -5,11 +5,13 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Callable, Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.db import connections
+from django.utils import timezone
 
 from coupons.models import CouponDistribution, ReconciliationForm
 from tests.factories import PASSWORD
@@ -18,6 +20,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, seria
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+
+
+@pytest.fixture
+def series_expires_on() -> date:
+    return date(timezone.localdate().year + 1, 12, 31)  # the real clock: never expired during a run
 
 
 @pytest.fixture(autouse=True)

@@ -4,9 +4,11 @@ keyboard-wedge scanner types the serial and Enter; accepted in green, then the s
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from compliance.gaming_day import gaming_day
 from coupons import services
@@ -14,6 +16,11 @@ from coupons.models import Redemption
 from tests.coupons.test_browser import SHOTS, _in_browser, _sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+
+
+@pytest.fixture
+def series_expires_on() -> date:
+    return date(timezone.localdate().year + 1, 12, 31)  # the real clock: never expired during a run
 
 
 @pytest.fixture(autouse=True)
