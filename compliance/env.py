@@ -7,6 +7,7 @@ process at start-up, not silently mean ``False`` in a regulated system.
 from __future__ import annotations
 
 import os
+from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 __all__ = ["ImproperlyConfiguredEnv", "env_bool", "env_database", "env_int", "env_list", "env_str"]
@@ -76,7 +77,11 @@ def env_database(name: str, default_sqlite_path: str) -> dict[str, object]:
     if parts.scheme in {"postgres", "postgresql", "pgsql"}:
         if not parts.path.strip("/"):
             raise ImproperlyConfiguredEnv(f"{name} names no database: add /<dbname> to the URL")
-        options = dict(parse_qsl(parts.query))
+        options: dict[str, Any] = dict(parse_qsl(parts.query))
+        # Server-side prepared statements for the hot paths that ask for them (compliance.raw_reads); Django's
+        # own cursors bind on the client and never prepare. psycopg's default threshold; 0 prepares at once.
+        threshold = str(options.pop("prepare_threshold", "5"))
+        options["prepare_threshold"] = int(threshold) if threshold.isdigit() else None
         try:
             port = parts.port
         except ValueError:

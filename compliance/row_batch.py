@@ -38,6 +38,7 @@ from psycopg import sql
 from compliance.actors import current_actor
 from compliance.models.audit import AuditEvent
 from compliance.models.chain import Sealed
+from compliance.raw_reads import execute
 
 __all__ = ["RowBatch", "RowsMoved", "available", "reserve_ids"]
 
@@ -84,9 +85,7 @@ def reserve_ids(counts: dict[type[models.Model], int]) -> dict[type[models.Model
     params: list[Any] = []
     for _, sequence, count in wanted:
         params += [sequence, count]
-    connection.ensure_connection()
-    with connection.wrap_database_errors:
-        arrays = connection.connection.execute(f"SELECT {parts}", params, prepare=True).fetchone()
+    arrays = execute(f"SELECT {parts}", params).fetchone()
     return {model: list(ids) for (model, _, _), ids in zip(wanted, arrays, strict=True)}
 
 
@@ -191,21 +190,20 @@ class RowBatch:
             self._insert(self._events)
             self._events = []
         by_table: dict[tuple[str, tuple[str, ...]], list[dict[str, Any]]] = {}
-        with connection.wrap_database_errors:
-            raw = connection.connection
-            for step in self._steps:
-                if "close" in step:
-                    self._close(raw, step["table"], step["close"], step["row"])
-                else:
-                    by_table.setdefault((step["table"], tuple(step["rows"][0])), []).extend(step["rows"])
-            shape = tuple(by_table)
-            if shape:
-                raw.execute(_insert_statement(raw, shape), [json.dumps(rows) for rows in by_table.values()],
-                            prepare=True)
+        connection.ensure_connection()
+        raw = connection.connection
+        for step in self._steps:
+            if "close" in step:
+                self._close(raw, step["table"], step["close"], step["row"])
+            else:
+                by_table.setdefault((step["table"], tuple(step["rows"][0])), []).extend(step["rows"])
+        shape = tuple(by_table)
+        if shape:
+            execute(_insert_statement(raw, shape), [json.dumps(rows) for rows in by_table.values()])
 
     @staticmethod
     def _close(raw: Any, table: str, column: str, row: dict[str, Any]) -> None:
-        updated = raw.execute(_close_statement(raw, table, column), [row[column], row["id"]], prepare=True)
+        updated = execute(_close_statement(raw, table, column), [row[column], row["id"]])
         if updated.rowcount != 1:
             raise RowsMoved(f"row {row['id']} of {table} was changed meanwhile")
 

@@ -257,16 +257,15 @@ def lock_facility_shared_finance_through(facility: Facility) -> date | None:
     or before it is refused, :class:`coupons.selectors.closing.ClosedDays`): one statement on PostgreSQL."""
     from django.db import connection
 
+    from compliance.raw_reads import fetch
     from coupons.models import FinanceDayProcessing
     from coupons.selectors.closing import closed_days
 
     if connection.vendor != "postgresql":
         return closed_days(facility).finance_through
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT (SELECT max(p.gaming_date) FROM {FinanceDayProcessing._meta.db_table} p "  # noqa: S608
-            f"WHERE p.facility_id = f.id) FROM {Facility._meta.db_table} f WHERE f.id = %s FOR SHARE OF f",
-            [facility.pk],
-        )
-        found = cursor.fetchone()
-    return found[0] if found else None
+    found = fetch(
+        f"SELECT (SELECT max(p.gaming_date) FROM {FinanceDayProcessing._meta.db_table} p "  # noqa: S608
+        f"WHERE p.facility_id = f.id) FROM {Facility._meta.db_table} f WHERE f.id = %s FOR SHARE OF f",
+        [facility.pk],
+    )
+    return found[0][0] if found else None

@@ -9,7 +9,17 @@ from typing import Any
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
 from compliance.models import Facility, GamingTable
-from coupons.models import CouponRange, CouponSeries, DropCount, DropCountItem, Redemption, ScannerDevice
+from compliance.row_batch import available as prepared_reads
+from coupons.models import (
+    CouponRange,
+    CouponSeries,
+    DropCount,
+    DropCountItem,
+    Redemption,
+    RedemptionAnswer,
+    ScannerDevice,
+)
+from coupons.selectors.scan_reads import answer_sql, coupon_ranges_sql, scanner_sql
 
 __all__ = [
     "banking_tables",
@@ -19,6 +29,7 @@ __all__ = [
     "drop_count_items",
     "drop_count_summary",
     "drop_counts_of",
+    "redemption_answer_for",
     "redemption_in",
     "redemption_of",
     "redemptions_at_table",
@@ -37,7 +48,10 @@ def coupon_ranges_at(facility: Facility, prefix: str, number: int) -> list[Coupo
     (one query, and one for the series' games).
 
     Per series, the open range starting nearest at or below the serial (index ``coupon_range_open``, one
-    step down it), kept if it reaches the serial: the work does not grow with the ranges a day splits."""
+    step down it), kept if it reaches the serial: the work does not grow with the ranges a day splits.
+    On PostgreSQL one prepared statement (:func:`coupons.selectors.scan_reads.coupon_ranges_sql`)."""
+    if prepared_reads():
+        return coupon_ranges_sql(facility.pk, prefix, number)
     nearest = (CouponRange.objects.filter(series=OuterRef("pk"), closed_by__isnull=True, first_serial__lte=number)
                .order_by("-first_serial").values("pk")[:1])
     candidates = (CouponSeries.objects.filter(facility=facility, serial_prefix__iexact=prefix)
@@ -52,6 +66,13 @@ def coupon_ranges_at(facility: Facility, prefix: str, number: int) -> list[Coupo
 def redemption_of(series_id: int, number: int) -> Redemption | None:
     return (Redemption.objects.filter(series_id=series_id, serial=number)
             .select_related("table", "series").first())
+
+
+def redemption_answer_for(account_id: int, key: str) -> RedemptionAnswer | None:
+    """The answer stored for an ``Idempotency-Key`` of ``account_id`` (the first success), if any."""
+    if prepared_reads():
+        return answer_sql(account_id, key)
+    return RedemptionAnswer.objects.filter(account_id=account_id, key=key).order_by("pk").first()
 
 
 def redemptions_at_table(table: GamingTable, gaming_date: date, *, limit: int = 100) -> list[Redemption]:
@@ -75,6 +96,8 @@ def table_for_redemption(facility: Facility, table_id: Any) -> GamingTable | Non
 
 
 def scanner_by_token_sha256(digest: str) -> ScannerDevice | None:
+    if prepared_reads():
+        return scanner_sql(digest)
     return (ScannerDevice.objects.filter(token_sha256=digest)
             .select_related("table__game", "table__facility", "facility", "account").first())
 

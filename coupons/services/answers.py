@@ -18,6 +18,7 @@ from django.db import IntegrityError
 from compliance.models import Facility
 from coupons.models import Redemption, RedemptionAnswer, ScannerDevice
 from coupons.redemption_rules import Refusal
+from coupons.selectors.redemption import redemption_answer_for
 from coupons.services.redemption import Accepted, Scan, redemption_record
 
 __all__ = ["Answer", "answer_body", "redemption_answer", "redemption_data"]
@@ -46,7 +47,7 @@ def answer_body(accepted: Accepted) -> dict[str, Any]:
 
 
 def _replay(account: Any, key: str, fingerprint: str) -> Answer | None:
-    stored = RedemptionAnswer.objects.filter(account=account, key=key).first()
+    stored = redemption_answer_for(account.pk, key)
     if stored is None:
         return None
     if stored.request_sha256 != fingerprint:

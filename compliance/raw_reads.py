@@ -1,0 +1,69 @@
+"""Reads a hot path cannot afford to compile with the ORM: hand-written SQL, prepared once per connection,
+materialised as the ORM's own model instances (PostgreSQL).
+
+Building and compiling a queryset costs a millisecond or more of Python per query — most of a coupon scan's
+time at the table (issue 10's figure) went there. A read on such a path is written once as SQL whose select
+list comes from the models (:class:`Columns`), so a model's new field is read without touching the query;
+:func:`fetch` sends it as a prepared statement (PostgreSQL plans it once per connection) and each row is
+turned back into instances with ``Model.from_db`` and the fields' own converters, exactly as the ORM would
+build them. The statements are logged in ``connection.queries`` like the ORM's (query-count tests see them).
+Only for PostgreSQL (:func:`compliance.row_batch.available`); callers keep the ORM query for SQLite.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import psycopg
+from django.db import connection, models
+
+__all__ = ["Columns", "execute", "fetch"]
+
+
+class Columns:
+    """The concrete columns of ``model`` under the SQL alias ``alias``, and how to build an instance from them."""
+
+    def __init__(self, model: type[models.Model], alias: str) -> None:
+        fields = list(model._meta.concrete_fields)
+        self.model, self.alias, self.width = model, alias, len(fields)
+        self.attnames = [f.attname for f in fields]
+        self.sql = ", ".join(f'{alias}."{f.column}"' for f in fields)
+        self._pk_at = fields.index(model._meta.pk)
+        self._converters: list[tuple[int, Any, list[Callable[..., Any]]]] = []
+        for index, field in enumerate(fields):
+            converters = field.get_db_converters(connection)
+            if converters:
+                self._converters.append((index, field.get_col(alias), converters))
+
+    def build(self, row: Sequence[Any], start: int = 0) -> Any:
+        """The instance whose columns begin at ``row[start]`` (None when its primary key is NULL: an outer join
+        that found nothing)."""
+        values = list(row[start:start + self.width])
+        if values[self._pk_at] is None:
+            return None
+        for index, column, converters in self._converters:
+            for convert in converters:
+                values[index] = convert(values[index], column, connection)
+        return self.model.from_db(connection.alias, self.attnames, values)
+
+
+def execute(statement: str, params: Sequence[Any]) -> Any:
+    """Run ``statement`` prepared on Django's connection (in its transaction, if any); the psycopg cursor.
+
+    A server-side binding cursor: Django's own cursors bind parameters on the client, where ``prepare``
+    does nothing and PostgreSQL parses and plans every statement anew."""
+    connection.ensure_connection()
+    started = time.monotonic()
+    with connection.wrap_database_errors:
+        cursor = psycopg.Cursor(connection.connection)
+        cursor.execute(statement, params, prepare=True)
+    if connection.queries_logged:
+        connection.queries_log.append({"sql": f"{statement} -- {list(params)!r}",
+                                       "time": f"{time.monotonic() - started:.3f}"})
+    return cursor
+
+
+def fetch(statement: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    return execute(statement, params).fetchall()

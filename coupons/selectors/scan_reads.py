@@ -1,0 +1,156 @@
+"""The reads of a coupon scan at the table as prepared SQL (PostgreSQL; :mod:`compliance.raw_reads`).
+
+Each function returns what its ORM twin in :mod:`coupons.selectors.redemption` or
+:mod:`coupons.selectors.program` returns — the same instances with the same related objects loaded — in one
+prepared statement and without compiling a queryset; the twin calls it on PostgreSQL and keeps its own
+query for SQLite. ``tests/coupons/test_scan_reads.py`` holds each beside the ORM's answer.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from functools import cache
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.contenttypes.models import ContentType
+
+from compliance.models import Facility, Game, GamingTable, Signature
+from compliance.raw_reads import Columns, fetch
+from coupons.models import (
+    CouponProgram,
+    CouponRange,
+    CouponSeries,
+    LedgerLine,
+    ProgramApproval,
+    RedemptionAnswer,
+    ScannerDevice,
+)
+
+__all__ = ["answer_sql", "approvals_sql", "coupon_ranges_sql", "scanner_sql"]
+
+
+def _table(model: Any) -> str:
+    return f'"{model._meta.db_table}"'
+
+
+@cache
+def _ranges() -> tuple[str, list[Columns]]:
+    parts = [Columns(CouponRange, "r"), Columns(CouponSeries, "s"), Columns(CouponProgram, "p"),
+             Columns(LedgerLine, "since"), Columns(LedgerLine, "opened")]
+    field = CouponSeries._meta.get_field("games")
+    through = f'"{field.remote_field.through._meta.db_table}"'  # type: ignore[union-attr]
+    own, other = field.m2m_column_name(), field.m2m_reverse_name()
+    games = (f"(SELECT json_agg(json_build_array({', '.join(f'g.{f.column}' for f in Game._meta.concrete_fields)}) "  # noqa: S608
+             f"ORDER BY g.name, g.id) FROM {_table(Game)} g JOIN {through} sg ON sg.{other} = g.id "
+             f"WHERE sg.{own} = s.id)")
+    statement = (
+        f"SELECT {', '.join(c.sql for c in parts)}, {games} "  # noqa: S608 - names from the models, values bound
+        f"FROM {_table(CouponSeries)} s "
+        f"JOIN LATERAL (SELECT * FROM {_table(CouponRange)} r0 WHERE r0.series_id = s.id AND r0.closed_by_id IS NULL "
+        f"AND r0.first_serial <= %s ORDER BY r0.first_serial DESC LIMIT 1) r ON r.last_serial >= %s "
+        f"JOIN {_table(CouponProgram)} p ON p.id = s.program_id "
+        f"JOIN {_table(LedgerLine)} since ON since.id = r.since_id "
+        f"JOIN {_table(LedgerLine)} opened ON opened.id = r.opened_by_id "
+        f"WHERE s.facility_id = %s AND upper(s.serial_prefix) = upper(%s) ORDER BY s.id LIMIT 5"
+    )
+    return statement, parts
+
+
+def _games(value: Any) -> list[Game]:
+    rows = json.loads(value) if isinstance(value, str) else (value or [])
+    names = [f.attname for f in Game._meta.concrete_fields]
+    return [Game.from_db("default", names, row) for row in rows]
+
+
+def _prefetched(series: CouponSeries, games: list[Game]) -> None:
+    """``series.games.all()`` answers from ``games`` without a query, as ``prefetch_related`` leaves it."""
+    manager = series.games
+    queryset = manager.get_queryset()
+    queryset._result_cache = games
+    queryset._prefetch_done = True  # type: ignore[attr-defined]
+    series._prefetched_objects_cache = {manager.prefetch_cache_name: queryset}  # type: ignore[attr-defined]
+
+
+def coupon_ranges_sql(facility_id: int, prefix: str, number: int) -> list[CouponRange]:
+    """:func:`coupons.selectors.redemption.coupon_ranges_at`: per series, the open range starting nearest at or
+    below the serial (one step down ``coupon_range_open``), kept if it reaches the serial."""
+    statement, (r, s, p, since, opened) = _ranges()
+    found = []
+    for row in fetch(statement, [number, number, facility_id, prefix]):
+        at = 0
+        objects = []
+        for columns in (r, s, p, since, opened):
+            objects.append(columns.build(row, at))
+            at += columns.width
+        coupon_range, series, program, since_line, opened_line = objects
+        series.program = program
+        _prefetched(series, _games(row[at]))
+        coupon_range.series, coupon_range.since, coupon_range.opened_by = series, since_line, opened_line
+        found.append(coupon_range)
+    return found
+
+
+@cache
+def _scanner() -> tuple[str, list[Columns]]:
+    user = get_user_model()
+    parts = [Columns(ScannerDevice, "d"), Columns(Facility, "f"), Columns(GamingTable, "t"), Columns(Game, "g"),
+             Columns(Facility, "tf"), Columns(user, "u")]
+    statement = (
+        f"SELECT {', '.join(c.sql for c in parts)} FROM {_table(ScannerDevice)} d "  # noqa: S608
+        f"JOIN {_table(Facility)} f ON f.id = d.facility_id JOIN {_table(GamingTable)} t ON t.id = d.table_id "
+        f"JOIN {_table(Game)} g ON g.id = t.game_id JOIN {_table(Facility)} tf ON tf.id = t.facility_id "
+        f"JOIN {_table(user)} u ON u.id = d.account_id WHERE d.token_sha256 = %s LIMIT 1"
+    )
+    return statement, parts
+
+
+def scanner_sql(digest: str) -> ScannerDevice | None:
+    """:func:`coupons.selectors.redemption.scanner_by_token_sha256`, with its table, game, facilities and account."""
+    statement, parts = _scanner()
+    rows = fetch(statement, [digest])
+    if not rows:
+        return None
+    at, objects = 0, []
+    for columns in parts:
+        objects.append(columns.build(rows[0], at))
+        at += columns.width
+    device, facility, table, game, table_facility, account = objects
+    table.game, table.facility = game, table_facility
+    device.facility, device.table, device.account = facility, table, account
+    return device
+
+
+@cache
+def _approvals() -> tuple[str, Columns]:
+    columns = Columns(ProgramApproval, "a")
+    statement = (
+        f"SELECT {columns.sql} FROM {_table(ProgramApproval)} a "  # noqa: S608
+        f"WHERE a.facility_id = %s AND a.approved_on <= %s "
+        f"AND NOT EXISTS (SELECT 1 FROM {_table(ProgramApproval)} c WHERE c.corrects_id = a.id) "
+        f"AND EXISTS (SELECT 1 FROM {_table(Signature)} sig WHERE sig.content_type_id = %s "
+        f"AND sig.object_id = a.id AND sig.slot = 'recorded') ORDER BY a.approved_on, a.id"
+    )
+    return statement, columns
+
+
+def approvals_sql(facility_id: int, on_date: date) -> list[ProgramApproval]:
+    """:func:`coupons.selectors.program.facility_approvals`: signed, current, dated on or before ``on_date``."""
+    statement, columns = _approvals()
+    content_type = ContentType.objects.get_for_model(ProgramApproval)  # cached by Django after the first call
+    return [columns.build(row) for row in fetch(statement, [facility_id, on_date, content_type.pk])]
+
+
+@cache
+def _answer() -> tuple[str, Columns]:
+    columns = Columns(RedemptionAnswer, "a")
+    return (f"SELECT {columns.sql} FROM {_table(RedemptionAnswer)} a "  # noqa: S608
+            f"WHERE a.account_id = %s AND a.key = %s ORDER BY a.id LIMIT 1", columns)
+
+
+def answer_sql(account_id: int, key: str) -> RedemptionAnswer | None:
+    """The stored answer to an ``Idempotency-Key`` of ``account_id``, if any."""
+    statement, columns = _answer()
+    rows = fetch(statement, [account_id, key])
+    return columns.build(rows[0]) if rows else None
