@@ -75,7 +75,7 @@ from benchlib.redemption.server import ServerConfig, gunicorn, measure_http
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--database", default="bench_redemption")
-    parser.add_argument("--configs", default="sync:3,sync:5,gthread:2x4,gthread:3x4",
+    parser.add_argument("--configs", default="sync:3,gthread:2x2,gthread:3x2,gthread:2x4",
                         help="gunicorn configurations to try, e.g. sync:3,gthread:2x4 (the fastest is kept)")
     parser.add_argument("--connections", type=int, default=8, help="closed-loop connections (and baseline's)")
     parser.add_argument("--duration", type=float, default=10.0, help="measured seconds of each final run")

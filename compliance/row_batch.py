@@ -63,6 +63,18 @@ def _history_model(model: type[models.Model]) -> type[models.Model]:
     return _HISTORY[model]
 
 
+_TRACKED: dict[type[models.Model], list[tuple[str, models.Field[Any, Any]]]] = {}
+
+
+def _tracked(model: type[models.Model]) -> list[tuple[str, models.Field[Any, Any]]]:
+    """``(history column, field of the model)`` of every field its history copies, read once per model."""
+    if model not in _TRACKED:
+        history = _history_model(model)
+        _TRACKED[model] = [(str(history._meta.get_field(f.name).column), f)
+                           for f in history.tracked_fields]  # type: ignore[attr-defined]
+    return _TRACKED[model]
+
+
 def _sequence(table: str, column: str) -> str:
     key = (table, column)
     if key not in _SEQUENCES:
@@ -129,13 +141,14 @@ class RowBatch:
         return self._ids[model].pop(0)
 
     def _history(self, obj: models.Model, history_type: str, *, history_id: int | None,
-                 reason: str | None) -> models.Model:
-        history = _history_model(type(obj))
-        row = history(
-            history_date=self.now, history_type=history_type, history_user=self.actor, history_change_reason=reason,
-            **{f.attname: getattr(obj, f.attname) for f in history.tracked_fields},  # type: ignore[attr-defined]
-        )
-        row.pk = history_id
+                 reason: str | None) -> dict[str, Any]:
+        """The history row ``obj.save()`` would add, as the columns to insert (no model instance is built:
+        a hot path writes several per request)."""
+        row = {column: _json(field, getattr(obj, field.attname)) for column, field in _tracked(type(obj))}
+        row.update(history_date=self.now.isoformat(), history_type=history_type,
+                   history_user_id=getattr(self.actor, "pk", None), history_change_reason=reason)
+        if history_id is not None:
+            row["history_id"] = history_id
         return row
 
     def _event(self, obj: models.Model, action: str, *, repr_: str, history_id: int | None = None,
@@ -151,13 +164,16 @@ class RowBatch:
         for obj in objs:
             if isinstance(obj, Sealed):
                 obj.seal = obj.compute_seal()
-        self._steps.append({"table": objs[0]._meta.db_table, "rows": [_row(obj) for obj in objs]})
+        self._insert_rows(type(objs[0]), [_row(obj) for obj in objs])
+
+    def _insert_rows(self, model: type[models.Model], rows: list[dict[str, Any]]) -> None:
+        self._steps.append({"table": model._meta.db_table, "rows": rows})
 
     def created(self, obj: models.Model) -> None:
         """``obj`` (its id taken from the reserve) inserted as ``obj.save()`` would insert it."""
         history_id = self.next_id(_history_model(type(obj)))
         self._insert([obj])
-        self._insert([self._history(obj, "+", history_id=history_id, reason=None)])
+        self._insert_rows(_history_model(type(obj)), [self._history(obj, "+", history_id=history_id, reason=None)])
         self._event(obj, AuditEvent.Action.CREATED, repr_=str(obj)[:200], history_id=history_id)
 
     def created_in_bulk(self, objs: Iterable[models.Model]) -> None:
@@ -166,7 +182,8 @@ class RowBatch:
         if not objs:
             return
         self._insert(objs)
-        self._insert([self._history(obj, "+", history_id=None, reason=None) for obj in objs])
+        self._insert_rows(_history_model(type(objs[0])),
+                          [self._history(obj, "+", history_id=None, reason=None) for obj in objs])
         meta = objs[0]._meta
         for obj in objs:
             self._event(obj, AuditEvent.Action.CREATED, repr_=f"{meta.verbose_name} #{obj.pk}")
@@ -177,7 +194,7 @@ class RowBatch:
         setattr(obj, field_name, value)
         history_id = self.next_id(_history_model(type(obj)))
         self._steps.append({"table": obj._meta.db_table, "close": column, "row": _row(obj)})
-        self._insert([self._history(obj, "~", history_id=history_id, reason=None)])
+        self._insert_rows(_history_model(type(obj)), [self._history(obj, "~", history_id=history_id, reason=None)])
         self._event(obj, AuditEvent.Action.CHANGED, repr_=str(obj)[:200], history_id=history_id,
                     changes={field_name: [None, _words(value)]})
 
