@@ -70,7 +70,7 @@ def _tracked(model: type[models.Model]) -> list[tuple[str, models.Field[Any, Any
     """``(history column, field of the model)`` of every field its history copies, read once per model."""
     if model not in _TRACKED:
         history = _history_model(model)
-        _TRACKED[model] = [(str(history._meta.get_field(f.name).column), f)
+        _TRACKED[model] = [(str(getattr(history._meta.get_field(f.name), "column")), f)  # noqa: B009 - concrete
                            for f in history.tracked_fields]  # type: ignore[attr-defined]
     return _TRACKED[model]
 
