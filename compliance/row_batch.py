@@ -3,8 +3,9 @@
 The ORM writes a regulated row in three or four statements (the row, its history row, its audit event, a
 savepoint around them), each compiled anew. Where a write must be fast — a coupon redeemed at a table
 answers in a fraction of a second, hundreds a second — :class:`RowBatch` builds the very rows the ORM
-would write and sends them together: each close, then every insert in one prepared statement
-(``WITH w0 AS (INSERT INTO t0 (...) SELECT ... FROM jsonb_populate_recordset(NULL::t0, $1)), ...``):
+would write and sends them together, in one prepared statement of data-modifying CTEs
+(``WITH gate AS (...), c0 AS (UPDATE ...), go AS (...), w0 AS (INSERT INTO t0 (...) SELECT ... FROM
+jsonb_populate_recordset(NULL::t0, $n) WHERE go), ...``):
 
 * every row is sealed as :class:`~compliance.models.Sealed` seals it (the key never leaves Python);
 * :meth:`RowBatch.created` writes a row as ``save()`` does: its history row ("+", no change reason) and the
@@ -13,10 +14,14 @@ would write and sends them together: each close, then every insert in one prepar
   history rows (no change reason) and the bulk events (``"<model> #<id>"``, no history id);
 * :meth:`RowBatch.closed` sets a column that is still NULL, as ``save(update_fields=[...])`` does, with its
   "~" history row and the "changed" event saying old and new in words. If another transaction set it
-  first, :class:`RowsMoved` is raised before anything is inserted (the caller's transaction rolls back).
+  first, nothing is inserted and :class:`RowsMoved` is raised;
+* :meth:`RowBatch.inserted` writes a row of a model outside the audit trail, alone;
+* a :class:`Gate` is a condition read in the same statement (finance has not closed the day): when it
+  does not hold, nothing is written and :class:`GateRefused` says what it read.
 
-Ids are taken from the tables' own sequences first (:func:`reserve_ids`, one statement), since a seal and a
-dependent row (a ledger line naming its document) need them before the insert. The database's triggers and
+Ids are taken from the tables' own sequences first (:func:`reserve_ids`, one statement, which can also take
+a row's share lock), since a seal and a dependent row (a ledger line naming its document) need them before
+the insert. The database's triggers and
 constraints apply as to any insert: a unique violation raises ``IntegrityError``, an append-only row stays
 append-only. ``tests/coupons/test_redemption_batch.py`` holds a redemption's rows beside the ORM path's,
 column by column. PostgreSQL only: :func:`available` says whether to use it.
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -40,7 +46,7 @@ from compliance.models.audit import AuditEvent
 from compliance.models.chain import Sealed
 from compliance.raw_reads import execute
 
-__all__ = ["RowBatch", "RowsMoved", "available", "reserve_ids"]
+__all__ = ["Gate", "GateRefused", "RowBatch", "RowsMoved", "available", "reserve_ids"]
 
 _SEQUENCES: dict[tuple[str, str], str] = {}
 
@@ -49,11 +55,32 @@ class RowsMoved(Exception):
     """A row :meth:`RowBatch.closed` meant to close was closed by another transaction first."""
 
 
+@dataclass(frozen=True)
+class Gate:
+    """A condition the write checks in its own statement: ``sql`` is a query of one row with the columns
+    ``value`` and ``ok`` (``%s`` placeholders, ``params`` bound); nothing is written unless ``ok``."""
+
+    sql: str
+    params: tuple[Any, ...] = ()
+
+
+class GateRefused(Exception):
+    """The :class:`Gate` did not hold: nothing was written. ``value``: what it read."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__(f"the write's condition did not hold ({value!r})")
+        self.value = value
+
+
 def available() -> bool:
     return connection.vendor == "postgresql"
 
 
 _HISTORY: dict[type[models.Model], type[models.Model]] = {}
+
+
+def _audited(model: type[models.Model]) -> bool:
+    return hasattr(model, "history")
 
 
 def _history_model(model: type[models.Model]) -> type[models.Model]:
@@ -84,20 +111,29 @@ def _sequence(table: str, column: str) -> str:
     return _SEQUENCES[key]
 
 
-def reserve_ids(counts: dict[type[models.Model], int]) -> dict[type[models.Model], list[int]]:
-    """``counts[model]`` new ids of each model's table and as many of its history table, in one statement.
+def reserve_ids(counts: dict[type[models.Model], int], *,
+                share_lock: models.Model | None = None) -> dict[type[models.Model], list[int]]:
+    """``counts[model]`` new ids of each model's table and as many of its history table, in one statement;
+    with ``share_lock``, that row is locked ``FOR SHARE`` by the same statement (until the transaction ends).
 
     Unused ids are gaps, as a rolled-back insert leaves."""
     wanted: list[tuple[type[models.Model], str, int]] = []
     for model, count in counts.items():
-        history = _history_model(model)
         wanted.append((model, _sequence(model._meta.db_table, str(model._meta.pk.column)), count))
-        wanted.append((history, _sequence(history._meta.db_table, str(history._meta.pk.column)), count))
+        if _audited(model):
+            history = _history_model(model)
+            wanted.append((history, _sequence(history._meta.db_table, str(history._meta.pk.column)), count))
     parts = ", ".join("ARRAY(SELECT nextval(%s::regclass) FROM generate_series(1, %s))" for _ in wanted)
     params: list[Any] = []
     for _, sequence, count in wanted:
         params += [sequence, count]
-    arrays = execute(f"SELECT {parts}", params).fetchone()
+    statement = f"SELECT {parts}"
+    if share_lock is not None:
+        statement += f' FROM "{share_lock._meta.db_table}" WHERE id = %s FOR SHARE'
+        params.append(share_lock.pk)
+    arrays = execute(statement, params).fetchone()
+    if arrays is None:
+        raise RowsMoved(f"{share_lock} is not there to lock")
     return {model: list(ids) for (model, _, _), ids in zip(wanted, arrays, strict=True)}
 
 
@@ -176,6 +212,11 @@ class RowBatch:
         self._insert_rows(_history_model(type(obj)), [self._history(obj, "+", history_id=history_id, reason=None)])
         self._event(obj, AuditEvent.Action.CREATED, repr_=str(obj)[:200], history_id=history_id)
 
+    def inserted(self, obj: models.Model) -> None:
+        """``obj`` (its id taken from the reserve) of a model outside the audit trail, inserted alone."""
+        assert not _audited(type(obj)), f"{type(obj).__name__} keeps history: use created()"
+        self._insert([obj])
+
     def created_in_bulk(self, objs: Iterable[models.Model]) -> None:
         """``objs`` inserted as :func:`~compliance.models.regulated_bulk_create` would insert them."""
         objs = list(objs)
@@ -198,52 +239,63 @@ class RowBatch:
         self._event(obj, AuditEvent.Action.CHANGED, repr_=str(obj)[:200], history_id=history_id,
                     changes={field_name: [None, _words(value)]})
 
-    def send(self) -> None:
-        """Write everything in the caller's transaction: each close, then every insert in one statement.
+    def send(self, gate: Gate | None = None) -> Any:
+        """Write everything in the caller's transaction, in one prepared statement: each close, then every
+        insert (the statement's text depends only on the tables and columns written, so PostgreSQL plans it
+        once per connection, not once per write).
 
-        Both are prepared on the connection (the statement's text depends only on the tables and columns
-        written, so PostgreSQL plans it once per connection, not once per write)."""
+        ``gate``: a condition read in the same statement (its snapshot is taken after every lock the caller
+        holds was granted); when it is false nothing is written and :class:`GateRefused` carries its value.
+        A close that finds its column already set writes nothing either (:class:`RowsMoved`). Returns the
+        gate's value (None without a gate)."""
         if self._events:
             self._insert(self._events)
             self._events = []
+        closes: list[dict[str, Any]] = []
         by_table: dict[tuple[str, tuple[str, ...]], list[dict[str, Any]]] = {}
-        connection.ensure_connection()
-        raw = connection.connection
         for step in self._steps:
             if "close" in step:
-                self._close(raw, step["table"], step["close"], step["row"])
+                closes.append(step)
             else:
                 by_table.setdefault((step["table"], tuple(step["rows"][0])), []).extend(step["rows"])
-        shape = tuple(by_table)
-        if shape:
-            execute(_insert_statement(raw, shape), [json.dumps(rows) for rows in by_table.values()])
-
-    @staticmethod
-    def _close(raw: Any, table: str, column: str, row: dict[str, Any]) -> None:
-        updated = execute(_close_statement(raw, table, column), [row[column], row["id"]])
-        if updated.rowcount != 1:
-            raise RowsMoved(f"row {row['id']} of {table} was changed meanwhile")
+        connection.ensure_connection()
+        shape = (gate.sql if gate else None, tuple((c["table"], c["close"]) for c in closes), tuple(by_table))
+        params: list[Any] = list(gate.params) if gate else []
+        for close in closes:
+            params += [close["row"][close["close"]], close["row"]["id"]]
+        params += [json.dumps(rows) for rows in by_table.values()]
+        value, ok, closed = execute(_write_statement(connection.connection, shape), params).fetchone()
+        if not ok:
+            raise GateRefused(value)
+        if closed != len(closes):
+            raise RowsMoved(f"{len(closes) - closed} of the rows to close were closed meanwhile")
+        return value
 
 
 # Statements by shape, composed once per process (composing is most of their cost on the Python side).
 _STATEMENTS: dict[Any, str] = {}
 
 
-def _insert_statement(raw: Any, shape: tuple[tuple[str, tuple[str, ...]], ...]) -> str:
+def _write_statement(raw: Any, shape: tuple[Any, ...]) -> str:
+    """``WITH gate AS (...), c0 AS (UPDATE ... RETURNING 1), ..., go AS (...), w0 AS (INSERT ... WHERE go),
+    ... SELECT value, ok, closed``: the inserts happen only if the gate holds and every close took."""
     if shape not in _STATEMENTS:
-        ctes = []
-        for number, (table, names) in enumerate(shape):
+        gate_sql, closes, inserts = shape
+        gate = sql.SQL(gate_sql) if gate_sql else sql.SQL("SELECT NULL AS value, true AS ok")
+        ctes = [sql.SQL("gate AS ({})").format(gate)]
+        for number, (table, column) in enumerate(closes):
+            ctes.append(sql.SQL("{} AS (UPDATE {} SET {} = %s WHERE id = %s AND {} IS NULL AND (SELECT ok FROM gate) "
+                                "RETURNING 1)").format(sql.Identifier(f"c{number}"), sql.Identifier(table),
+                                                       sql.Identifier(column), sql.Identifier(column)))
+        closed = sql.SQL(" + ").join(sql.SQL("(SELECT count(*) FROM {})").format(sql.Identifier(f"c{n}"))
+                                     for n in range(len(closes))) if closes else sql.SQL("0")
+        ctes.append(sql.SQL("go AS (SELECT (SELECT ok FROM gate) AND {} = {} AS go)").format(
+            closed, sql.Literal(len(closes))))
+        for number, (table, names) in enumerate(inserts):
             columns = sql.SQL(", ").join(map(sql.Identifier, names))
             ctes.append(sql.SQL("{} AS (INSERT INTO {} ({}) SELECT {} FROM jsonb_populate_recordset(NULL::{}, "
-                                "%s::jsonb))").format(sql.Identifier(f"w{number}"), sql.Identifier(table),
-                                                      columns, columns, sql.Identifier(table)))
-        _STATEMENTS[shape] = sql.SQL("WITH {} SELECT 1").format(sql.SQL(", ").join(ctes)).as_string(raw)
+                                "%s::jsonb) WHERE (SELECT go FROM go))").format(
+                sql.Identifier(f"w{number}"), sql.Identifier(table), columns, columns, sql.Identifier(table)))
+        _STATEMENTS[shape] = sql.SQL("WITH {} SELECT (SELECT value FROM gate), (SELECT ok FROM gate), {}").format(
+            sql.SQL(", ").join(ctes), closed).as_string(raw)
     return _STATEMENTS[shape]
-
-
-def _close_statement(raw: Any, table: str, column: str) -> str:
-    key = ("close", table, column)
-    if key not in _STATEMENTS:
-        _STATEMENTS[key] = sql.SQL("UPDATE {} SET {} = %s WHERE id = %s AND {} IS NULL").format(
-            sql.Identifier(table), sql.Identifier(column), sql.Identifier(column)).as_string(raw)
-    return _STATEMENTS[key]

@@ -20,6 +20,7 @@ from django.db.models import Q
 
 from compliance.bounds import MAX_SERIAL
 from compliance.models import Facility, regulated_bulk_create
+from compliance.row_batch import Gate
 from coupons import ranges as spans_
 from coupons.days import day_words
 from coupons.models import CouponRange, CouponSeries, CouponState, LedgerLine, StorageLocation
@@ -29,6 +30,7 @@ __all__ = [
     "already_received",
     "by_series",
     "document_type",
+    "finance_day_gate",
     "ledger_line",
     "lock_facility",
     "lock_facility_shared",
@@ -252,20 +254,17 @@ def lock_facility_shared(facility: Facility) -> None:
             cursor.execute("SELECT 1 FROM compliance_facility WHERE id = %s FOR SHARE", [facility.pk])
 
 
-def lock_facility_shared_finance_through(facility: Facility) -> date | None:
-    """:func:`lock_facility_shared`, and then the last gaming day finance processed (every movement dated on
-    or before it is refused, :class:`coupons.selectors.closing.ClosedDays`): one statement on PostgreSQL."""
-    from django.db import connection
-
-    from compliance.raw_reads import fetch
+def finance_day_gate(facility: Facility, gaming_date: date) -> Gate:
+    """The condition a one-statement write (:class:`compliance.row_batch.RowBatch`) checks for a movement dated
+    ``gaming_date``: finance has not processed that day (every movement dated on or before its last
+    processed day is refused, :class:`coupons.selectors.closing.ClosedDays`). Its ``value`` is that last
+    processed day. Read in the write's own statement, after the facility's share lock was granted
+    (:func:`compliance.row_batch.reserve_ids`), so a processing that committed while the lock was awaited
+    is seen."""
     from coupons.models import FinanceDayProcessing
-    from coupons.selectors.closing import closed_days
 
-    if connection.vendor != "postgresql":
-        return closed_days(facility).finance_through
-    found = fetch(
-        f"SELECT (SELECT max(p.gaming_date) FROM {FinanceDayProcessing._meta.db_table} p "  # noqa: S608
-        f"WHERE p.facility_id = f.id) FROM {Facility._meta.db_table} f WHERE f.id = %s FOR SHARE OF f",
-        [facility.pk],
+    return Gate(
+        f"SELECT through AS value, (through IS NULL OR through < %s::date) AS ok FROM (SELECT max(p.gaming_date) "  # noqa: S608
+        f"AS through FROM {FinanceDayProcessing._meta.db_table} p WHERE p.facility_id = %s) last",
+        (gaming_date, facility.pk),
     )
-    return found[0][0] if found else None

@@ -16,7 +16,16 @@ from hypothesis import strategies as st
 from compliance.roles import CAPABILITIES, Capability, Role
 from coupons import services
 from coupons.models import CouponDistribution
-from tests.coupons.conftest import PASSWORD, TODAY, _frozen_day, issue, program, receive, requisition  # noqa: F401 (fixtures used here)
+from tests.coupons.conftest import (  # noqa: F401 (fixtures used here)
+    PASSWORD,
+    TODAY,
+    _frozen_day,
+    issue,
+    program,
+    receive,
+    requisition,
+    series_expires_on,
+)
 from tests.equipment.conftest import make_table
 from tests.factories import make_person
 

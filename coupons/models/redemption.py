@@ -8,7 +8,9 @@
   database, and the loser is refused. A wager carries one coupon (§ 525.22(d)): a partial unique
   constraint on (table, gaming day, wager reference) when the scanner names the wager.
 * :class:`RedemptionAnswer`: the first answer to a request carrying an ``Idempotency-Key``, so a
-  scanner's retry after a timeout gets that answer back, not a second redemption or an error.
+  scanner's retry after a timeout gets that answer back, not a second redemption or an error. It is the
+  API's copy of its own response, derived wholly from the redemption (whose row, history and audit event
+  are the record): append-only, kept outside the audit trail, so a scan does not write it three times.
 """
 
 from __future__ import annotations
@@ -153,8 +155,13 @@ class Redemption(Sealed, AppendOnly, AuditedModel):
         return reverse("coupons:redemption-detail", args=[self.pk])
 
 
-class RedemptionAnswer(AuditedModel):
-    """The answer given to the first request with an ``Idempotency-Key``, per account (device or person)."""
+class RedemptionAnswer(AppendOnly):
+    """The answer given to the first request with an ``Idempotency-Key``, per account (device or person).
+
+    Append-only (the database refuses a change); no history of its own: it is never changed, and the
+    redemption it answers carries the history and the audit event."""
+
+    append_only_what = "Stored answers to an Idempotency-Key"
 
     account = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     key = models.CharField(max_length=80)

@@ -32,10 +32,10 @@ from compliance.actors import acting_as
 from compliance.gaming_day import local_time
 from compliance.models import Facility, GamingTable
 from compliance.roles import Capability, require_capability
-from compliance.row_batch import RowsMoved
+from compliance.row_batch import GateRefused, RowsMoved
 from compliance.row_batch import available as batch_available
 from coupons.days import day_words, today
-from coupons.ledger import lock_facility_shared_finance_through, move
+from coupons.ledger import lock_facility_shared, move
 from coupons.models import (
     CouponRange,
     CouponSeries,
@@ -48,7 +48,7 @@ from coupons.models import (
     format_cents,
 )
 from coupons.redemption_rules import Refusal, breakdown, position_refusal, split_serial
-from coupons.selectors import program_gate_refusals
+from coupons.selectors import closed_days, program_gate_refusals
 from coupons.selectors.redemption import coupon_ranges_at, redemption_of
 from coupons.services.redemption_batch import forward_in_time, redemption_rows_send
 
@@ -171,11 +171,18 @@ def _require_wager(series: CouponSeries, scan: Scan) -> None:
                                            f"{series.denomination} with it (§ 525.22(b)).")
 
 
+def _day_closed(through: date, gaming_date: date) -> Refusal:
+    return Refusal("day_closed", f"Finance has closed {day_words(through)}; the gaming day "
+                                 f"{day_words(gaming_date)} can take no more redemptions.")
+
+
 def _require_day_open(facility: Facility, gaming_date: date) -> None:
-    through = lock_facility_shared_finance_through(facility)
+    """ORM path: the facility's share lock, then (a statement of its own, which sees a processing committed
+    while the lock was awaited) the last day finance processed."""
+    lock_facility_shared(facility)
+    through = closed_days(facility).finance_through
     if through is not None and gaming_date <= through:
-        raise Refusal("day_closed", f"Finance has closed {day_words(through)}; the gaming day "
-                                    f"{day_words(gaming_date)} can take no more redemptions.")
+        raise _day_closed(through, gaming_date)
 
 
 def _clash_refusal(facility: Facility, clash: IntegrityError, row: CouponRange, number: int, scan: Scan) -> Refusal:
@@ -272,9 +279,10 @@ def _write_batch(facility: Facility, redemption: Redemption, row: CouponRange, n
         try:
             with acting_as(account), transaction.atomic():
                 redemption_rows_send(facility=facility, redemption=redemption, row=row, number=number,
-                                     reason=_reason(scan.table.number), answer_of=lambda _: answer_of(accepted),
-                                     before_send=lambda: _require_day_open(facility, redemption.gaming_date))
+                                     reason=_reason(scan.table.number), answer_of=lambda _: answer_of(accepted))
             return accepted
+        except GateRefused as closed:
+            raise _day_closed(closed.value, redemption.gaming_date) from None
         except RowsMoved:
             row = _read_again(facility, series, number)
         except IntegrityError as clash:

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
-from typing import Any
 
 from compliance.models import Facility
 from compliance.row_batch import RowBatch, reserve_ids
 from coupons import ranges as spans_
-from coupons.ledger import document_type, ledger_line
+from coupons.ledger import document_type, finance_day_gate, ledger_line
 from coupons.models import CouponRange, CouponState, LedgerLine, Redemption, RedemptionAnswer
 
 __all__ = ["redemption_rows_send"]
@@ -37,12 +36,15 @@ def _replacements(row: CouponRange, number: int, line: LedgerLine) -> list[Coupo
 
 
 def redemption_rows_send(*, facility: Facility, redemption: Redemption, row: CouponRange, number: int,
-                         reason: str, answer_of: Callable[[Redemption], RedemptionAnswer | None],
-                         before_send: Callable[[], Any]) -> Redemption:
+                         reason: str, answer_of: Callable[[Redemption], RedemptionAnswer | None]) -> Redemption:
     """Write ``redemption`` (unsaved) and the ledger's move of its serial out of ``row``, in the caller's
-    transaction. ``answer_of``: the Idempotency-Key answer to keep with it (or None); ``before_send``: the
-    checks that must run in the transaction first (the day still open)."""
-    ids = reserve_ids({Redemption: 1, LedgerLine: 1, CouponRange: 3, RedemptionAnswer: 1})
+    transaction. ``answer_of``: the Idempotency-Key answer to keep with it (or None).
+
+    Two statements: the ids with the facility's share lock (redemptions run side by side; signing a day's
+    form or finance's processing, which lock it exclusively, wait for them), then every row, written only if
+    finance has not processed the redemption's gaming day (:class:`~compliance.row_batch.GateRefused`
+    carries the last processed day) and the range is still open (:class:`~compliance.row_batch.RowsMoved`)."""
+    ids = reserve_ids({Redemption: 1, LedgerLine: 1, CouponRange: 3, RedemptionAnswer: 1}, share_lock=facility)
     batch = RowBatch(ids)
     redemption.pk = batch.next_id(Redemption)
     redemption.redeemed_at = batch.now
@@ -61,9 +63,8 @@ def redemption_rows_send(*, facility: Facility, redemption: Redemption, row: Cou
     if answer is not None:
         answer.pk = batch.next_id(RedemptionAnswer)
         answer.created_at = batch.now
-        batch.created(answer)
-    before_send()
-    batch.send()
+        batch.inserted(answer)
+    batch.send(gate=finance_day_gate(facility, redemption.gaming_date))
     for written in (redemption, line, *replacements, *([answer] if answer is not None else [])):
         written._state.adding, written._state.db = False, "default"
     return redemption

@@ -35,6 +35,7 @@ from tests.coupons import conftest as coupon_fixtures
 _frozen_day = coupon_fixtures._frozen_day
 program = coupon_fixtures.program
 receive = coupon_fixtures.receive
+series_expires_on = coupon_fixtures.series_expires_on
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="tampering as the owner needs PostgreSQL's session_replication_role"

@@ -152,3 +152,45 @@ def test_two_finance_members_processing_the_same_day_one_is_told_in_words(
     assert sorted(o == "ok" for o in outcomes) == [False, True], outcomes
     assert "already processed" in next(o for o in outcomes if o != "ok")
     assert FinanceDayProcessing.objects.count() == 1
+
+
+def test_a_redemption_waiting_on_finance_processing_sees_the_day_closed(
+    program, handed_out, finance_supervisor, dealer, craps_table
+):
+    """Finance processes the day while a scan waits on the facility's lock: the scan, let through once the
+    processing commits, reads the day as closed (its check is a statement after the lock, not before it)."""
+    import threading
+    import time
+
+    from django.db import transaction
+
+    from compliance.actors import acting_as
+    from coupons.ledger import lock_facility
+    from coupons.models import Redemption
+    from coupons.redemption_rules import Refusal
+    from coupons.services.redemption import Scan, redemption_record
+
+    handed_out(1, 10)
+    locked = threading.Event()
+    counts = dict.fromkeys(["given_to_marketing", "returned", "voided", "distributed", "carried_forward", "redeemed",
+                            "counted_returned", "counted_voided", "counted_redeemed"], 0)
+
+    def process() -> str:
+        with acting_as(finance_supervisor), transaction.atomic():
+            lock_facility(program.facility)
+            locked.set()
+            time.sleep(1.0)  # the scan is waiting on the lock by now
+            FinanceDayProcessing(facility=program.facility, gaming_date=TODAY, **counts).save()
+        return "processed"
+
+    def scan() -> str:
+        locked.wait(10)
+        try:
+            redemption_record(facility=program.facility, user=dealer, scan=Scan(
+                serial="MP-0000005", table=craps_table, position="pass_line", chips_cents=2500))
+        except Refusal as refusal:
+            return refusal.refusal_code
+        return "redeemed"
+
+    assert at_once(process, scan) == ["processed", "day_closed"]
+    assert not Redemption.objects.exists()
