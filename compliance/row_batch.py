@@ -79,8 +79,14 @@ def available() -> bool:
 _HISTORY: dict[type[models.Model], type[models.Model]] = {}
 
 
+_AUDITED: dict[type[models.Model], bool] = {}
+
+
 def _audited(model: type[models.Model]) -> bool:
-    return hasattr(model, "history")
+    # ``model.history`` builds a manager class on every access: ask once per model.
+    if model not in _AUDITED:
+        _AUDITED[model] = hasattr(model, "history")
+    return _AUDITED[model]
 
 
 def _history_model(model: type[models.Model]) -> type[models.Model]:

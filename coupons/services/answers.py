@@ -61,8 +61,9 @@ def redemption_answer(*, facility: Facility, scan: Scan, user: Any, device: Scan
                       key: str = "", fingerprint: str = "") -> Answer:
     """Redeem (:func:`redemption_record`) and answer as the API does, honouring ``Idempotency-Key``."""
     account = device.account if device is not None else user
-    if key and (replayed := _replay(account, key, fingerprint)) is not None:
-        return replayed
+    # No look-up first: a first request (nearly every one) would pay for it. A retry of a success finds its
+    # coupon redeemed, and a reused key for another coupon fails the answer's unique key and writes nothing:
+    # either way the stored answer is looked up then, as it is after any refusal.
 
     def answer_of(accepted: Accepted) -> RedemptionAnswer | None:
         # Kept in the redemption's own transaction: a retry finds it exactly when the redemption committed.
@@ -72,8 +73,8 @@ def redemption_answer(*, facility: Facility, scan: Scan, user: Any, device: Scan
     try:
         accepted = redemption_record(facility=facility, scan=scan, user=user, device=device, answer_of=answer_of)
     except Refusal as refusal:
-        # The first request with this key may have committed while this one waited on it.
-        if key and refusal.refusal_code == "already_redeemed" and (replayed := _replay(account, key, fingerprint)):
+        # A retry (the first request may also have committed while this one waited on it), or the key reused.
+        if key and (replayed := _replay(account, key, fingerprint)):
             return replayed
         return Answer(refusal.status, refusal.as_body())
     except IntegrityError:  # the same key committed by a concurrent retry of a *different* coupon's request

@@ -71,6 +71,9 @@ def test_a_retry_with_the_same_idempotency_key_returns_the_first_answer(program,
     assert Redemption.objects.count() == 1
     assert_error(post(Client(), scan("MP-0000006"), scanner[1], HTTP_IDEMPOTENCY_KEY="scan-0001"), 422,
                  "idempotency_key_reused")
+    assert Redemption.objects.count() == 1  # the valid coupon 6 under a used key: nothing written
+    assert_error(post(Client(), scan("MP-0009999"), scanner[1], HTTP_IDEMPOTENCY_KEY="scan-0001"), 422,
+                 "idempotency_key_reused")  # a request refused on its own merits, under a used key
     assert_error(post(Client(), scan("MP-0000006"), scanner[1], HTTP_IDEMPOTENCY_KEY="bad key!"), 400,
                  "invalid_request")
 
