@@ -204,7 +204,7 @@ def _insert(facility: Facility, redemption: Redemption, row: CouponRange, number
         raise _clash_refusal(facility, clash, row, number, scan) from None
 
 
-MOVE_ATTEMPTS = 5
+MOVE_ATTEMPTS = 10
 
 
 def _busy(series: CouponSeries, number: int) -> Refusal:
