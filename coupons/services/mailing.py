@@ -32,6 +32,7 @@ from compliance.actors import acts_as_user
 from compliance.exclusion.matching import Candidate
 from compliance.exclusion.selectors import (
     excluded_keys,
+    facility_today,
     pending_keys,
     require_lists_current,
     require_run_current,
@@ -112,8 +113,11 @@ def campaign_screen(*, campaign: MailingCampaign, user: Any) -> Any:
 
 
 def _screened(campaign: MailingCampaign, recipients: int) -> set[str]:
-    """The keys to leave out, once the last screening holds against today's lists; else a refusal."""
-    day = today(campaign.facility)
+    """The keys to leave out, once the last screening holds against today's lists; else a refusal.
+
+    The lists' age is counted in business days of the calendar (§ 503a.3(d)), as the screening counts it:
+    the facility's calendar date, not its gaming day (which is still yesterday until the day's start hour)."""
+    day = facility_today(campaign.facility)
     run = runs_for(campaign).first()
     if run is None:
         require_lists_current(campaign.facility, day)

@@ -97,6 +97,19 @@ def test_a_stale_list_blocks_the_release(campaign, compliance_officer, marketing
     assert not MailedCoupon.objects.exists()
 
 
+def test_the_lists_age_is_counted_on_the_calendar_not_the_gaming_day(campaign, compliance_officer,
+                                                                     marketing_supervisor):
+    """Monday's lists are 2 business days old through Wednesday. At 01:00 on Thursday the gaming day is still
+    Wednesday's, but the lists are 3 business days old (§ 503a.3(d)): the release is refused."""
+    for match in ScreeningMatch.objects.filter(outcome="review"):
+        match_decide(match=match, decision="excluded", reason="Same person", user=compliance_officer,
+                     password=PASSWORD)
+    with time_machine.travel("2026-11-05 06:00:00+00:00", tick=False), \
+            pytest.raises(ValidationError, match="business days"):  # 01:00 in Harrisburg, Thursday 5 Nov
+        campaign_release(campaign=campaign, user=marketing_supervisor, password=PASSWORD)
+    assert not MailedCoupon.objects.exists()
+
+
 def test_a_malformed_patron_list_is_refused_whole(program, lists, compliance_officer, marketing_supervisor):
     provider = provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
                                  user=compliance_officer)
