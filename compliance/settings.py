@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "coupons",
     "equipment",
     "compliance.exclusion",
+    "compliance.staffing",
 ]
 if DJANGO_ENV == "test":
     # A small app of regulated records used only to test the foundation's mechanisms.

@@ -1,0 +1,9 @@
+from django.db import migrations
+
+from compliance.staffing.reference import seed_staffing_rules
+
+
+class Migration(migrations.Migration):
+    dependencies = [("staffing", "0001_initial"), ("compliance", "__latest__")]
+
+    operations = [migrations.RunPython(seed_staffing_rules, migrations.RunPython.noop)]
