@@ -80,6 +80,10 @@ class Capability(StrEnum):
     LOG_EQUIPMENT = "log_equipment"
     VERIFY_EQUIPMENT = "verify_equipment"
     OPEN_CLOSE_TABLES = "open_close_tables"
+    # Staffing and surveillance
+    MANAGE_ROSTERS = "manage_rosters"
+    MANAGE_CAMERAS = "manage_cameras"
+    OVERRIDE_STAFFING = "override_staffing"
 
 
 _R = Role
@@ -139,6 +143,11 @@ CAPABILITIES: dict[Capability, frozenset[Role]] = {
     Capability.LOG_EQUIPMENT: frozenset({_R.FLOORPERSON, _R.DEALER, _R.SHIFT_MANAGER}),
     Capability.VERIFY_EQUIPMENT: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),
     Capability.OPEN_CLOSE_TABLES: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),
+    # The shift manager builds the pit's roster and alone may open a table that breaks a staffing or
+    # surveillance rule (§ 577.9), signing the reason; the surveillance department keeps the camera registry.
+    Capability.MANAGE_ROSTERS: frozenset({_R.SHIFT_MANAGER}),
+    Capability.OVERRIDE_STAFFING: frozenset({_R.SHIFT_MANAGER}),
+    Capability.MANAGE_CAMERAS: frozenset({_R.SURVEILLANCE}),
 }
 
 # A role is held only by a member of its department (§ 525.21(d)–(l) give each duty to a member or a

@@ -7,8 +7,13 @@ class StaffingConfig(AppConfig):
     verbose_name = "Staffing and surveillance"
 
     def ready(self) -> None:
+        from compliance.opening_checks import register_opening_check, register_table_listener
         from compliance.reference import REFERENCE_SEEDERS
         from compliance.staffing.reference import seed_staffing_rules
+        from compliance.staffing.services import staffing_opening_check, staffing_table_changed
+
+        register_opening_check(staffing_opening_check)
+        register_table_listener(staffing_table_changed)
 
         if seed_staffing_rules not in REFERENCE_SEEDERS:
             REFERENCE_SEEDERS.append(seed_staffing_rules)

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from compliance.actors import acts_as_user
 from compliance.models import GamingTable
+from compliance.opening_checks import opening_refusal, table_changed
 from compliance.roles import Capability
 from equipment import selectors
 from equipment.clocks import local_words
@@ -42,6 +43,9 @@ def table_open(*, table: GamingTable, user: Any, at: datetime | None = None) -> 
     )
     if needs:
         raise ValidationError(needs[0].words)
+    refusal = opening_refusal(table, at, user)  # staffing and surveillance (compliance.staffing), and the like
+    if refusal:
+        raise ValidationError(refusal)
     stale = _open_session(table)
     if stale is not None:
         # The table was marked closed outside the log: its session ends now, when that is noticed.
@@ -51,6 +55,7 @@ def table_open(*, table: GamingTable, user: Any, at: datetime | None = None) -> 
     session = TableSession.objects.create(facility_id=table.facility_id, table=table, opened_at=at, opened_by=user)
     table.is_open = True
     table.save()
+    table_changed(table, at)
     return session
 
 
@@ -88,6 +93,7 @@ def table_stop(*, table: GamingTable, user: Any, at: datetime) -> TableSession:
     session.save()
     table.is_open = False
     table.save()
+    table_changed(table, at)
     return session
 
 

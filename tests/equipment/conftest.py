@@ -17,6 +17,16 @@ from equipment import selectors, services
 from equipment.models import TableDiceMethod
 from tests.factories import PASSWORD, GamingTableFactory, make_person
 
+
+@pytest.fixture(autouse=True)
+def _equipment_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The equipment logs tested on their own: the staffing and surveillance rules that may refuse an opening
+    (registered by compliance.staffing through compliance.opening_checks) are tested in tests/staffing."""
+    from compliance import opening_checks
+
+    monkeypatch.setattr(opening_checks, "_CHECKS", [])
+    monkeypatch.setattr(opening_checks, "_LISTENERS", [])
+
 NY = ZoneInfo("America/New_York")
 
 

@@ -1,0 +1,317 @@
+"""Writes of staffing and surveillance: shifts, rosters and their assignments, cameras, their coverage and
+outages, the rules' findings as violation periods, and the shift manager's override.
+
+After every change that can make a table compliant or not (a person placed or relieved, a camera out of or
+back in service, a table opened or closed) :func:`violations_sync` compares the rules' verdict on the open
+tables with the violation periods on record: a new breach opens a period at once (and a camera's is
+e-mailed), one put right is closed. The periods are what the board, the dashboards and the report show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from compliance.actors import acts_as_user
+from compliance.gaming_day import day_bounds, gaming_day
+from compliance.models import Facility, GamingTable
+from compliance.roles import Capability, Role, require_capability, roles_of
+from compliance.selectors import facilities_for
+from compliance.services import signature_sign
+from compliance.staffing import selectors
+from compliance.staffing.models import (
+    Assignment,
+    Camera,
+    CameraCoverage,
+    CameraOutage,
+    Position,
+    Roster,
+    Shift,
+    StaffingOverride,
+    TableEnd,
+    ViolationPeriod,
+)
+from compliance.staffing.rules import Violation, evaluate
+
+__all__ = [
+    "assignment_add",
+    "assignment_end",
+    "camera_back_in_service",
+    "camera_out_of_service",
+    "camera_register",
+    "coverage_set",
+    "override_record",
+    "roster_create",
+    "shift_create",
+    "staffing_opening_check",
+    "violations_sync",
+]
+
+
+def _same_facility(user: Any, facility: Facility) -> None:
+    if not facilities_for(user).filter(pk=facility.pk).exists():
+        raise ValidationError(f"You do not work at {facility.name}.")
+
+
+# --- Shifts and rosters ----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+@acts_as_user
+def shift_create(*, facility: Facility, name: str, starts_at: time, hours: int, user: Any) -> Shift:
+    require_capability(user, Capability.MANAGE_ROSTERS)
+    _same_facility(user, facility)
+    if not name.strip():
+        raise ValidationError("Name the shift, e.g. Day, Swing or Grave.")
+    if not 1 <= hours <= 24:
+        raise ValidationError("A shift lasts 1 to 24 hours.")
+    if Shift.objects.filter(facility=facility, name__iexact=name.strip()).exists():
+        raise ValidationError(f"{facility.name} already has a shift named {name.strip()}.")
+    return Shift.objects.create(facility=facility, name=name.strip(), starts_at=starts_at, hours=hours)
+
+
+def shift_start(facility: Facility, gaming_date: date, shift: Shift) -> datetime:
+    """When ``shift`` of ``gaming_date`` begins (the shifts run within the facility's gaming day)."""
+    begins, _ = day_bounds(facility, gaming_date)
+    day_start = facility.gaming_day_starts_at
+    offset = (datetime.combine(gaming_date, shift.starts_at) - datetime.combine(gaming_date, day_start))
+    return begins + (offset if offset >= timedelta(0) else offset + timedelta(days=1))
+
+
+@transaction.atomic
+@acts_as_user
+def roster_create(*, facility: Facility, gaming_date: date, shift: Shift, user: Any, copy_previous: bool = True
+                  ) -> Roster:
+    """The roster of ``shift`` on ``gaming_date``; with ``copy_previous``, starting from the people still
+    assigned at the end of the facility's latest earlier roster, each from this shift's start."""
+    require_capability(user, Capability.MANAGE_ROSTERS)
+    _same_facility(user, facility)
+    if shift.facility_id != facility.pk:
+        raise ValidationError("That shift is another facility's.")
+    if selectors.roster_for(facility, gaming_date, shift) is not None:
+        raise ValidationError(f"The {shift.name} shift of {gaming_date:%-d %b %Y} already has a roster.")
+    start = shift_start(facility, gaming_date, shift)
+    previous = (Roster.objects.filter(facility=facility).exclude(gaming_date__gt=gaming_date)
+                .select_related("shift").order_by("-gaming_date", "-shift__starts_at").first()) if copy_previous else None
+    roster = Roster.objects.create(facility=facility, gaming_date=gaming_date, shift=shift, created_by=user,
+                                   copied_from=previous)
+    if previous is not None:
+        carried = [a for a in previous.assignments.all() if a.ends_at is None or a.ends_at >= start]
+        for a in carried:
+            if a.ends_at is None and a.starts_at < start:  # the hand-over: the old shift's place ends as this begins
+                a.ends_at = start
+                a.save()
+            Assignment.objects.create(roster=roster, person_id=a.person_id, position=a.position, table_id=a.table_id,
+                                      starts_at=start, note=f"Copied from the roster of {previous}")
+    return roster
+
+
+def _require_person_for(position: str, person: Any) -> None:
+    roles = roles_of(person)
+    wanted = {Role.FLOORPERSON, Role.SHIFT_MANAGER} if position == Position.FLOORPERSON else {Role.DEALER}
+    if not roles & wanted:
+        what = "a floorperson" if position == Position.FLOORPERSON else "a dealer"
+        raise ValidationError(f"{getattr(getattr(person, 'profile', None), 'full_name', person)} is not {what}; "
+                              f"only {what} can take that place.")
+
+
+@transaction.atomic
+@acts_as_user
+def assignment_add(*, roster: Roster, person: Any, position: str, table: GamingTable, user: Any,
+                   starts_at: datetime | None = None, note: str = "") -> Assignment:
+    """Place ``person`` in ``position`` at ``table`` (a floorperson: over it) from ``starts_at``."""
+    require_capability(user, Capability.MANAGE_ROSTERS)
+    _same_facility(user, roster.facility)
+    if position not in Position.values:
+        raise ValidationError("Choose dealer, stickperson, boxperson or floorperson.")
+    if table.facility_id != roster.facility_id:
+        raise ValidationError(f"Table {table.number} is another facility's.")
+    _require_person_for(position, person)
+    at = starts_at or timezone.now()
+    busy = (Assignment.objects.filter(roster__facility=roster.facility, person=person, ends_at__isnull=True)
+            .exclude(position=Position.FLOORPERSON).select_related("table"))
+    if position != Position.FLOORPERSON and busy.exists():
+        where = busy.first()
+        raise ValidationError(f"That person is still at table {where.table.number if where else '?'}; end that "
+                              f"assignment (a break, or moved) first.")
+    if Assignment.objects.filter(roster=roster, person=person, table=table, ends_at__isnull=True).exists():
+        raise ValidationError(f"That person is already assigned to table {table.number}.")
+    made = Assignment.objects.create(roster=roster, person=person, position=position, table=table, starts_at=at,
+                                     note=note.strip()[:200])
+    violations_sync(facility=roster.facility, at=at)
+    return made
+
+
+@transaction.atomic
+@acts_as_user
+def assignment_end(*, assignment: Assignment, user: Any, ends_at: datetime | None = None, note: str = "") -> Assignment:
+    """End an assignment (a break, relieved, moved, end of shift)."""
+    require_capability(user, Capability.MANAGE_ROSTERS)
+    _same_facility(user, assignment.roster.facility)
+    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if assignment.ends_at is not None:
+        raise ValidationError("That assignment has already ended.")
+    at = ends_at or timezone.now()
+    if at <= assignment.starts_at:
+        raise ValidationError("An assignment ends after it began.")
+    assignment.ends_at = at
+    if note.strip():
+        assignment.note = (f"{assignment.note}; " if assignment.note else "") + note.strip()
+        assignment.note = assignment.note[:200]
+    assignment.save()
+    violations_sync(facility=assignment.roster.facility, at=at)
+    return assignment
+
+
+# --- Cameras -----------------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+@acts_as_user
+def camera_register(*, facility: Facility, code: str, user: Any, stationary: bool = True, location: str = "") -> Camera:
+    require_capability(user, Capability.MANAGE_CAMERAS)
+    _same_facility(user, facility)
+    code = code.strip().upper()
+    if not code:
+        raise ValidationError("Give the camera's code as the surveillance room names it, e.g. C-114.")
+    if Camera.objects.filter(facility=facility, code=code).exists():
+        raise ValidationError(f"Camera {code} is already registered.")
+    return Camera.objects.create(facility=facility, code=code, stationary=stationary, location=location.strip())
+
+
+@transaction.atomic
+@acts_as_user
+def coverage_set(*, camera: Camera, table: GamingTable, end: str, user: Any, covers: bool = True) -> CameraCoverage | None:
+    """Record that ``camera`` covers (or no longer covers) ``end`` of ``table``."""
+    require_capability(user, Capability.MANAGE_CAMERAS)
+    _same_facility(user, camera.facility)
+    if end not in TableEnd.values:
+        raise ValidationError("Choose end A or end B of the table.")
+    if table.facility_id != camera.facility_id:
+        raise ValidationError(f"Table {table.number} is another facility's.")
+    current = CameraCoverage.objects.filter(camera=camera, table=table, end=end, active=True).first()
+    if covers and current is None:
+        current = CameraCoverage.objects.create(camera=camera, table=table, end=end)
+    elif not covers and current is not None:
+        current.active = False
+        current.save()
+        current = None
+    violations_sync(facility=camera.facility, at=timezone.now())
+    return current
+
+
+@transaction.atomic
+@acts_as_user
+def camera_out_of_service(*, camera: Camera, reason: str, user: Any, at: datetime | None = None) -> list[ViolationPeriod]:
+    """Mark the camera out of service; every open table it leaves short is flagged at once (and e-mailed).
+    Returns the violation periods that began."""
+    require_capability(user, Capability.MANAGE_CAMERAS)
+    _same_facility(user, camera.facility)
+    if not reason.strip():
+        raise ValidationError("Say why the camera is out of service.")
+    if CameraOutage.objects.filter(camera=camera, ended_at__isnull=True).exists():
+        raise ValidationError(f"Camera {camera.code} is already out of service.")
+    at = at or timezone.now()
+    CameraOutage.objects.create(camera=camera, started_at=at, reason=reason.strip()[:200], recorded_by=user)
+    return violations_sync(facility=camera.facility, at=at)
+
+
+@transaction.atomic
+@acts_as_user
+def camera_back_in_service(*, camera: Camera, user: Any, at: datetime | None = None) -> CameraOutage:
+    require_capability(user, Capability.MANAGE_CAMERAS)
+    _same_facility(user, camera.facility)
+    outage = CameraOutage.objects.select_for_update().filter(camera=camera, ended_at__isnull=True).first()
+    if outage is None:
+        raise ValidationError(f"Camera {camera.code} is in service.")
+    at = at or timezone.now()
+    outage.ended_at, outage.ended_by = max(at, outage.started_at), user
+    outage.save()
+    violations_sync(facility=camera.facility, at=at)
+    return outage
+
+
+# --- Findings ------------------------------------------------------------------------------------------------
+
+
+def violations_sync(*, facility: Facility, at: datetime) -> list[ViolationPeriod]:
+    """Open a period for each rule newly broken at an open table, close each one put right (or whose table
+    closed); returns the periods that began. Camera breaches are e-mailed to surveillance and the shift
+    managers once the transaction commits."""
+    found = evaluate(selectors.floor_at(facility, at), selectors.rules_in_force())
+    now = {(v.table_id, v.rule): v for violations in found.values() for v in violations}
+    current = {(p.table_id, p.rule): p for p in ViolationPeriod.objects.filter(facility=facility, ended_at__isnull=True)}
+    for key, period in current.items():
+        if key not in now:
+            period.ended_at = max(at, period.started_at)
+            period.save()
+    began = [ViolationPeriod.objects.create(facility=facility, table_id=v.table_id, rule=v.rule, clause=v.clause,
+                                            words=v.words[:300], started_at=at)
+             for key, v in now.items() if key not in current]
+    flagged = [p for p in began if p.rule == "cameras"]
+    if flagged:
+        from compliance.staffing.tasks import notify_camera_violations
+
+        ids = [p.pk for p in flagged]
+        transaction.on_commit(lambda: notify_camera_violations.delay(ids))
+    return began
+
+
+# --- Opening a table -----------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+@acts_as_user
+def override_record(*, table: GamingTable, reason: str, user: Any, password: str, at: datetime | None = None
+                    ) -> StaffingOverride:
+    """A shift manager's signed decision to open ``table`` although it breaks a rule now (§ 577.9); used by
+    the next opening of the table that gaming day."""
+    require_capability(user, Capability.OVERRIDE_STAFFING)
+    _same_facility(user, table.facility)
+    if not reason.strip():
+        raise ValidationError("State why the table opens although it breaks a staffing or surveillance rule.")
+    at = at or timezone.now()
+    found = evaluate(selectors.floor_at(table.facility, at, also=table), selectors.rules_in_force())[table.pk]
+    if not found:
+        raise ValidationError(f"Table {table.number} breaks no staffing or surveillance rule: it needs no override.")
+    override = StaffingOverride.objects.create(
+        facility=table.facility, table=table, gaming_date=gaming_day(table.facility, at),
+        violations=[{"rule": v.rule, "clause": v.clause, "words": v.words} for v in found], reason=reason.strip(),
+    )
+    signature_sign(record=override, slot="shift_manager", user=user, password=password)
+    return override
+
+
+def _words(violations: Iterable[Violation]) -> str:
+    return " ".join(v.words for v in violations)
+
+
+def staffing_opening_check(table: GamingTable, at: datetime, user: Any) -> str | None:
+    """Registered with :mod:`compliance.opening_checks`: refuse to open a table that would break a rule,
+    unless a shift manager's signed override of that gaming day is there (then it is marked used)."""
+    found = evaluate(selectors.floor_at(table.facility, at, also=table), selectors.rules_in_force())[table.pk]
+    if not found:
+        return None
+    override = selectors.unused_override(table, gaming_day(table.facility, at))
+    if override is not None:
+        override.used_at = at
+        override.save_unsigned_fields("used_at")
+        return None
+    return (f"Table {table.number} cannot open: {_words(found)} A shift manager may override with a reason and "
+            f"a signature.")
+
+
+def staffing_table_changed(table: GamingTable, at: datetime) -> None:
+    """Registered with :mod:`compliance.opening_checks`: a table opened or closed."""
+    began = violations_sync(facility=table.facility, at=at)
+    if table.is_open:
+        override = (StaffingOverride.objects.filter(table=table, used_at=at).order_by("-pk").first())
+        if override is not None:
+            for period in [p for p in began if p.table_id == table.pk]:
+                period.override = override
+                period.save()
