@@ -69,6 +69,7 @@ def test_the_unsigned_marker_columns_are_the_named_ones():
         "coupons_formcorrection": ["applied_on"],
         "equipment_deckset": ["removed_at"],
         "equipment_diceset": ["removed_at"],
+        "staffing_staffingoverride": ["used_at"],  # when the table opened under the signed override
     }
 
 
