@@ -58,6 +58,10 @@ NAVIGATION: tuple[NavItem, ...] = (
     NavItem("Drop-box counts", "coupons:drop-counts", "Coupons", _FINANCE),
     NavItem("Table scanners", "coupons:scanners", "Floor", frozenset({Role.SHIFT_MANAGER})),
     NavItem("Mailed coupons", "coupons:mailings", "Coupons", _MARKETING | _FINANCE),
+    # Staffing and surveillance (issue 11)
+    NavItem("Staffing", "staffing:floor", "Floor", _FLOOR),
+    NavItem("Rosters", "staffing:rosters", "Floor", frozenset({Role.SHIFT_MANAGER, Role.FLOORPERSON})),
+    NavItem("Cameras", "staffing:surveillance", "Floor", frozenset({Role.SURVEILLANCE, Role.SHIFT_MANAGER})),
     # Exclusion-list screening of mailings (issue 10, item 6)
     NavItem("Exclusion lists", "exclusion:lists", "Compliance", _MARKETING),
     NavItem("Exclusion review", "exclusion:queue", "Compliance"),

@@ -7,11 +7,14 @@ class StaffingConfig(AppConfig):
     verbose_name = "Staffing and surveillance"
 
     def ready(self) -> None:
+        from compliance.dashboard import register_panel
         from compliance.opening_checks import register_opening_check, register_table_listener
         from compliance.reference import REFERENCE_SEEDERS
+        from compliance.staffing.panels import staffing_panel
         from compliance.staffing.reference import seed_staffing_rules
         from compliance.staffing.services import staffing_opening_check, staffing_table_changed
 
+        register_panel(staffing_panel)
         register_opening_check(staffing_opening_check)
         register_table_listener(staffing_table_changed)
 

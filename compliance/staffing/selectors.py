@@ -3,6 +3,7 @@ number of queries however many tables, people and cameras there are."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Any
 
@@ -78,10 +79,12 @@ def _name(person: Any) -> str:
     return getattr(profile, "full_name", "") or person.get_username()
 
 
-def floor_at(facility: Facility, at: datetime, *, also: GamingTable | None = None) -> Floor:
-    """The open tables of the facility (and ``also``, a table about to open) at ``at``, who is at each and who
-    supervises which, and the cameras covering them with whether each is in service then."""
-    tables = list(GamingTable.objects.filter(Q(facility=facility, is_open=True) | Q(pk=getattr(also, "pk", None)))
+def floor_at(facility: Facility, at: datetime, *, also: GamingTable | Iterable[GamingTable] | None = None) -> Floor:
+    """The open tables of the facility (and ``also``, tables about to open, judged as if open) at ``at``, who is
+    at each and who supervises which, and the cameras covering them with whether each is in service then."""
+    extra = [also] if isinstance(also, GamingTable) else list(also or [])
+    tables = list(GamingTable.objects.filter(Q(facility=facility, is_open=True)
+                                             | Q(facility=facility, pk__in=[t.pk for t in extra]))
                   .select_related("game"))
     ids = [t.pk for t in tables]
     staff = []

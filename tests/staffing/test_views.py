@@ -1,0 +1,88 @@
+"""Staffing and surveillance pages: what each person sees and may do, and the roster that validates as it is
+filled in."""
+
+from __future__ import annotations
+
+from datetime import time
+
+import pytest
+
+from compliance.staffing import services
+from compliance.staffing.models import Assignment, Camera, CameraOutage, StaffingOverride
+from tests.equipment.conftest import T0
+from tests.factories import PASSWORD
+from tests.staffing.conftest import make_table
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def tdf(facility):
+    return make_table(facility, "three-dice-football", "TDF-1")
+
+
+def test_the_floor_page_shows_each_open_table_and_its_breach(facility, tdf, staff_table, watch_table, client_for,
+                                                              floorperson):
+    staff_table(tdf, dealers=1)
+    watch_table(tdf, "a", "b")
+    tdf.is_open = True
+    tdf.save()
+    services.staffing_table_changed(tdf, T0)
+    page = client_for(floorperson).get("/staffing/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "TDF-1" in text and "§ 577.9(b)" in text and "three dealers" in text
+
+
+def test_the_roster_validates_as_it_is_filled_in(facility, tdf, shift_manager, client_for, dealer):
+    client = client_for(shift_manager)
+    shift = services.shift_create(facility=facility, name="Swing", starts_at=time(14, 0), hours=8, user=shift_manager)
+    made = client.post("/staffing/rosters/", {"gaming_date": "2026-03-02", "shift": shift.pk, "copy_previous": "on"})
+    assert made.status_code == 302
+    url = made["Location"]
+    placed = client.post(url, {"person": dealer.pk, "position": "stickperson", "table": tdf.pk, "note": ""})
+    assert placed.status_code == 302
+    page = client.get(url).content.decode()
+    assert "TDF-1" in page and "needs three dealers at the table; table TDF-1 has one" in page
+    assert "§ 577.9(a)" in page  # no camera yet: shown before the table opens
+    again = client.post(url, {"person": dealer.pk, "position": "dealer", "table": tdf.pk})
+    assert again.status_code == 400 and "still at table TDF-1" in again.content.decode()
+    assert Assignment.objects.count() == 1
+
+
+def test_a_dealer_sees_the_roster_but_cannot_change_it(facility, tdf, roster, client_for, dealer):
+    client = client_for(dealer)
+    assert client.get(f"/staffing/rosters/{roster.pk}/").status_code == 200
+    refused = client.post(f"/staffing/rosters/{roster.pk}/", {"person": dealer.pk, "position": "dealer",
+                                                              "table": tdf.pk})
+    assert refused.status_code == 403 and not Assignment.objects.exists()
+
+
+def test_surveillance_registers_a_camera_and_marks_it_out_of_service(facility, tdf, surveillance, client_for):
+    client = client_for(surveillance)
+    assert client.post("/staffing/cameras/", {"form": "camera", "code": "c-114", "stationary": "on"}).status_code == 302
+    camera = Camera.objects.get(code="C-114")
+    assert client.post("/staffing/cameras/", {"form": "coverage", "camera": camera.pk, "table": tdf.pk, "end": "a",
+                                              "covers": "on"}).status_code == 302
+    page = client.get("/staffing/cameras/").content.decode()
+    assert "C-114" in page and "Table TDF-1" in page
+    assert client.post(f"/staffing/cameras/{camera.pk}/out/", {"reason": "No signal"}).status_code == 302
+    assert CameraOutage.objects.get().reason == "No signal"
+    assert client.post(f"/staffing/cameras/{camera.pk}/back/").status_code == 302
+    assert CameraOutage.objects.get().ended_at is not None
+
+
+def test_only_a_shift_manager_signs_an_override(facility, tdf, staff_table, client_for, shift_manager, floorperson):
+    staff_table(tdf, dealers=1)
+    assert client_for(floorperson).get(f"/staffing/tables/{tdf.pk}/override/").status_code == 403
+    client = client_for(shift_manager)
+    page = client.get(f"/staffing/tables/{tdf.pk}/override/").content.decode()
+    assert "What it breaks now" in page and "§ 577.9(b)" in page
+    wrong = client.post(f"/staffing/tables/{tdf.pk}/override/", {"reason": "Relief coming", "password": "nope"})
+    assert wrong.status_code == 200 and not StaffingOverride.objects.exists()
+    done = client.post(f"/staffing/tables/{tdf.pk}/override/", {"reason": "Relief coming", "password": PASSWORD})
+    assert done.status_code == 302
+    override = StaffingOverride.objects.get()
+    assert override.is_signed()
+    detail = client_for(shift_manager).get(done["Location"]).content.decode()
+    assert "Relief coming" in detail and "577.9(b)" in detail
