@@ -18,6 +18,7 @@ from django.views.generic import DetailView, TemplateView
 
 from compliance.documents import printed_for
 from compliance.models import GamingTable
+from compliance.opening_checks import table_flags
 from compliance.roles import Capability, has_capability
 from compliance.views import CapabilityRequiredMixin, ServiceFormView
 from equipment import reports, selectors, services
@@ -102,7 +103,11 @@ class BoardView(CapabilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        context["rows"] = selectors.board_rows(self.facility)
+        rows = selectors.board_rows(self.facility)
+        flags = table_flags(self.facility)  # e.g. a staffing or camera breach (compliance.staffing)
+        for row in rows:
+            row.flags = flags.get(row.table.pk, [])
+        context["rows"] = rows
         context["now"] = timezone.now()
         context.update(floor_actions(self.request.user))
         return context

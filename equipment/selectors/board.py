@@ -67,11 +67,12 @@ class BoardRow:
     clocks: list[Clock]
     has_open_alert: bool
     needs: list[Need] = field(default_factory=list)  # closed tables: what is missing before opening
+    flags: list[str] = field(default_factory=list)  # other apps' findings at the table (compliance.opening_checks)
 
     @property
     def tone(self) -> str:
         tones = {c.tone for c in self.clocks}
-        return "alert" if "alert" in tones else "warn" if "warn" in tones else "ok"
+        return "alert" if "alert" in tones or self.flags else "warn" if "warn" in tones else "ok"
 
     @property
     def next_due(self) -> datetime | None:

@@ -26,6 +26,7 @@ def _equipment_alone(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(opening_checks, "_CHECKS", [])
     monkeypatch.setattr(opening_checks, "_LISTENERS", [])
+    monkeypatch.setattr(opening_checks, "_FLAGGERS", [])
 
 NY = ZoneInfo("America/New_York")
 

@@ -86,3 +86,17 @@ def test_only_a_shift_manager_signs_an_override(facility, tdf, staff_table, clie
     assert override.is_signed()
     detail = client_for(shift_manager).get(done["Location"]).content.decode()
     assert "Relief coming" in detail and "577.9(b)" in detail
+
+
+def test_the_live_table_board_flags_a_table_a_camera_outage_left_short(facility, tdf, staff_table, watch_table,
+                                                                       surveillance, client_for, floorperson):
+    staff_table(tdf)
+    end_a, _ = watch_table(tdf, "a", "b")
+    tdf.is_open = True
+    tdf.save()
+    services.staffing_table_changed(tdf, T0)
+    board = client_for(floorperson).get("/equipment/board/rows/").content.decode()
+    assert "577.9(a)" not in board
+    services.camera_out_of_service(camera=end_a, reason="No signal", user=surveillance)
+    board = client_for(floorperson).get("/equipment/board/rows/").content.decode()
+    assert "no camera covers end A" in board and "§ 577.9(a)" in board
