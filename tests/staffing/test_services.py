@@ -177,3 +177,16 @@ def test_the_floor_is_read_in_a_constant_number_of_queries(facility, staff_table
         watch_table(table, "a", "b")
         _open(table)
     assert floor_queries() == few
+
+
+def test_the_demo_seed_adds_shifts_and_cameras_once(facility):
+    from compliance.actors import acting_as, system_user
+    from compliance.staffing.demo import staffing_demo_seed
+    from compliance.staffing.models import Camera, Shift
+
+    make_table(facility, "three-dice-football", "TDF-1")
+    make_table(facility, "three-dice-football", "TDF-2")
+    with acting_as(system_user()):
+        assert staffing_demo_seed(facility) == 3 + 3 + 3
+        assert staffing_demo_seed(facility) == 0
+    assert Shift.objects.filter(facility=facility).count() == 3 and Camera.objects.count() == 3
