@@ -62,6 +62,7 @@ NAVIGATION: tuple[NavItem, ...] = (
     NavItem("Staffing", "staffing:floor", "Floor", _FLOOR),
     NavItem("Rosters", "staffing:rosters", "Floor", frozenset({Role.SHIFT_MANAGER, Role.FLOORPERSON})),
     NavItem("Cameras", "staffing:surveillance", "Floor", frozenset({Role.SURVEILLANCE, Role.SHIFT_MANAGER})),
+    NavItem("Staffing report", "staffing:report", "Floor", frozenset({Role.SHIFT_MANAGER})),
     # Exclusion-list screening of mailings (issue 10, item 6)
     NavItem("Exclusion lists", "exclusion:lists", "Compliance", _MARKETING),
     NavItem("Exclusion review", "exclusion:queue", "Compliance"),

@@ -54,8 +54,8 @@ TABLE_POSITIONS = (Position.DEALER, Position.STICKPERSON, Position.BOXPERSON)
 
 
 class TableEnd(models.TextChoices):
-    END_A = "a", "End A (the stickperson's side)"
-    END_B = "b", "End B (the dealers' side)"
+    END_A = "a", "End A"
+    END_B = "b", "End B"
 
 
 # --- Rules as data ---------------------------------------------------------------------------------------

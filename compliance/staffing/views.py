@@ -83,6 +83,7 @@ class RosterListView(_ReadsAndWrites, TemplateView):
         context = super().get_context_data(**kwargs)
         context["rosters"] = selectors.rosters_of(self.facility)[:60]
         context["shifts"] = selectors.shifts_of(self.facility)
+        context["may_write"] = self.allows(self.request.user, "POST")
         context.setdefault("form", forms.RosterForm(facility=self.facility, initial={
             "gaming_date": gaming_day(self.facility)}))
         return context
