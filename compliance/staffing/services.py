@@ -120,6 +120,15 @@ def _require_person_for(position: str, person: Any) -> None:
                               f"only {what} can take that place.")
 
 
+AHEAD = timedelta(minutes=5)  # a clock a little fast; a change is recorded when it happens, not planned
+
+
+def _not_ahead(at: datetime) -> datetime:
+    if at > timezone.now() + AHEAD:
+        raise ValidationError("Record a change when it happens: that time is still to come.")
+    return at
+
+
 @transaction.atomic
 @acts_as_user
 def assignment_add(*, roster: Roster, person: Any, position: str, table: GamingTable, user: Any,
@@ -132,7 +141,7 @@ def assignment_add(*, roster: Roster, person: Any, position: str, table: GamingT
     if table.facility_id != roster.facility_id:
         raise ValidationError(f"Table {table.number} is another facility's.")
     _require_person_for(position, person)
-    at = starts_at or timezone.now()
+    at = _not_ahead(starts_at or timezone.now())
     busy = (Assignment.objects.filter(roster__facility=roster.facility, person=person, ends_at__isnull=True)
             .exclude(position=Position.FLOORPERSON).select_related("table"))
     if position != Position.FLOORPERSON and busy.exists():
@@ -156,7 +165,7 @@ def assignment_end(*, assignment: Assignment, user: Any, ends_at: datetime | Non
     assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if assignment.ends_at is not None:
         raise ValidationError("That assignment has already ended.")
-    at = ends_at or timezone.now()
+    at = _not_ahead(ends_at or timezone.now())
     if at <= assignment.starts_at:
         raise ValidationError("An assignment ends after it began.")
     assignment.ends_at = at

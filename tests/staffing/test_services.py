@@ -190,3 +190,14 @@ def test_the_demo_seed_adds_shifts_and_cameras_once(facility):
         assert staffing_demo_seed(facility) == 3 + 3 + 3
         assert staffing_demo_seed(facility) == 0
     assert Shift.objects.filter(facility=facility).count() == 3 and Camera.objects.count() == 3
+
+
+def test_a_change_to_come_is_refused(facility, roster, shift_manager, dealer):
+    table = make_table(facility, "three-dice-football", "TDF-1")
+    with pytest.raises(ValidationError, match="when it happens"):
+        services.assignment_add(roster=roster, person=dealer, position="dealer", table=table, user=shift_manager,
+                                starts_at=T0 + timedelta(hours=1))
+    placed = services.assignment_add(roster=roster, person=dealer, position="dealer", table=table, user=shift_manager,
+                                     starts_at=T0)
+    with pytest.raises(ValidationError, match="when it happens"):
+        services.assignment_end(assignment=placed, user=shift_manager, ends_at=T0 + timedelta(hours=1))
