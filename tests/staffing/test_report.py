@@ -7,6 +7,7 @@ import io
 from datetime import date, timedelta
 
 import pytest
+import time_machine
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -41,9 +42,12 @@ def evening(facility, staff_table, watch_table, surveillance, shift_manager, ros
     _open(tdf1, T0)
     services.camera_out_of_service(camera=end_a, reason="Lens fogged", user=surveillance, at=T0 + timedelta(minutes=30))
     services.camera_back_in_service(camera=end_a, user=surveillance, at=T0 + timedelta(minutes=50))
-    services.assignment_end(assignment=crew[0], user=shift_manager, ends_at=T0 + timedelta(hours=1), note="break")
-    services.assignment_add(roster=roster, person=crew[0].person, position="dealer", table=tdf1, user=shift_manager,
-                            starts_at=T0 + timedelta(hours=1, minutes=5), note="back from break")
+    with time_machine.travel(T0 + timedelta(hours=1, minutes=5), tick=False):  # recorded as they happen
+        services.assignment_end(assignment=crew[0], user=shift_manager, ends_at=T0 + timedelta(hours=1),
+                                note="break")
+        services.assignment_add(roster=roster, person=crew[0].person, position="dealer", table=tdf1,
+                                user=shift_manager, starts_at=T0 + timedelta(hours=1, minutes=5),
+                                note="back from break")
     tdf2 = make_table(facility, "three-dice-football", "TDF-2")
     staff_table(tdf2, dealers=1)
     watch_table(tdf2, "a", "b")

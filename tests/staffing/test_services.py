@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+import time_machine
 from django.core import mail
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
@@ -100,12 +101,15 @@ def test_a_dealer_on_break_opens_a_period_and_the_relief_closes_it(facility, sta
     crew = staff_table(table)
     watch_table(table, "a", "b")
     _open(table)
+    later = time_machine.travel(T0 + timedelta(hours=2), tick=False)  # both changes are recorded as they happen
+    later.start()
     services.assignment_end(assignment=crew[0], user=shift_manager, ends_at=T0 + timedelta(hours=1), note="break")
     period = ViolationPeriod.objects.get()
     assert period.clause == "577.9(b)" and period.started_at == T0 + timedelta(hours=1)
     relief = make_person(Role.DEALER, facility)
     services.assignment_add(roster=roster, person=relief, position="dealer", table=table, user=shift_manager,
                             starts_at=T0 + timedelta(hours=1, minutes=5), note="relief")
+    later.stop()
     period.refresh_from_db()
     assert period.ended_at == T0 + timedelta(hours=1, minutes=5)
 
@@ -136,7 +140,8 @@ def test_a_dealer_cannot_supervise_and_a_floorperson_cannot_deal(facility, roste
 def test_the_next_roster_starts_from_the_people_still_assigned(facility, staff_table, roster, shift_manager):
     table = make_table(facility, "three-dice-football", "TDF-1")
     crew = staff_table(table)
-    services.assignment_end(assignment=crew[0], user=shift_manager, ends_at=T0 + timedelta(minutes=30))  # 21:34
+    with time_machine.travel(T0 + timedelta(minutes=30), tick=False):
+        services.assignment_end(assignment=crew[0], user=shift_manager, ends_at=T0 + timedelta(minutes=30))  # 21:34
     grave = services.shift_create(facility=facility, name="Grave", starts_at=crew[0].starts_at.time().replace(
         hour=22, minute=0), hours=8, user=shift_manager)
     nxt = services.roster_create(facility=facility, gaming_date=roster.gaming_date, shift=grave, user=shift_manager)
