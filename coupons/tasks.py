@@ -32,3 +32,12 @@ def send_exception_report(report_id: int) -> bool:
 def monthly_inventory_reminder() -> int:
     """Beat: create or refresh this month's inventory reminder for every facility (§ 525.21(n))."""
     return services.inventory_reminders_refresh()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=20 * 60, time_limit=25 * 60)
+def screen_mailing(job_id: int) -> str:
+    """Screen a mailing's patrons against the Board's lists (§ 525.21(q)(7)); harmless delivered twice."""
+    from coupons.services.mailing_screening import screening_job_run
+
+    job = screening_job_run(job_id)
+    return job.status if job is not None else "gone"

@@ -7,6 +7,7 @@
   which keeps it for reconciliation ((q)(4)). It is screened against the exclusion lists before release
   ((q)(7)); an excluded patron is never exported.
 * :class:`MailingRecipient`: a patron of the list as uploaded (never changed).
+* :class:`MailingScreening`: a request to screen the list, run as a Celery job, with its outcome.
 * :class:`MailedCoupon`: the serial mailed to a patron, written when the campaign is released — the
   coupons move from marketing's hands to *distributed* (mailed) in the ledger at that moment.
 """
@@ -25,7 +26,7 @@ from coupons.models._common import FINANCE, marketing_supervisor_slot
 from coupons.models.documents import CouponDocument
 from coupons.models.program import CouponSeries
 
-__all__ = ["MailedCoupon", "MailingCampaign", "MailingRecipient", "ServiceProvider"]
+__all__ = ["MailedCoupon", "MailingCampaign", "MailingRecipient", "MailingScreening", "ServiceProvider"]
 
 
 class ServiceProvider(AuditedModel):
@@ -125,3 +126,39 @@ class MailedCoupon(AppendOnly, AuditedModel):
 
     def __str__(self) -> str:
         return self.series.serial(self.serial)
+
+
+class MailingScreening(AuditedModel):
+    """A request to screen a mailing's patron list, run as a Celery job (a list of 100,000 patrons is not
+    screened inside a web request): who asked, when it ran, the screening it produced, or why it failed."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    campaign = models.ForeignKey(MailingCampaign, on_delete=models.PROTECT, related_name="screenings")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(default=timezone.now)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    run = models.ForeignKey("exclusion.ScreeningRun", on_delete=models.PROTECT, null=True, blank=True,
+                            related_name="+")
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-requested_at", "-pk"]
+        constraints = [
+            # One screening waiting or running per mailing: asking again while it runs is answered with it.
+            models.UniqueConstraint(fields=["campaign"], condition=models.Q(status__in=["queued", "running"]),
+                                    name="coupon_mailing_one_active_screening"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Screening of {self.campaign} ({self.get_status_display().lower()})"
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)

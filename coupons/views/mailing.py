@@ -23,7 +23,8 @@ from coupons import mailing_forms as forms
 from coupons.mailing_proofs import PER_PART, proofs_pdf
 from coupons.models import MailingCampaign
 from coupons.selectors import mailing as reads
-from coupons.services.mailing import campaign_create, campaign_release, campaign_screen, provider_register
+from coupons.services.mailing import campaign_create, campaign_release, provider_register
+from coupons.services.mailing_screening import screening_request
 from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, found
 
 __all__ = ["CampaignCreateView", "CampaignCsvView", "CampaignDetailView", "CampaignProofsView", "CampaignReleaseView",
@@ -72,10 +73,12 @@ class CampaignCreateView(CouponFormView):
         campaign = campaign_create(facility=self.facility, provider=data["provider"], series=data["series"],
                                    name=data["name"], patron_file=data["patron_file"], user=self.request.user)
         try:
-            campaign_screen(campaign=campaign, user=self.request.user)
+            screening_request(campaign=campaign, user=self.request.user)
         except (ValidationError, PermissionDenied) as error:
             for message in refusal_messages(error):
                 messages.warning(self.request, f"The list is saved but not screened yet: {message}")
+        else:
+            messages.info(self.request, "The list is saved and being screened; this page shows the outcome.")
         return campaign.get_absolute_url()
 
 
@@ -96,7 +99,7 @@ class CampaignDetailView(DocumentDetailView):
         context = super().get_context_data(**kwargs)
         record = context["record"]
         run = runs_for(record).first()
-        context.update(run=run, pending=len(pending_keys(run)) if run else 0,
+        context.update(run=run, screening=record.screenings.first(), pending=len(pending_keys(run)) if run else 0,
                        excluded=len(excluded_keys(run)) if run else 0,
                        mailed=reads.mailed_coupons(record).count(), release_form=forms.ReleaseForm())
         context["parts"] = range(1, math.ceil(context["mailed"] / PER_PART) + 1)
@@ -111,13 +114,12 @@ class CampaignScreenView(CouponPage, View):
     def post(self, request: HttpRequest, pk: int) -> HttpResponse:
         campaign = found(reads.campaign_in(self.facility, pk), "mailing")
         try:
-            run = campaign_screen(campaign=campaign, user=request.user)
+            screening_request(campaign=campaign, user=request.user)
         except (ValidationError, PermissionDenied) as error:
             for message in refusal_messages(error):
                 messages.error(request, message)
         else:
-            messages.success(request, f"Screened {run.candidate_count:,} patrons: {run.excluded_count:,} excluded, "
-                                      f"{run.review_count:,} for a compliance officer's review.")
+            messages.info(request, "Screening the list; this page shows the outcome when it is done.")
         return HttpResponseRedirect(campaign.get_absolute_url())
 
 
