@@ -9,10 +9,11 @@ apostrophe, which spreadsheets show as text and which a person reading the file 
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["FORMULA_STARTS", "csv_cell", "safe_csv_writer"]
+__all__ = ["FORMULA_STARTS", "Section", "csv_cell", "safe_csv_writer", "sections_csv"]
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -40,3 +41,20 @@ class _SafeWriter:
 def safe_csv_writer(buffer: Any, **kwargs: Any) -> _SafeWriter:
     """``csv.writer`` whose every text cell is neutralised with :func:`csv_cell`."""
     return _SafeWriter(buffer, **kwargs)
+
+
+Section = tuple[str, list[str], list[list[str]]]  # (title, header, rows)
+
+
+def sections_csv(heading: list[str], sections: Iterable[Section]) -> str:
+    """A report of several titled tables as one CSV: the heading row, then each section after a blank row
+    (its title, its header, its rows), every cell made safe for a spreadsheet."""
+    buffer = io.StringIO()
+    writer = safe_csv_writer(buffer)
+    writer.writerow(heading)
+    for title, header, rows in sections:
+        writer.writerow([])
+        writer.writerow([title])
+        writer.writerow(header)
+        writer.writerows(rows)
+    return buffer.getvalue()

@@ -5,15 +5,13 @@ The content is plain data (``report_tables``); CSV and PDF are two renderings of
 
 from __future__ import annotations
 
-import io
-
 from django.utils import timezone
 from reportlab.lib.units import inch
 from reportlab.platypus import Flowable, Paragraph, Spacer
 
 from compliance.citations import cite
 from compliance.documents import DocumentMeta, data_table, render_pdf, styles
-from compliance.exports import safe_csv_writer
+from compliance.exports import sections_csv
 from equipment.selectors import EquipmentReport
 
 __all__ = ["filename", "report_csv", "report_pdf", "report_tables"]
@@ -48,17 +46,8 @@ def filename(report: EquipmentReport, extension: str) -> str:
 
 
 def report_csv(report: EquipmentReport) -> str:
-    buffer = io.StringIO()
-    writer = safe_csv_writer(buffer)
-    writer.writerow(
-        [f"Equipment compliance report — {report.facility.name}", ", ".join(cite(r).label for r in CITATIONS)]
-    )
-    for title, header, rows in report_tables(report):
-        writer.writerow([])
-        writer.writerow([title])
-        writer.writerow(header)
-        writer.writerows(rows)
-    return buffer.getvalue()
+    return sections_csv([f"Equipment compliance report — {report.facility.name}", ", ".join(cite(r).label for r in CITATIONS)],
+                        report_tables(report))
 
 
 def report_pdf(report: EquipmentReport, *, printed_for: str = "") -> bytes:

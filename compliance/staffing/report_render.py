@@ -6,7 +6,6 @@ the facility's clock.
 
 from __future__ import annotations
 
-import io
 from datetime import datetime
 
 from reportlab.lib.pagesizes import landscape, letter
@@ -16,7 +15,7 @@ from reportlab.platypus import Flowable, Paragraph, Spacer
 
 from compliance.citations import cite
 from compliance.documents import DocumentMeta, data_table, render_pdf, styles
-from compliance.exports import safe_csv_writer
+from compliance.exports import sections_csv
 from compliance.gaming_day import local_time
 from compliance.models import Facility
 from compliance.staffing.report import StaffingReport, minutes_text
@@ -67,17 +66,8 @@ def filename(report: StaffingReport, extension: str) -> str:
 
 
 def report_csv(report: StaffingReport) -> str:
-    buffer = io.StringIO()
-    writer = safe_csv_writer(buffer)
-    writer.writerow(
-        [f"Staffing and surveillance report — {report.facility.name}", ", ".join(cite(r).label for r in CITATIONS)]
-    )
-    for title, header, rows in report_tables(report):
-        writer.writerow([])
-        writer.writerow([title])
-        writer.writerow(header)
-        writer.writerows(rows)
-    return buffer.getvalue()
+    return sections_csv([f"Staffing and surveillance report — {report.facility.name}", ", ".join(cite(r).label for r in CITATIONS)],
+                        report_tables(report))
 
 
 # The two wide sections wrap their words inside the columns of a landscape page (10 inches of text).
