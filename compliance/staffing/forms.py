@@ -19,8 +19,10 @@ __all__ = [
     "CameraOutForm",
     "CoverageForm",
     "OverrideForm",
+    "PitForm",
     "RosterForm",
     "ShiftForm",
+    "pit_slots",
 ]
 
 
@@ -95,3 +97,63 @@ class OverrideForm(forms.Form):
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=1000,
                              help_text="Why the table opens although it breaks the rules listed above")
     password = forms.CharField(widget=forms.PasswordInput, help_text="Your password signs the override")
+
+
+def pit_slots(game_code: str, staffing: Any, current: list[str]) -> list[str]:
+    """The places a table's row offers on the whole-pit form: the stickpersons and dealers its game's rules ask
+    for (one dealer where no rule says), a floorperson, and one more for every place already taken beyond them,
+    so nothing placed goes unseen (and so unended)."""
+    rules = [r for r in staffing if r.game_code == game_code]
+    sticks = max((r.minimum for r in rules if r.positions == frozenset({"stickperson"})), default=0)
+    dealers = max((r.minimum for r in rules if "dealer" in r.positions), default=1) - sticks
+    slots = ["stickperson"] * sticks + ["dealer"] * max(dealers, 0) + ["floorperson"]
+    for position in current:
+        if current.count(position) > slots.count(position):
+            slots.append(position)
+    return slots
+
+
+class PitForm(forms.Form):
+    """The whole pit on one form: for each table, a person (or no one) in each of its places."""
+
+    def __init__(self, *args: Any, facility: Facility, tables: Any, current: dict[int, list[Any]], staffing: Any,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        dealers = people_holding(facility, [Role.DEALER])
+        floor = people_holding(facility, [Role.FLOORPERSON, Role.SHIFT_MANAGER])
+        self.rows: list[tuple[Any, list[str]]] = []
+        for table in tables:
+            taken = current.get(table.pk, [])
+            slots = pit_slots(table.game.code, staffing, [a.position for a in taken])
+            names = []
+            remaining = list(taken)
+            for index, position in enumerate(slots):
+                name = f"t{table.pk}-{position}-{index}"
+                holder = next((a for a in remaining if a.position == position), None)
+                if holder is not None:
+                    remaining.remove(holder)
+                self.fields[name] = _PersonChoice(queryset=floor if position == Position.FLOORPERSON else dealers,
+                                                  required=False, label=f"{table.number} {Position(position).label}",
+                                                  initial=holder.person_id if holder else None)
+                names.append(name)
+            self.rows.append((table, names))
+
+    @property
+    def pit_rows(self) -> list[tuple[Any, list[Any]]]:
+        """(table, its bound fields) for the template."""
+        return [(table, [self[name] for name in names]) for table, names in self.rows]
+
+    def wanted(self) -> dict[Any, list[tuple[str, Any]]]:
+        found: dict[Any, list[tuple[str, Any]]] = {}
+        for table, names in self.rows:
+            found[table] = [(name.split("-")[1], self.cleaned_data.get(name)) for name in names]
+        return found
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        for table, names in self.rows:
+            people: list[Any] = [cleaned[n] for n in names
+                                 if n.split("-")[1] != Position.FLOORPERSON and cleaned.get(n) is not None]
+            if len({p.pk for p in people}) < len(people):
+                raise forms.ValidationError(f"Table {table.number}: the same person is in two places.")
+        return cleaned

@@ -47,6 +47,7 @@ __all__ = [
     "coverage_set",
     "override_record",
     "roster_create",
+    "roster_fill",
     "shift_create",
     "staffing_opening_check",
     "violations_sync",
@@ -129,6 +130,41 @@ def _not_ahead(at: datetime) -> datetime:
     return at
 
 
+def _place(roster: Roster, person: Any, position: str, table: GamingTable, at: datetime, note: str) -> Assignment:
+    """Place ``person`` (checks, no re-evaluation: the caller syncs the violation periods once)."""
+    if position not in Position.values:
+        raise ValidationError("Choose dealer, stickperson, boxperson or floorperson.")
+    if table.facility_id != roster.facility_id:
+        raise ValidationError(f"Table {table.number} is another facility's.")
+    _require_person_for(position, person)
+    busy = (Assignment.objects.filter(roster__facility=roster.facility, person=person, ends_at__isnull=True)
+            .exclude(position=Position.FLOORPERSON).select_related("table").first())
+    if position != Position.FLOORPERSON and busy is not None:
+        raise ValidationError(f"{_person_words(person)} is still at table {busy.table.number}; end that place "
+                              f"(a break, or moved) first.")
+    if Assignment.objects.filter(roster=roster, person=person, table=table, ends_at__isnull=True).exists():
+        raise ValidationError(f"{_person_words(person)} is already placed at table {table.number}.")
+    return Assignment.objects.create(roster=roster, person=person, position=position, table=table, starts_at=at,
+                                     note=note.strip()[:200])
+
+
+def _relieve(assignment: Assignment, at: datetime, note: str) -> Assignment:
+    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if assignment.ends_at is not None:
+        raise ValidationError("That assignment has already ended.")
+    if at <= assignment.starts_at:
+        raise ValidationError("An assignment ends after it began.")
+    assignment.ends_at = at
+    if note.strip():
+        assignment.note = ((f"{assignment.note}; " if assignment.note else "") + note.strip())[:200]
+    assignment.save()
+    return assignment
+
+
+def _person_words(person: Any) -> str:
+    return getattr(getattr(person, "profile", None), "full_name", "") or "That person"
+
+
 @transaction.atomic
 @acts_as_user
 def assignment_add(*, roster: Roster, person: Any, position: str, table: GamingTable, user: Any,
@@ -136,22 +172,8 @@ def assignment_add(*, roster: Roster, person: Any, position: str, table: GamingT
     """Place ``person`` in ``position`` at ``table`` (a floorperson: over it) from ``starts_at``."""
     require_capability(user, Capability.MANAGE_ROSTERS)
     _same_facility(user, roster.facility)
-    if position not in Position.values:
-        raise ValidationError("Choose dealer, stickperson, boxperson or floorperson.")
-    if table.facility_id != roster.facility_id:
-        raise ValidationError(f"Table {table.number} is another facility's.")
-    _require_person_for(position, person)
     at = _not_ahead(starts_at or timezone.now())
-    busy = (Assignment.objects.filter(roster__facility=roster.facility, person=person, ends_at__isnull=True)
-            .exclude(position=Position.FLOORPERSON).select_related("table"))
-    if position != Position.FLOORPERSON and busy.exists():
-        where = busy.first()
-        raise ValidationError(f"That person is still at table {where.table.number if where else '?'}; end that "
-                              f"assignment (a break, or moved) first.")
-    if Assignment.objects.filter(roster=roster, person=person, table=table, ends_at__isnull=True).exists():
-        raise ValidationError(f"That person is already assigned to table {table.number}.")
-    made = Assignment.objects.create(roster=roster, person=person, position=position, table=table, starts_at=at,
-                                     note=note.strip()[:200])
+    made = _place(roster, person, position, table, at, note)
     violations_sync(facility=roster.facility, at=at)
     return made
 
@@ -162,19 +184,45 @@ def assignment_end(*, assignment: Assignment, user: Any, ends_at: datetime | Non
     """End an assignment (a break, relieved, moved, end of shift)."""
     require_capability(user, Capability.MANAGE_ROSTERS)
     _same_facility(user, assignment.roster.facility)
-    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
-    if assignment.ends_at is not None:
-        raise ValidationError("That assignment has already ended.")
     at = _not_ahead(ends_at or timezone.now())
-    if at <= assignment.starts_at:
-        raise ValidationError("An assignment ends after it began.")
-    assignment.ends_at = at
-    if note.strip():
-        assignment.note = (f"{assignment.note}; " if assignment.note else "") + note.strip()
-        assignment.note = assignment.note[:200]
-    assignment.save()
+    ended = _relieve(assignment, at, note)
     violations_sync(facility=assignment.roster.facility, at=at)
-    return assignment
+    return ended
+
+
+Place = tuple[str, Any]  # (position, person)
+
+
+@transaction.atomic
+@acts_as_user
+def roster_fill(*, roster: Roster, wanted: dict[GamingTable, list[Place]], user: Any, at: datetime | None = None
+                ) -> tuple[int, int]:
+    """The whole pit at once: for each table of ``wanted``, end the places no longer wanted and take the new
+    ones, at one instant (every ending first, so a dealer moved between two tables is free to move); the
+    violation periods synced once. All or nothing: a refusal names the table. Returns (ended, placed)."""
+    require_capability(user, Capability.MANAGE_ROSTERS)
+    _same_facility(user, roster.facility)
+    at = _not_ahead(at or timezone.now())
+    current: dict[int, list[Assignment]] = {}
+    for a in roster.assignments.filter(ends_at__isnull=True).select_related("person"):
+        current.setdefault(a.table_id, []).append(a)
+    to_end, to_add = [], []
+    for table, places in wanted.items():
+        want = {(position, getattr(person, "pk", None)) for position, person in places if person is not None}
+        have = current.get(table.pk, [])
+        to_end += [a for a in have if (a.position, a.person_id) not in want]
+        kept = {(a.position, a.person_id) for a in have}
+        to_add += [(table, position, person) for position, person in places
+                   if person is not None and (position, person.pk) not in kept]
+    for assignment in to_end:
+        _relieve(assignment, at, "changed on the pit's roster")
+    for table, position, person in to_add:
+        try:
+            _place(roster, person, position, table, at, "")
+        except ValidationError as refusal:
+            raise ValidationError([f"Table {table.number}: {m}" for m in refusal.messages]) from None
+    violations_sync(facility=roster.facility, at=at)
+    return len(to_end), len(to_add)
 
 
 # --- Cameras -----------------------------------------------------------------------------------------------

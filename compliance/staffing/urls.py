@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.FloorView.as_view(), name="floor"),
     path("rosters/", views.RosterListView.as_view(), name="rosters"),
     path("rosters/<int:pk>/", views.RosterView.as_view(), name="roster"),
+    path("rosters/<int:pk>/pit/", views.RosterPitView.as_view(), name="roster-pit"),
     path("rosters/<int:pk>/assignments/<int:assignment_pk>/end/", views.AssignmentEndView.as_view(),
          name="assignment-end"),
     path("shifts/", views.ShiftCreateView.as_view(), name="shift-create"),

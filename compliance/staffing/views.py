@@ -32,6 +32,7 @@ __all__ = [
     "OverrideCreateView",
     "OverrideDetailView",
     "RosterListView",
+    "RosterPitView",
     "RosterView",
     "ShiftCreateView",
     "SurveillanceView",
@@ -141,6 +142,47 @@ class RosterView(_ReadsAndWrites, TemplateView):
             else:
                 messages.success(request, "Placed on the roster.")
                 return HttpResponseRedirect(reverse("staffing:roster", args=[roster.pk]))
+        return self.render_to_response(self.get_context_data(form=form), status=400)
+
+
+class RosterPitView(_ReadsAndWrites, TemplateView):
+    """The whole pit on one form: every table's places, filled in from who is placed now; a save ends the places
+    emptied or changed and takes the new ones at one instant."""
+
+    template_name = "staffing/pit.html"
+    title = "The whole pit"
+    citation = CITATION
+
+    def get_roster(self) -> Roster:
+        return get_object_or_404(Roster.objects.select_related("shift"), facility=self.facility, pk=self.kwargs["pk"])
+
+    def get_form(self, data: Any = None) -> forms.PitForm:
+        roster = self.get_roster()
+        current: dict[int, list[Assignment]] = {}
+        for a in roster.assignments.filter(ends_at__isnull=True).order_by("starts_at", "pk"):
+            current.setdefault(a.table_id, []).append(a)
+        tables = tables_of(self.facility).select_related("game")
+        return forms.PitForm(data, facility=self.facility, tables=tables, current=current,
+                             staffing=selectors.rules_in_force().staffing)
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["roster"] = self.get_roster()
+        context.setdefault("form", self.get_form())
+        context["may_write"] = self.allows(self.request.user, "POST")
+        return context
+
+    def post(self, request: HttpRequest, pk: int) -> HttpResponse:
+        form = self.get_form(request.POST)
+        if form.is_valid():
+            try:
+                ended, placed = services.roster_fill(roster=self.get_roster(), wanted=form.wanted(), user=request.user)
+            except (ValidationError, PermissionDenied) as error:
+                for message in refusal_messages(error):
+                    form.add_error(None, message)
+            else:
+                messages.success(request, f"The pit's roster is saved: {placed} placed, {ended} ended.")
+                return HttpResponseRedirect(reverse("staffing:roster", args=[pk]))
         return self.render_to_response(self.get_context_data(form=form), status=400)
 
 

@@ -3,9 +3,10 @@ filled in."""
 
 from __future__ import annotations
 
-from datetime import time
+from datetime import time, timedelta
 
 import pytest
+import time_machine
 
 from compliance.staffing import services
 from compliance.staffing.models import Assignment, Camera, CameraOutage, StaffingOverride
@@ -100,3 +101,36 @@ def test_the_live_table_board_flags_a_table_a_camera_outage_left_short(facility,
     services.camera_out_of_service(camera=end_a, reason="No signal", user=surveillance)
     board = client_for(floorperson).get("/equipment/board/rows/").content.decode()
     assert "no camera covers end A" in board and "§ 577.9(a)" in board
+
+
+def test_the_whole_pit_is_filled_in_on_one_form(facility, tdf, roster, shift_manager, floorperson, client_for):
+    from compliance.roles import Role
+    from tests.factories import make_person
+
+    blackjack = make_table(facility, "blackjack", "BJ-1")
+    dealers = [make_person(Role.DEALER, facility) for _ in range(4)]
+    client = client_for(shift_manager)
+    url = f"/staffing/rosters/{roster.pk}/pit/"
+    page = client.get(url).content.decode()
+    # Three Dice Football offers a stickperson, two dealers and a floorperson; Blackjack a dealer and a floorperson.
+    for name in (f"t{tdf.pk}-stickperson-0", f"t{tdf.pk}-dealer-1", f"t{tdf.pk}-dealer-2",
+                 f"t{tdf.pk}-floorperson-3", f"t{blackjack.pk}-dealer-0", f"t{blackjack.pk}-floorperson-1"):
+        assert f'name="{name}"' in page
+    fill = {f"t{tdf.pk}-stickperson-0": dealers[0].pk, f"t{tdf.pk}-dealer-1": dealers[1].pk,
+            f"t{tdf.pk}-dealer-2": dealers[2].pk, f"t{tdf.pk}-floorperson-3": floorperson.pk,
+            f"t{blackjack.pk}-dealer-0": dealers[3].pk, f"t{blackjack.pk}-floorperson-1": floorperson.pk}
+    assert client.post(url, fill).status_code == 302
+    assert Assignment.objects.filter(roster=roster, ends_at__isnull=True).count() == 6
+    # Moving a dealer from Blackjack to Three Dice Football in one save: the ending comes first.
+    moved = {**fill, f"t{tdf.pk}-dealer-2": dealers[3].pk, f"t{blackjack.pk}-dealer-0": dealers[2].pk}
+    with time_machine.travel(T0 + timedelta(minutes=20), tick=False):
+        answer = client.post(url, moved)
+    assert answer.status_code == 302, answer.content.decode()[:2000]
+    open_places = {(a.table_id, a.position, a.person_id)
+                   for a in Assignment.objects.filter(roster=roster, ends_at__isnull=True)}
+    assert (tdf.pk, "dealer", dealers[3].pk) in open_places and (blackjack.pk, "dealer", dealers[2].pk) in open_places
+    assert Assignment.objects.filter(roster=roster, ends_at__isnull=False).count() == 2
+    twice = {**fill, f"t{tdf.pk}-dealer-2": dealers[1].pk}
+    with time_machine.travel(T0 + timedelta(minutes=30), tick=False):
+        refused = client.post(url, twice)
+    assert refused.status_code == 400 and "same person is in two places" in refused.content.decode()
