@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import date, timedelta
 from typing import Any, cast
 
 from django import forms
@@ -8,6 +9,7 @@ from django.db.models import Q
 
 from compliance.actors import SYSTEM_USERNAME
 from compliance.bounds import require_filter_day
+from compliance.gaming_day import gaming_day
 from compliance.models import AuditEvent
 
 
@@ -58,3 +60,34 @@ class AuditFilterForm(forms.Form):
         if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
             raise forms.ValidationError("The “From” date is after the “To” date; swap them.")
         return data
+
+
+class ReportPeriodForm(forms.Form):
+    """The period of a report: gaming days on the facility's clock, at most :data:`MAX_REPORT_DAYS` of them.
+    Every period report (equipment, staffing, ...) takes it."""
+
+    start = forms.DateField(label="First gaming day", widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(label="Last gaming day", widget=forms.DateInput(attrs={"type": "date"}))
+
+    def clean_start(self) -> Any:
+        return require_filter_day(self.cleaned_data.get("start"), "the first day")
+
+    def clean_end(self) -> Any:
+        return require_filter_day(self.cleaned_data.get("end"), "the last day")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("start") and data.get("end") and data["start"] > data["end"]:
+            raise forms.ValidationError("The period ends before it starts.")
+        if data.get("start") and data.get("end") and (data["end"] - data["start"]).days > MAX_REPORT_DAYS:
+            raise forms.ValidationError(f"Choose a period of at most {MAX_REPORT_DAYS} days.")
+        return data
+
+    @staticmethod
+    def default_period(facility: Any) -> tuple[date, date]:
+        """The last 30 gaming days of the facility, today's included (its clock, its day start)."""
+        today = gaming_day(facility)
+        return today - timedelta(days=29), today
+
+
+MAX_REPORT_DAYS = 400

@@ -17,6 +17,7 @@ from django.views import View
 from django.views.generic import DetailView, TemplateView
 
 from compliance.documents import printed_for
+from compliance.forms import ReportPeriodForm
 from compliance.models import GamingTable
 from compliance.opening_checks import table_flags
 from compliance.roles import Capability, has_capability
@@ -30,7 +31,6 @@ from equipment.forms import (
     DiceMethodForm,
     InspectionForm,
     MalfunctionForm,
-    ReportPeriodForm,
 )
 from equipment.models import DeckSet, DiceSet, Malfunction, OpeningInspection
 

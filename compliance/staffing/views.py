@@ -3,6 +3,7 @@ the shift manager's override. Thin: read through the selectors, write through th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -52,6 +53,23 @@ class _ReadsAndWrites(CapabilityRequiredMixin):
             return is_inspector(user) or has_capability(user, Capability.VIEW_RECORDS)
         return has_capability(user, cls.write_capability)
 
+    def submit(self, form: Any, call: Callable[[], Any], then: Callable[[Any], str], *, done: str = "",
+               form_key: str = "form") -> HttpResponse:
+        """A valid ``form`` goes to the service ``call``; then to ``then(result)`` with ``done`` announced.
+        An invalid form or the service's refusal (in the person's words, on the form) shows the page again
+        with status 400, nothing saved."""
+        if form.is_valid():
+            try:
+                result = call()
+            except (ValidationError, PermissionDenied) as error:
+                for message in refusal_messages(error):
+                    form.add_error(None, message)
+            else:
+                if done:
+                    messages.success(self.request, done.format(result=result))
+                return HttpResponseRedirect(then(result))
+        return self.render_to_response(self.get_context_data(**{form_key: form}), status=400)  # type: ignore[attr-defined]
+
 
 class FloorView(CapabilityRequiredMixin, TemplateView):
     """The open tables, each compliant or with the rules it breaks; the periods on record; the overrides."""
@@ -91,15 +109,9 @@ class RosterListView(_ReadsAndWrites, TemplateView):
 
     def post(self, request: HttpRequest) -> HttpResponse:
         form = forms.RosterForm(request.POST, facility=self.facility)
-        if form.is_valid():
-            try:
-                roster = services.roster_create(facility=self.facility, user=request.user, **form.cleaned_data)
-            except (ValidationError, PermissionDenied) as error:
-                for message in refusal_messages(error):
-                    form.add_error(None, message)
-            else:
-                return HttpResponseRedirect(reverse("staffing:roster", args=[roster.pk]))
-        return self.render_to_response(self.get_context_data(form=form), status=400)
+        return self.submit(form, lambda: services.roster_create(facility=self.facility, user=request.user,
+                                                                **form.cleaned_data),
+                           lambda roster: reverse("staffing:roster", args=[roster.pk]))
 
 
 class RosterView(_ReadsAndWrites, TemplateView):
@@ -133,16 +145,8 @@ class RosterView(_ReadsAndWrites, TemplateView):
     def post(self, request: HttpRequest, pk: int) -> HttpResponse:
         roster = self.get_roster()
         form = forms.AssignmentForm(request.POST, facility=self.facility)
-        if form.is_valid():
-            try:
-                services.assignment_add(roster=roster, user=request.user, **form.cleaned_data)
-            except (ValidationError, PermissionDenied) as error:
-                for message in refusal_messages(error):
-                    form.add_error(None, message)
-            else:
-                messages.success(request, "Placed on the roster.")
-                return HttpResponseRedirect(reverse("staffing:roster", args=[roster.pk]))
-        return self.render_to_response(self.get_context_data(form=form), status=400)
+        return self.submit(form, lambda: services.assignment_add(roster=roster, user=request.user, **form.cleaned_data),
+                           lambda _: reverse("staffing:roster", args=[roster.pk]), done="Placed on the roster.")
 
 
 class RosterPitView(_ReadsAndWrites, TemplateView):
@@ -174,16 +178,10 @@ class RosterPitView(_ReadsAndWrites, TemplateView):
 
     def post(self, request: HttpRequest, pk: int) -> HttpResponse:
         form = self.get_form(request.POST)
-        if form.is_valid():
-            try:
-                ended, placed = services.roster_fill(roster=self.get_roster(), wanted=form.wanted(), user=request.user)
-            except (ValidationError, PermissionDenied) as error:
-                for message in refusal_messages(error):
-                    form.add_error(None, message)
-            else:
-                messages.success(request, f"The pit's roster is saved: {placed} placed, {ended} ended.")
-                return HttpResponseRedirect(reverse("staffing:roster", args=[pk]))
-        return self.render_to_response(self.get_context_data(form=form), status=400)
+        return self.submit(form, lambda: services.roster_fill(roster=self.get_roster(), wanted=form.wanted(),
+                                                              user=request.user),
+                           lambda _: reverse("staffing:roster", args=[pk]),
+                           done="The pit's roster is saved: {result[1]} placed, {result[0]} ended.")
 
 
 class AssignmentEndView(_ReadsAndWrites, View):
@@ -237,22 +235,16 @@ class SurveillanceView(_ReadsAndWrites, TemplateView):
 
     def post(self, request: HttpRequest) -> HttpResponse:
         which = request.POST.get("form", "")
-        form: Any = (forms.CoverageForm(request.POST, facility=self.facility) if which == "coverage"
-                     else forms.CameraForm(request.POST))
-        if form.is_valid():
-            try:
-                if which == "coverage":
-                    services.coverage_set(user=request.user, **form.cleaned_data)
-                else:
-                    services.camera_register(facility=self.facility, user=request.user, **form.cleaned_data)
-            except (ValidationError, PermissionDenied) as error:
-                for message in refusal_messages(error):
-                    form.add_error(None, message)
-            else:
-                messages.success(request, "Recorded.")
-                return HttpResponseRedirect(reverse("staffing:surveillance"))
-        key = "coverage_form" if which == "coverage" else "camera_form"
-        return self.render_to_response(self.get_context_data(**{key: form}), status=400)
+        call: Callable[[], Any]
+        if which == "coverage":
+            form: Any = forms.CoverageForm(request.POST, facility=self.facility)
+            call = lambda: services.coverage_set(user=request.user, **form.cleaned_data)  # noqa: E731
+        else:
+            form = forms.CameraForm(request.POST)
+            call = lambda: services.camera_register(facility=self.facility, user=request.user,  # noqa: E731
+                                                    **form.cleaned_data)
+        return self.submit(form, call, lambda _: reverse("staffing:surveillance"), done="Recorded.",
+                           form_key="coverage_form" if which == "coverage" else "camera_form")
 
 
 class _CameraMixin:

@@ -13,10 +13,10 @@ from django.urls import reverse
 from django.views.generic import TemplateView
 
 from compliance.documents import printed_for
+from compliance.forms import ReportPeriodForm
 from compliance.roles import Capability
 from compliance.staffing import report_render
 from compliance.staffing.report import StaffingReport, staffing_report
-from compliance.staffing.report_forms import ReportPeriodForm
 from compliance.views import CapabilityRequiredMixin
 
 __all__ = ["ReportCsvView", "ReportPdfView", "ReportView"]

@@ -10,9 +10,9 @@ import pytest
 import time_machine
 from django.urls import reverse
 
+from compliance.forms import ReportPeriodForm
 from equipment import services
 from equipment.clocks import local_words
-from equipment.forms import ReportPeriodForm
 from tests.equipment.conftest import T0, local
 
 pytestmark = pytest.mark.django_db
