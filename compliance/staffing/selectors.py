@@ -39,6 +39,8 @@ __all__ = [
     "cameras_of",
     "floor_at",
     "open_violations",
+    "overrides_of",
+    "recent_overrides",
     "roster_for",
     "rosters_of",
     "rules_in_force",
@@ -128,3 +130,12 @@ def roster_for(facility: Facility, gaming_date: date, shift: Shift) -> Roster | 
 
 def cameras_of(facility: Facility) -> QuerySet[Camera]:
     return Camera.objects.filter(facility=facility).prefetch_related("coverage__table", "outages")
+
+
+def overrides_of(facility: Facility) -> QuerySet[StaffingOverride]:
+    return (StaffingOverride.objects.filter(facility=facility).select_related("table__game")
+            .prefetch_related("signatures__signer__profile", "periods").order_by("-created_at", "-pk"))
+
+
+def recent_overrides(facility: Facility, *, limit: int = 20) -> list[StaffingOverride]:
+    return list(overrides_of(facility)[:limit])

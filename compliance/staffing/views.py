@@ -21,7 +21,7 @@ from compliance.models import GamingTable
 from compliance.roles import Capability, has_capability, is_inspector
 from compliance.selectors import tables_of
 from compliance.staffing import forms, selectors, services
-from compliance.staffing.models import Assignment, Camera, Roster, StaffingOverride
+from compliance.staffing.models import Assignment, Camera, Roster
 from compliance.staffing.rules import evaluate
 from compliance.views import CapabilityRequiredMixin, ServiceFormView, refusal_messages
 
@@ -85,9 +85,7 @@ class FloorView(CapabilityRequiredMixin, TemplateView):
         verdicts = evaluate(floor, selectors.rules_in_force())
         context["tables"] = [(t, verdicts[t.id]) for t in sorted(floor.tables, key=lambda t: t.number)]
         context["open_violations"] = selectors.open_violations(self.facility)
-        context["overrides"] = (StaffingOverride.objects.filter(facility=self.facility)
-                                .select_related("table").prefetch_related("signatures__signer__profile")
-                                .order_by("-created_at")[:20])
+        context["overrides"] = selectors.recent_overrides(self.facility)
         context["closed_tables"] = tables_of(self.facility).filter(is_open=False).select_related("game")
         context["may_override"] = has_capability(self.request.user, Capability.OVERRIDE_STAFFING)
         return context
@@ -318,5 +316,4 @@ class OverrideDetailView(CapabilityRequiredMixin, DetailView):
     context_object_name = "override"
 
     def get_queryset(self) -> Any:
-        return (StaffingOverride.objects.filter(facility=self.facility).select_related("table__game")
-                .prefetch_related("signatures__signer__profile", "periods"))
+        return selectors.overrides_of(self.facility)
