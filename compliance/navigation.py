@@ -41,6 +41,9 @@ NAVIGATION: tuple[NavItem, ...] = (
     NavItem("Signatures", "signature-list", "Compliance"),
     NavItem("Audit trail", "audit-list", "Compliance"),
     NavItem("Regulations", "regulation-list", "Compliance"),
+    # Reports as Celery jobs (issue 12)
+    NavItem("Reports", "reports:home", "Compliance"),
+    NavItem("Report jobs", "reports:runs", "Compliance"),
     # Equipment (issue 4)
     NavItem("Table board", "equipment:board", "Floor", _FLOOR),
     NavItem("Dice log", "equipment:dice-log", "Floor", _FLOOR),

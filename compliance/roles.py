@@ -52,6 +52,7 @@ class Capability(StrEnum):
     MANAGE_TABLES = "manage_tables"
     CORRECT_RECORDS = "correct_records"
     RUN_REPORTS = "run_reports"
+    FILE_REPORTS = "file_reports"
     # Match Play Coupons, § 525.21
     APPROVE_COUPON_PROGRAM = "approve_coupon_program"
     EXAMINE_COUPON_SHIPMENT = "examine_coupon_shipment"
@@ -103,6 +104,8 @@ CAPABILITIES: dict[Capability, frozenset[Role]] = {
     Capability.RUN_REPORTS: frozenset(
         {_R.COMPLIANCE_OFFICER, _R.FINANCE_SUPERVISOR, _R.ADMINISTRATOR, _R.SHIFT_MANAGER}
     ),
+    # § 525.21(o): the certificate holder files the quarterly report with the Bureau; compliance records it.
+    Capability.FILE_REPORTS: frozenset({_R.COMPLIANCE_OFFICER}),
     # § 525.21(b), (p): approvals are recorded by compliance.
     Capability.APPROVE_COUPON_PROGRAM: frozenset({_R.COMPLIANCE_OFFICER}),
     # § 525.21(e): at least one member of finance and one of marketing open and examine.

@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "equipment",
     "compliance.exclusion",
     "compliance.staffing",
+    "compliance.reports",
 ]
 if DJANGO_ENV == "test":
     # A small app of regulated records used only to test the foundation's mechanisms.
@@ -288,4 +289,17 @@ CELERY_BEAT_SCHEDULE["compliance-audit-chain-link"] = {
 CELERY_BEAT_SCHEDULE["compliance-audit-chain-verify"] = {
     "task": "compliance.tasks.verify_audit_chain",
     "schedule": crontab(minute=40, hour=5),
+}
+
+# Reports as Celery jobs (compliance.reports): a job is stopped past its time limit (soft: it marks itself
+# failed with the reason; hard: the worker kills it and the sweep below marks it failed).
+REPORTS_TIME_LIMIT_SECONDS = env_int("REPORTS_TIME_LIMIT_SECONDS", 20 * 60, minimum=60)
+CELERY_BEAT_SCHEDULE["reports-quarterly"] = {
+    # Hourly: each facility's quarter is produced in the first hour after its last gaming day ends.
+    "task": "compliance.reports.tasks.schedule_quarterly_reports",
+    "schedule": crontab(minute=25),
+}
+CELERY_BEAT_SCHEDULE["reports-fail-stuck"] = {
+    "task": "compliance.reports.tasks.fail_stuck_report_runs",
+    "schedule": crontab(minute="*/5"),
 }

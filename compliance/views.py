@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
-from django.views.generic import FormView, TemplateView
+from django.views.generic import FormView, RedirectView, TemplateView
 
 from compliance import selectors, services
 from compliance.chain import integrity_cell
@@ -40,6 +40,7 @@ __all__ = [
     "FacilitySelectView",
     "PeopleListView",
     "RegulationListView",
+    "ReportMoved",
     "ServiceFormView",
     "SignView",
     "SignatureDetailView",
@@ -382,3 +383,17 @@ class PeopleListView(FacilityRequiredMixin, TemplateView):
         context = super().get_context_data(**kwargs)
         context["profiles"] = selectors.profiles_of(self.facility)
         return context
+
+
+class ReportMoved(RedirectView):
+    """A period report's old address (an app's own report page, CSV or PDF) sends the person to the report's
+    page on the report framework (``compliance.reports``), the period kept; resolved by name, so the app
+    need not import the reports app."""
+
+    kind = ""
+    query_string = True
+
+    def get_redirect_url(self, *args: Any, **kwargs: Any) -> str:
+        url = reverse("reports:kind", args=[self.kind])
+        query = self.request.META.get("QUERY_STRING", "")
+        return f"{url}?{query}" if query else url

@@ -1,20 +1,16 @@
-"""The equipment compliance report rendered as CSV and PDF from :class:`selectors.EquipmentReport`.
+"""The equipment compliance report's columns, from :class:`selectors.EquipmentReport` as plain rows.
 
-The content is plain data (``report_tables``); CSV and PDF are two renderings of the same rows.
+The report is produced on the report framework (``compliance.reports``, kind "equipment"), which renders
+these sections as page, CSV and PDF and keeps each version.
 """
 
 from __future__ import annotations
 
 from django.utils import timezone
-from reportlab.lib.units import inch
-from reportlab.platypus import Flowable, Paragraph, Spacer
 
-from compliance.citations import cite
-from compliance.documents import DocumentMeta, data_table, render_pdf, styles
-from compliance.exports import sections_csv
 from equipment.selectors import EquipmentReport
 
-__all__ = ["filename", "report_csv", "report_pdf", "report_tables"]
+__all__ = ["CITATIONS", "report_tables"]
 
 CITATIONS = ("577.4(d)", "675a.3(b)(1)", "668a.3(b)(1)", "539.2(b)", "575.2(c)(1)(i)", "575.3(c)(1)–(2)")
 
@@ -39,29 +35,3 @@ def report_tables(report: EquipmentReport) -> list[tuple[str, list[str], list[li
             incidents,
         ),
     ]
-
-
-def filename(report: EquipmentReport, extension: str) -> str:
-    return f"equipment-report-{report.facility.code}-{report.start:%Y%m%d}-{report.end:%Y%m%d}.{extension}"
-
-
-def report_csv(report: EquipmentReport) -> str:
-    return sections_csv([f"Equipment compliance report — {report.facility.name}", ", ".join(cite(r).label for r in CITATIONS)],
-                        report_tables(report))
-
-
-def report_pdf(report: EquipmentReport, *, printed_for: str = "") -> bytes:
-    story: list[Flowable] = []
-    for title, header, rows in report_tables(report):
-        story.append(Paragraph(title, styles["Heading2"]))
-        story.append(data_table(header, rows) if rows else Paragraph("None in this period.", styles["Normal"]))
-        story.append(Spacer(1, 0.15 * inch))
-    meta = DocumentMeta(
-        title="Equipment compliance report",
-        facility_name=report.facility.name,
-        citation=CITATIONS,
-        printed_for=printed_for,
-        subtitle=f"Dice and deck changes, {report.start:%d %B %Y} to {report.end:%d %B %Y}. "
-        f"Generated {timezone.localtime(report.generated_at):%d %B %Y %H:%M %Z}.",
-    )
-    return render_pdf(meta, story)

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from compliance.views import ReportMoved
 from equipment import views
 
 app_name = "equipment"
@@ -27,7 +28,8 @@ urlpatterns = [
     path("malfunctions/<int:pk>/", views.MalfunctionDetailView.as_view(), name="malfunction-detail"),
     path("alerts/", views.AlertListView.as_view(), name="alerts"),
     path("requirements/", views.RequirementListView.as_view(), name="requirements"),
-    path("report/", views.ReportView.as_view(), name="report"),
-    path("report.csv", views.ReportCsvView.as_view(), name="report-csv"),
-    path("report.pdf", views.ReportPdfView.as_view(), name="report-pdf"),
+    # The equipment report moved onto the report framework (compliance.reports, kind "equipment").
+    path("report/", ReportMoved.as_view(kind="equipment"), name="report"),
+    path("report.csv", ReportMoved.as_view(kind="equipment"), name="report-csv"),
+    path("report.pdf", ReportMoved.as_view(kind="equipment"), name="report-pdf"),
 ]

@@ -16,13 +16,11 @@ from django.utils import timezone
 from django.views import View
 from django.views.generic import DetailView, TemplateView
 
-from compliance.documents import printed_for
-from compliance.forms import ReportPeriodForm
 from compliance.models import GamingTable
 from compliance.opening_checks import table_flags
 from compliance.roles import Capability, has_capability
 from compliance.views import CapabilityRequiredMixin, ServiceFormView
-from equipment import reports, selectors, services
+from equipment import selectors, services
 from equipment.floor import stands_as_floorperson
 from equipment.forms import (
     BackInServiceForm,
@@ -414,49 +412,3 @@ class RequirementListView(CapabilityRequiredMixin, TemplateView):
 
 
 # --- report -----------------------------------------------------------------------------------------------
-
-
-class ReportView(CapabilityRequiredMixin, TemplateView):
-    template_name = "equipment/report.html"
-    title = "Equipment compliance report"
-    citation = _CLOCK_CITATIONS
-
-    def get_report(self) -> tuple[ReportPeriodForm, selectors.EquipmentReport | None]:
-        start, end = ReportPeriodForm.default_period(self.facility)
-        data = self.request.GET if "start" in self.request.GET else {"start": start, "end": end}
-        form = ReportPeriodForm(data)
-        if not form.is_valid():
-            return form, None
-        return form, selectors.equipment_report(self.facility, form.cleaned_data["start"], form.cleaned_data["end"])
-
-    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        context = super().get_context_data(**kwargs)
-        context["form"], context["report"] = self.get_report()
-        context["query"] = self.request.GET.urlencode()
-        return context
-
-
-class ReportCsvView(ReportView):
-    title = "Equipment compliance report (CSV)"
-
-    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        _form, report = self.get_report()
-        if report is None:
-            return HttpResponseRedirect(reverse("equipment:report"))
-        response = HttpResponse(reports.report_csv(report), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{reports.filename(report, "csv")}"'
-        return response
-
-
-class ReportPdfView(ReportView):
-    title = "Equipment compliance report (PDF)"
-
-    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        _form, report = self.get_report()
-        if report is None:
-            return HttpResponseRedirect(reverse("equipment:report"))
-        response = HttpResponse(
-            reports.report_pdf(report, printed_for=printed_for(self.request.user)), content_type="application/pdf"
-        )
-        response["Content-Disposition"] = f'attachment; filename="{reports.filename(report, "pdf")}"'
-        return response

@@ -51,7 +51,7 @@ TARGETS = [
     "coupons:document-undo", "equipment:dice-change", "equipment:deck-change", "equipment:inspection-create",
     "equipment:malfunction-create", "equipment:dice-method",
 ]
-GETS = ["coupons:ledger", "audit-list", "equipment:report"]
+GETS = ["coupons:ledger", "audit-list", "reports:runs"]
 ROLE_FOR = {"coupons:reconciliation": Role.MARKETING_SUPERVISOR}
 
 

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from compliance.staffing import views, views_report
+from compliance.staffing import views
+from compliance.views import ReportMoved
 
 app_name = "staffing"
 urlpatterns = [
@@ -16,8 +17,8 @@ urlpatterns = [
     path("cameras/<int:pk>/back/", views.CameraBackView.as_view(), name="camera-back"),
     path("tables/<int:table_pk>/override/", views.OverrideCreateView.as_view(), name="override"),
     path("overrides/<int:pk>/", views.OverrideDetailView.as_view(), name="override-detail"),
-    # The report of violations and overrides (views_report.py)
-    path("report/", views_report.ReportView.as_view(), name="report"),
-    path("report.csv", views_report.ReportCsvView.as_view(), name="report-csv"),
-    path("report.pdf", views_report.ReportPdfView.as_view(), name="report-pdf"),
+    # The report of violations and overrides moved onto the report framework (compliance.reports, "staffing").
+    path("report/", ReportMoved.as_view(kind="staffing"), name="report"),
+    path("report.csv", ReportMoved.as_view(kind="staffing"), name="report-csv"),
+    path("report.pdf", ReportMoved.as_view(kind="staffing"), name="report-pdf"),
 ]

@@ -11,7 +11,7 @@ from typing import Any
 from django.db.models import F, Q
 from django.utils import timezone
 
-from compliance.gaming_day import day_bounds
+from compliance.gaming_day import day_bounds, gaming_day
 from compliance.models import Facility
 from equipment.clocks import format_duration
 from equipment.models import DeckRemoval, DeckSet, DiceRemoval, DiceSet, RemovalReason, TableSession
@@ -45,6 +45,8 @@ class EquipmentReport:
     incidents: list[OverdueIncident] = field(default_factory=list)
     forced_by_reason: list[tuple[str, int]] = field(default_factory=list)
     changes_by_reason: list[tuple[str, int]] = field(default_factory=list)
+    # Per gaming day of the removal: [changes on time, changes late] (the chart of the report).
+    changes_by_day: dict[date, list[int]] = field(default_factory=dict)
 
     citation = ("577.4(d)", "675a.3(b)(1)", "668a.3(a)–(d)", "539.2(a)–(b)", "575.2(c)(1)(i)", "575.3(c)(1)–(2)")
 
@@ -110,6 +112,8 @@ def equipment_report(facility: Facility, start: date, end: date, *, now: datetim
             count += 1
             reasons[reason] += 1
             report.on_time += removed_at <= due_at
+            tally = report.changes_by_day.setdefault(gaming_day(facility, removed_at), [0, 0])
+            tally[0 if removed_at <= due_at else 1] += 1
         if set_field == "dice_set":
             report.dice_changes = count
         else:

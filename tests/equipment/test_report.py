@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 from pypdf import PdfReader
 
-from equipment import reports, services
+from equipment import services
 from equipment.selectors import equipment_report
 from tests.equipment.conftest import local
 
@@ -64,24 +64,33 @@ def test_a_set_still_overdue_at_an_open_table_is_an_ongoing_incident(tdf, place_
     assert incident.ended_at is None and incident.overdue_open_for == timedelta(hours=6)
 
 
-def test_the_pdf_and_csv_carry_the_figures(month, tmp_path):
-    pdf = reports.report_pdf(month)
+def test_the_pdf_and_csv_carry_the_figures(month, tdf, tmp_path):
+    # The report is produced on the report framework (compliance.reports, kind "equipment").
+    from compliance.reports.kinds.equipment import build
+    from compliance.reports.periods import Period
+    from compliance.reports.render import Production, content_csv, content_pdf
+
+    content = build(tdf.facility, Period(date(2026, 3, 1), date(2026, 3, 31)))
+    production = Production(facility_name=tdf.facility.name, version=1, produced_at="now", requested_by="a test")
+    pdf = content_pdf(content, production)
     assert pdf.startswith(b"%PDF-")
     text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
-    for expected in ("Equipment compliance report", "60.0%", "TDF-1", "AP-1", "1 h 00 min", "30 min", "577.4(d)"):
+    for expected in ("Equipment change compliance", "60.0%", "TDF-1", "AP-1", "1 h 00 min", "30 min", "577.4(d)"):
         assert expected in text, expected
     (tmp_path / "report.pdf").write_bytes(pdf)
-    csv_text = reports.report_csv(month)
+    csv_text = content_csv(content, production).decode()
     assert "Overdue incidents" in csv_text and "60.0%" in csv_text and "Die went off the table" in csv_text
+    assert month.changes == content.figures["changes"]
 
 
 def test_the_report_page_shows_the_summary(month, tdf, compliance_officer, client_for):
-    html = (
-        client_for(compliance_officer)
-        .get(reverse("equipment:report"), {"start": "2026-03-01", "end": "2026-03-31"})
-        .content.decode()
-    )
+    client = client_for(compliance_officer)
+    moved = client.get(reverse("equipment:report"), {"start": "2026-03-01", "end": "2026-03-31"})
+    assert moved.status_code == 302 and moved.url == reverse("reports:kind", args=["equipment"]) + \
+        "?start=2026-03-01&end=2026-03-31"
+    html = client.get(moved.url).content.decode()
     assert "60.0%" in html and "TDF-1" in html and "Die went off the table and was lost" in html
+    assert '<svg xmlns="http://www.w3.org/2000/svg" class="chart"' in html
 
 
 def test_a_corrected_late_set_is_one_incident_and_one_change(tdf, place_dice, floorperson, shift_manager):

@@ -146,9 +146,8 @@ def _get_urls(tables: list[Any], logged: dict[str, Any]) -> list[str]:
         reverse("equipment:malfunction-detail", args=[logged["malfunction"].pk]),
         reverse("equipment:alerts"),
         reverse("equipment:requirements"),
-        reverse("equipment:report"),
-        reverse("equipment:report-csv") + "?start=2026-03-01&end=2026-03-31",
-        reverse("equipment:report-pdf") + "?start=2026-03-01&end=2026-03-31",
+        reverse("reports:kind", args=["equipment"]),
+        reverse("reports:kind", args=["equipment"]) + "?start=2026-03-01&end=2026-03-31",
     ]
 
 

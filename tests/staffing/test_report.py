@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from pypdf import PdfReader
 
-from compliance.staffing import report_render, services
+from compliance.staffing import services
 from compliance.staffing.report import staffing_report
 from tests.equipment.conftest import T0, local
 from tests.factories import PASSWORD
@@ -110,45 +110,47 @@ def test_the_report_takes_the_same_queries_however_many_rows(facility, evening, 
 
 
 def test_the_csv_and_the_pdf_carry_the_rows(facility, evening):
-    report = staffing_report(facility, DAY, DAY, now=T0 + timedelta(hours=3))
-    csv_text = report_render.report_csv(report)
-    assert "Staffing and surveillance report" in csv_text and "58 Pa. Code § 577.9(a)" in csv_text
+    # The report is produced on the report framework (compliance.reports, kind "staffing").
+    from compliance.reports.kinds.staffing import build
+    from compliance.reports.periods import Period
+    from compliance.reports.render import Production, content_csv, content_pdf
+
+    with time_machine.travel(T0 + timedelta(hours=3), tick=False):
+        content = build(facility, Period(DAY, DAY))
+    production = Production(facility_name=facility.name, version=1, produced_at="now", requested_by="Inspector")
+    csv_text = content_csv(content, production).decode()
+    assert "Staffing and surveillance violations and overrides" in csv_text and "§ 577.9(a)" in csv_text
     for expected in ("TDF-1", "TDF-2", "§ 577.9(a)", "§ 577.9(b)", "ongoing", "Relief dealer on the way",
                      evening["manager"], "no camera covers end A"):
         assert expected in csv_text, expected
     assert "TDF-1,Three Dice Football,Cameras,§ 577.9(a)" in csv_text
-    assert report_render.filename(report, "csv") == "staffing-report-keystone-20260302-20260302.csv"
-    pdf = report_render.report_pdf(report, printed_for="Inspector")
+    pdf = content_pdf(content, production)
     assert pdf.startswith(b"%PDF-")
-    text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
-    for expected in ("Staffing and surveillance report", "TDF-1", "TDF-2", "577.9(a)", "577.9(b)", "ongoing",
+    text = " ".join(" ".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages).split())
+    for expected in ("Staffing and surveillance", "TDF-1", "TDF-2", "577.9(a)", "577.9(b)", "ongoing",
                      "Relief dealer on the way"):
         assert expected in text, expected
 
 
-def test_the_inspector_gets_the_page_the_csv_and_the_pdf(facility, evening, inspector, client_for):
+def test_the_inspector_gets_the_page(facility, evening, inspector, client_for):
     client = client_for(inspector)
     period = {"start": "2026-03-02", "end": "2026-03-02"}
-    page = client.get(reverse("staffing:report"), period)
+    moved = client.get(reverse("staffing:report-csv"), period)
+    assert moved.url == reverse("reports:kind", args=["staffing"]) + "?start=2026-03-02&end=2026-03-02"
+    page = client.get(moved.url)
     assert page.status_code == 200
     html = page.content.decode()
     assert "TDF-1" in html and "TDF-2" in html and "577.9(a)" in html and "Relief dealer on the way" in html
-    csv_response = client.get(reverse("staffing:report-csv"), period)
-    assert csv_response.status_code == 200 and csv_response["Content-Type"].startswith("text/csv")
-    assert "staffing-report-keystone-20260302-20260302.csv" in csv_response["Content-Disposition"]
-    assert "TDF-2" in csv_response.content.decode()
-    pdf_response = client.get(reverse("staffing:report-pdf"), period)
-    assert pdf_response.status_code == 200 and pdf_response.content.startswith(b"%PDF-")
 
 
-def test_a_bad_period_is_refused_on_the_page_and_the_downloads_go_back_to_it(facility, inspector, client_for):
+def test_a_bad_period_is_refused_on_the_page(facility, inspector, client_for):
     client = client_for(inspector)
     backwards = {"start": "2026-03-05", "end": "2026-03-02"}
-    assert "The period ends before it starts." in client.get(reverse("staffing:report"), backwards).content.decode()
-    assert client.get(reverse("staffing:report-csv"), backwards).url == reverse("staffing:report")
+    page = client.get(reverse("reports:kind", args=["staffing"]), backwards)
+    assert "The period ends before it starts." in page.content.decode()
 
 
 def test_a_dealer_may_not_see_the_report(facility, dealer, client_for):
     client = client_for(dealer)
-    for name in ("staffing:report", "staffing:report-csv", "staffing:report-pdf"):
-        assert client.get(reverse(name), {"start": "2026-03-02", "end": "2026-03-02"}).status_code == 403, name
+    url = reverse("reports:kind", args=["staffing"])
+    assert client.get(url, {"start": "2026-03-02", "end": "2026-03-02"}).status_code == 403

@@ -1,0 +1,89 @@
+"""The quarterly Match Play Coupon report to the Bureau of Casino Compliance, § 525.21(o).
+
+"Each certificate holder shall prepare and file with the Bureau of Casino Compliance a quarterly report which
+lists, by denomination of Match Play Coupon, the total value of the coupons redeemed by patrons."
+
+The figures are one SQL aggregate over the redemptions of the quarter's gaming days (index
+``coupon_redemption_day``): per denomination and channel, the number and the total face value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import connection
+
+from compliance.reports.content import ReportContent, Section
+from compliance.reports.kinds.common import dollars, zone_words
+from compliance.reports.periods import Period, previous_quarter
+from compliance.reports.registry import ReportKind, register
+
+__all__ = ["FIGURES_SQL", "quarterly_figures"]
+
+# One aggregate: the face value of every coupon redeemed by a patron on a gaming day of the quarter.
+FIGURES_SQL = (
+    "SELECT denomination_cents, channel, count(*), sum(denomination_cents::bigint) FROM coupons_redemption "
+    "WHERE facility_id = %s AND gaming_date BETWEEN %s AND %s GROUP BY denomination_cents, channel"
+)
+
+
+def quarterly_figures(facility: Any, period: Period) -> list[tuple[int, str, int, int]]:
+    """(denomination in cents, channel, coupons, total value in cents) for the period's gaming days."""
+    with connection.cursor() as cursor:
+        cursor.execute(FIGURES_SQL, [facility.pk, period.start, period.end])
+        return [(int(d), str(c), int(n), int(v)) for d, c, n, v in cursor.fetchall()]
+
+
+def build(facility: Any, period: Period) -> ReportContent:
+    by_denomination: dict[int, dict[str, int]] = {}
+    for cents, channel, count, value in quarterly_figures(facility, period):
+        row = by_denomination.setdefault(cents, {"table": 0, "count": 0, "coupons": 0, "value": 0})
+        row[channel] = row.get(channel, 0) + count
+        row["coupons"] += count
+        row["value"] += value
+    rows = [[dollars(cents), f"{r['table']:,}", f"{r['count']:,}", f"{r['coupons']:,}", dollars(r["value"])]
+            for cents, r in sorted(by_denomination.items())]
+    coupons = sum(r["coupons"] for r in by_denomination.values())
+    value = sum(r["value"] for r in by_denomination.values())
+    rows.append(["Total", f"{sum(r['table'] for r in by_denomination.values()):,}",
+                 f"{sum(r['count'] for r in by_denomination.values()):,}", f"{coupons:,}", dollars(value)])
+    return ReportContent(
+        title="Quarterly report of Match Play Coupons redeemed",
+        citations=["525.21(o)"],
+        period=period.label(),
+        summary=[("Coupons redeemed by patrons", f"{coupons:,}"), ("Total value redeemed", dollars(value)),
+                 ("Denominations", str(len(by_denomination)))],
+        sections=[Section(
+            "Coupons redeemed by patrons, by denomination",
+            ["Denomination", "Scanned at the tables", "Cancelled at the count", "Coupons redeemed", "Total value"],
+            rows, widths=[1.2, 1.3, 1.3, 1.2, 1.4],
+        )],
+        readings=[
+            "Redeemed by patrons: every coupon honoured on a wager at a gaming table (§ 525.22) — electronically "
+            "cancelled when scanned there, or at the drop-box count for a table without a scanner "
+            "(§ 525.21(q)(6)). A coupon is counted once: the database allows one redemption per coupon.",
+            "Value: the face value the coupon states (its denomination, § 525.21(c)(2)), not the chips wagered "
+            "with it nor what a winning wager paid.",
+            f"The quarter is its calendar months' gaming days. {zone_words(facility)}: a coupon redeemed before "
+            "that hour belongs to the previous gaming day, and so to the previous quarter on the quarter's "
+            "first morning.",
+        ],
+        figures={"by_denomination": [[c, r["coupons"], r["value"]] for c, r in sorted(by_denomination.items())],
+                 "coupons": coupons, "value_cents": value},
+    )
+
+
+KIND = register(ReportKind(
+    code="quarterly-coupons",
+    title="Quarterly Match Play Coupon report",
+    citations=("525.21(o)",),
+    description="By denomination, the number and total value of the coupons redeemed by patrons in the quarter; "
+                "prepared, approved and filed with the Bureau of Casino Compliance.",
+    build=build,
+    default_period=previous_quarter,
+    quarters_only=True,
+    scheduled_quarterly=True,
+    signed=True,
+    filed=True,
+    max_days=92,
+))

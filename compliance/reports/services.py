@@ -1,0 +1,384 @@
+"""Producing reports: asking for a version, the job that makes it, retries, the schedule, sign-off, filing.
+
+The job (:func:`run_execute`, what the Celery task runs) is harmless delivered twice and survives a worker
+killed in the middle: it marks the run *running* and counts the attempt in one short transaction, computes
+and renders outside any transaction, then writes every file and *succeeded* in one final transaction under
+the run's row lock — so a report completes exactly once however many deliveries raced or died. A run found
+*running* when a delivery starts is one whose worker was lost (the task is acknowledged late and rejected
+when its worker dies, so the broker delivers it again); after ``MAX_ATTEMPTS`` it is marked failed instead of
+looping. A run past its time limit is marked failed with the reason (the job's soft limit, or the sweep
+:func:`runs_fail_stuck` when the worker was killed), and a person can retry it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from compliance.actors import acting_as, acts_as_system, acts_as_user, system_user
+from compliance.bounds import require_filter_day
+from compliance.chain import chain_head
+from compliance.documents import printed_for
+from compliance.gaming_day import gaming_day, local_time
+from compliance.models import Facility
+from compliance.models.signatures import SignatureRequirement
+from compliance.reports import selectors
+from compliance.reports.content import ReportContent
+from compliance.reports.models import (
+    ReportFile,
+    ReportFileContent,
+    ReportFiling,
+    ReportRun,
+    ReportSignoff,
+    RunProgress,
+)
+from compliance.reports.periods import Period, previous_quarter, quarter_of
+from compliance.reports.registry import ReportKind, all_kinds, kind_of
+from compliance.reports.render import Production, content_csv, content_pdf
+from compliance.roles import Capability, has_capability, require_capability
+
+__all__ = [
+    "MAX_ATTEMPTS",
+    "filing_record",
+    "quarterly_reports_schedule",
+    "run_execute",
+    "run_request",
+    "run_retry",
+    "runs_fail_stuck",
+]
+
+log = logging.getLogger(__name__)
+S = ReportRun.Status
+MAX_ATTEMPTS = 3
+QUEUED_TOO_LONG = timedelta(hours=6)
+
+
+def _kind(code: str) -> ReportKind:
+    kind = kind_of(code)
+    if kind is None:
+        raise ValidationError(f"There is no report called {code!r}; choose one from the list of reports.")
+    return kind
+
+
+def require_may_produce(user: Any, kind: ReportKind) -> None:
+    require_capability(user, Capability.RUN_REPORTS)
+    require_capability(user, kind.capability)
+
+
+def period_refusal(facility: Facility, kind: ReportKind, period: Period, today: date) -> str:
+    """Why ``period`` cannot be produced for ``kind`` ("" when it can), in words."""
+    if kind.quarters_only and period.quarter is None:
+        whole = quarter_of(period.start)
+        return (f"The {kind.title.lower()} covers one calendar quarter of gaming days: choose a quarter such as "
+                f"{whole.start:%d %b %Y} – {whole.end:%d %b %Y}.")
+    if kind.quarters_only and period.end >= today:
+        return (f"The quarter {period.label()} has not ended: its last gaming day is {period.end:%d %b %Y} and "
+                f"today's gaming day is {today:%d %b %Y}. Produce it once the quarter is over.")
+    if period.start > today:
+        return f"The period starts on {period.start:%d %b %Y}, after today's gaming day ({today:%d %b %Y})."
+    if period.days > kind.max_days:
+        return f"The {kind.title.lower()} covers at most {kind.max_days} gaming days; this period has {period.days}."
+    return ""
+
+
+def _new_run(*, facility: Facility, kind: ReportKind, period: Period, user: Any, trigger: str) -> ReportRun:
+    """The next version of the period, queued and enqueued when the transaction commits; the run already
+    waiting or running for the period instead, if there is one."""
+    Facility.objects.select_for_update().get(pk=facility.pk)  # versions of one facility are numbered in turn
+    runs = ReportRun.objects.filter(facility=facility, kind=kind.code, period_start=period.start, period_end=period.end)
+    active = runs.filter(status__in=ReportRun.ACTIVE).first()
+    if active is not None:
+        return active
+    last = runs.order_by("-version").values_list("version", flat=True).first() or 0
+    run = ReportRun.objects.create(facility=facility, kind=kind.code, period_start=period.start,
+                                   period_end=period.end, version=last + 1, trigger=trigger, requested_by=user)
+    RunProgress.objects.create(run=run, stage="Waiting for a worker")
+    _enqueue(run)
+    return run
+
+
+def _enqueue(run: ReportRun) -> None:
+    from compliance.reports.tasks import produce_report  # the one call upward: enqueue once committed
+
+    run_id = run.pk
+    transaction.on_commit(lambda: produce_report.delay(run_id))
+
+
+@transaction.atomic
+@acts_as_user
+def run_request(*, facility: Facility, kind: str, start: date, end: date, user: Any) -> ReportRun:
+    """Ask for ``kind`` over the gaming days ``start`` to ``end``: a new version, produced by a worker."""
+    report = _kind(kind)
+    require_may_produce(user, report)
+    require_filter_day(start, "the first gaming day")
+    require_filter_day(end, "the last gaming day")
+    if end < start:
+        raise ValidationError("The period ends before it starts: the last gaming day must be on or after the first.")
+    period = Period(start, end)
+    refusal = period_refusal(facility, report, period, gaming_day(facility))
+    if refusal:
+        raise ValidationError(refusal)
+    return _new_run(facility=facility, kind=report, period=period, user=user, trigger=ReportRun.Trigger.ON_DEMAND)
+
+
+@transaction.atomic
+@acts_as_user
+def run_retry(*, run: ReportRun, user: Any) -> ReportRun:
+    """Queue a failed run again (same version: a failed run produced no file)."""
+    require_may_produce(user, _kind(run.kind))
+    run = ReportRun.objects.select_for_update().get(pk=run.pk)
+    if run.status != S.FAILED:
+        raise ValidationError(f"Only a failed report is retried; this one is {run.get_status_display().lower()}.")
+    if ReportRun.objects.filter(facility_id=run.facility_id, kind=run.kind, period_start=run.period_start,
+                                period_end=run.period_end, status__in=ReportRun.ACTIVE).exists():
+        raise ValidationError("This period is already being produced; wait for that version.")
+    run.status, run.error, run.attempts, run.started_at, run.finished_at = S.QUEUED, "", 0, None, None
+    run.save()
+    RunProgress.objects.update_or_create(run=run, defaults={"percent": 0, "stage": "Waiting for a worker",
+                                                           "updated_at": timezone.now()})
+    _enqueue(run)
+    return run
+
+
+def _progress(run: ReportRun, percent: int, stage: str) -> None:
+    RunProgress.objects.update_or_create(run=run, defaults={"percent": percent, "stage": stage,
+                                                           "updated_at": timezone.now()})
+
+
+def _fail(run_id: int, reason: str, *, only_if: tuple[str, ...] = (S.QUEUED, S.RUNNING)) -> ReportRun | None:
+    with transaction.atomic():
+        run = ReportRun.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.status not in only_if:
+            return run
+        run.status, run.error, run.finished_at = S.FAILED, reason, timezone.now()
+        run.save()
+        _progress(run, 100, "Failed")
+    return run
+
+
+def _start(run_id: int) -> ReportRun | None:
+    """Mark the run running and count the attempt; None when there is nothing to do."""
+    with transaction.atomic():
+        run = ReportRun.objects.select_for_update().select_related("facility", "requested_by").filter(pk=run_id).first()
+        if run is None or run.status in (S.SUCCEEDED, S.FAILED):
+            return None
+        if run.attempts >= MAX_ATTEMPTS:
+            run.status, run.finished_at = S.FAILED, timezone.now()
+            run.error = (f"Stopped after {run.attempts} attempts: the worker producing this report was lost each "
+                         "time. Retry it; if it fails again, ask the administrator to look at the workers.")
+            run.save()
+            _progress(run, 100, "Failed")
+            return None
+        run.status, run.attempts, run.started_at = S.RUNNING, run.attempts + 1, timezone.now()
+        run.save()
+        _progress(run, 5, f"Started (attempt {run.attempts})")
+    return run
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    content: ReportContent
+    files: list[tuple[str, str, bytes]]  # (format, name, bytes)
+    chain_digest: str
+    chain_links: dict[str, list[Any]]
+
+
+class _Unsigned:
+    """The signature lines of a version not yet signed, as its PDF prints them."""
+
+    altered_since_signed = False
+
+    def signature_slots(self) -> list[tuple[SignatureRequirement, None]]:
+        return [(req, None) for req in ReportSignoff.signature_requirements]
+
+
+def _production(run: ReportRun, digest: str, links: dict[str, list[Any]]) -> Production:
+    facility = run.facility
+    logo = facility.logo.path if facility.logo.name and facility.logo.storage.exists(facility.logo.name) else ""
+    produced = local_time(facility, run.started_at or timezone.now())
+    who = "the quarterly schedule" if run.trigger == ReportRun.Trigger.SCHEDULE else printed_for(run.requested_by)
+    return Production(facility_name=facility.name, version=run.version,
+                      produced_at=f"{produced:%d %B %Y %H:%M} {produced.tzname()}", requested_by=who,
+                      chain_digest=digest, logo_path=logo,
+                      chain_links=tuple((label, int(seq), str(h)) for label, (seq, h) in sorted(links.items())))
+
+
+def _render(run: ReportRun, kind: ReportKind) -> _Rendered:
+    period = Period(run.period_start, run.period_end)
+    _progress(run, 10, "Gathering the figures")
+    content = kind.build(run.facility, period)
+    _progress(run, 50, "Recording the audit chain head")
+    head = chain_head()
+    links = {label: [seq, h] for label, (seq, h) in head.links.items()}
+    production = _production(run, head.digest, links)
+    stem = kind.file_stem(run.facility.code, period, run.version)
+    _progress(run, 60, "Writing the PDF")
+    pdf = content_pdf(content, production, signoff=_Unsigned() if kind.signed else None)
+    _progress(run, 85, "Writing the CSV")
+    csv = content_csv(content, production)
+    return _Rendered(content, [(ReportFile.Format.PDF, f"{stem}.pdf", pdf), (ReportFile.Format.CSV, f"{stem}.csv", csv),
+                               (ReportFile.Format.DATA, f"{stem}.json", content.to_json())], head.digest, links)
+
+
+def _store(run: ReportRun, fmt: str, name: str, data: bytes) -> ReportFile:
+    file = ReportFile.objects.create(run=run, format=fmt, name=name, size=len(data),
+                                     sha256=hashlib.sha256(data).hexdigest())
+    ReportFileContent.objects.create(file=file, data=data)
+    return file
+
+
+def _finish(run_id: int, kind: ReportKind, rendered: _Rendered) -> ReportRun | None:
+    """Write the version's files and mark it succeeded — once: a run another delivery completed, or one
+    marked failed meanwhile (past its limit), is left as it is."""
+    with transaction.atomic():
+        run = ReportRun.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.status != S.RUNNING:
+            return run
+        _progress(run, 95, "Saving the files")
+        for fmt, name, data in rendered.files:
+            _store(run, fmt, name, data)
+        run.status, run.finished_at, run.error = S.SUCCEEDED, timezone.now(), ""
+        run.chain_digest, run.chain_head = rendered.chain_digest, rendered.chain_links
+        run.save()
+        if kind.signed:
+            ReportSignoff.objects.create(facility_id=run.facility_id, run=run)
+        _progress(run, 100, "Done")
+    return run
+
+
+def run_execute(run_id: int) -> ReportRun | None:
+    """Produce run ``run_id`` as the person who asked (see the module docstring). Returns the run as left."""
+    run = _start(run_id)
+    if run is None:
+        return selectors.run_for_job(run_id)
+    kind = kind_of(run.kind)
+    if kind is None:
+        return _fail(run_id, f"This system no longer knows the report {run.kind!r}.")
+    with acting_as(run.requested_by):
+        try:
+            rendered = _render(run, kind)
+            return _finish(run_id, kind, rendered)
+        except SoftTimeLimitExceeded:
+            minutes = settings.REPORTS_TIME_LIMIT_SECONDS // 60
+            return _fail(run_id, f"Stopped: the report took longer than its time limit (about {minutes} minutes). "
+                                 "Retry it at a quieter time, or produce a shorter period.")
+        except (ValidationError, PermissionDenied) as error:
+            words = " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
+            return _fail(run_id, words or "The report was refused.")
+        except Exception as error:  # a failed report says why, and the worker lives on
+            log.exception("report run %s failed", run_id)
+            return _fail(run_id, f"The report could not be produced ({type(error).__name__}: {error}). Retry it; "
+                                 "if it fails again, tell the administrator.")
+
+
+@acts_as_system
+def runs_fail_stuck(*, now: datetime | None = None) -> int:
+    """Mark failed, with the reason, every run still running past the job's hard time limit (its worker was
+    killed or lost for good) or waiting for a worker for hours (its message was lost). Returns how many."""
+    now = now or timezone.now()
+    limit = timedelta(seconds=settings.REPORTS_TIME_LIMIT_SECONDS)
+    failed = 0
+    for run in selectors.runs_stuck(started_before=now - limit - timedelta(minutes=5), queued_before=now - QUEUED_TOO_LONG):
+        if run.status == S.RUNNING and run.started_at is not None:
+            reason = (f"Stopped: still running {int((now - run.started_at).total_seconds() // 60)} minutes after it "
+                      f"started, past the job's limit of {limit.seconds // 60} minutes (its worker was stopped or "
+                      "lost). Retry it.")
+        else:
+            reason = "Stopped: no worker picked this report up within 6 hours. Retry it once the workers are running."
+        failed += _fail(run.pk, reason, only_if=(run.status,)) is not None
+    return failed
+
+
+@acts_as_system
+def quarterly_reports_schedule(*, now: datetime | None = None) -> list[ReportRun]:
+    """Beat: for each facility, produce every scheduled quarterly report of the quarter that ended last on its
+    own clock (the last gaming day of the quarter is over), once."""
+    created: list[ReportRun] = []
+    for facility in Facility.objects.order_by("pk"):
+        period = previous_quarter(gaming_day(facility, now))
+        for kind in all_kinds():
+            if not kind.scheduled_quarterly or selectors.scheduled_run_exists(facility, kind.code, period):
+                continue
+            try:
+                with transaction.atomic():
+                    run = _new_run(facility=facility, kind=kind, period=period, user=system_user(),
+                                   trigger=ReportRun.Trigger.SCHEDULE)
+            except IntegrityError:  # another beat made it first
+                continue
+            if run.trigger == ReportRun.Trigger.SCHEDULE:
+                created.append(run)
+    return created
+
+
+def signoff_signed(sender: Any, record: ReportSignoff, signature: Any, **kwargs: Any) -> None:
+    """Connected to ``record_signed`` for sign-offs: approval waits for preparation; the signature that
+    completes the sign-off adds the signed copy of the PDF (the version's figures, as produced, with both
+    signatures printed) to the version's files."""
+    if signature.slot == "approved" and not any(s.slot == "prepared" for s in record.signatures.all()):
+        raise ValidationError("Approve the report once it is prepared: the finance supervisor signs "
+                              "'Prepared by' first.")
+    if record.is_complete:
+        signed_copy_add(signoff=record)
+
+
+def signed_copy_add(*, signoff: ReportSignoff) -> ReportFile | None:
+    run = ReportRun.objects.select_related("facility", "requested_by__profile").get(pk=signoff.run_id)
+    if selectors.file_of(run, ReportFile.Format.SIGNED_PDF) is not None:
+        return None
+    content = selectors.run_content(run)
+    if content is None:
+        raise ValidationError("The version's stored figures no longer match their SHA-256: it cannot be signed. "
+                              "Produce the period again.")
+    production = _production(run, run.chain_digest, {k: list(v) for k, v in (run.chain_head or {}).items()})
+    kind = _kind(run.kind)
+    pdf = content_pdf(content, production, signoff=signoff)
+    stem = kind.file_stem(run.facility.code, Period(run.period_start, run.period_end), run.version)
+    return _store(run, ReportFile.Format.SIGNED_PDF, f"{stem}-signed.pdf", pdf)
+
+
+
+@transaction.atomic
+@acts_as_user
+def filing_record(*, run: ReportRun, filed_on: date, method: str, reference: str = "", notes: str = "",
+                  user: Any) -> ReportFiling:
+    """Record that this version was filed with the Bureau of Casino Compliance (§ 525.21(o))."""
+    require_capability(user, Capability.FILE_REPORTS)
+    run = ReportRun.objects.select_for_update().get(pk=run.pk)
+    kind = _kind(run.kind)
+    if not kind.filed:
+        raise ValidationError(f"The {kind.title.lower()} is not filed with the Bureau.")
+    if run.status != S.SUCCEEDED:
+        raise ValidationError("Only a produced report is filed; this version has not succeeded.")
+    if ReportFiling.objects.filter(run=run).exists():
+        raise ValidationError("This version is already recorded as filed.")
+    signoff = ReportSignoff.objects.filter(run=run).first()
+    if kind.signed and (signoff is None or not signoff.is_complete):
+        raise ValidationError("File the report once it is signed: it needs 'Prepared by' (finance supervisor) and "
+                              "'Approved by' (compliance officer).")
+    if signoff is not None and signoff.altered_since_signed:
+        raise ValidationError("This version was altered since it was signed and cannot be filed. Produce it again.")
+    today = gaming_day(run.facility)
+    require_filter_day(filed_on, "the filing date")
+    produced_on = local_time(run.facility, run.finished_at).date() if run.finished_at else today
+    if filed_on > local_time(run.facility).date():
+        raise ValidationError(f"The filing date {filed_on:%d %b %Y} is in the future; record a filing once it is sent.")
+    if filed_on < produced_on:
+        raise ValidationError(f"The filing date {filed_on:%d %b %Y} is before this version was produced "
+                              f"({produced_on:%d %b %Y}).")
+    if method not in ReportFiling.Method.values:
+        raise ValidationError("Choose how the report was sent.")
+    return ReportFiling.objects.create(facility_id=run.facility_id, run=run, filed_on=filed_on, method=method,
+                                       reference=reference.strip(), notes=notes.strip(), filed_by=user)
+
+
+def may_produce(user: Any, kind: ReportKind) -> bool:
+    return has_capability(user, Capability.RUN_REPORTS) and has_capability(user, kind.capability)
