@@ -72,7 +72,7 @@ def test_every_sealed_row_is_linked_and_an_untouched_chain_verifies(program, rec
     head = chain_head()
     # Every sealed kind has its chain (redemptions too, empty here); those with rows are linked.
     assert set(head.links) == {"compliance.AuditEvent", "compliance.Signature", "coupons.LedgerLine",
-                               "coupons.Redemption"}
+                               "coupons.Redemption", "reports.ReportFile"}
     assert len(head.digest) == 64
     assert all(head.links[label][0] >= 1 for label in ("compliance.AuditEvent", "compliance.Signature",
                                                        "coupons.LedgerLine"))

@@ -53,3 +53,18 @@ def redeemed(facility: Any, craps: Any, dealer: Any) -> Any:
         return regulated_bulk_create(Redemption, rows)
 
     return make
+
+
+@pytest.fixture
+def produce(django_capture_on_commit_callbacks: Any) -> Any:
+    """``produce(facility, kind, start, end, user)``: ask for a version and run its job (Celery eager), as a
+    request followed by a worker would; the run as it was left."""
+    from compliance.reports import services
+
+    def make(facility: Any, kind: str, start: Any, end: Any, user: Any) -> Any:
+        with django_capture_on_commit_callbacks(execute=True):
+            run = services.run_request(facility=facility, kind=kind, start=start, end=end, user=user)
+        run.refresh_from_db()
+        return run
+
+    return make
