@@ -41,7 +41,7 @@ def env_bool(name: str, default: bool = False) -> bool:
     raise ImproperlyConfiguredEnv(f"{name}={raw!r} is not a boolean: use one of 1/0, true/false, yes/no, on/off")
 
 
-def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -51,6 +51,8 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
         raise ImproperlyConfiguredEnv(f"{name}={raw!r} is not a whole number") from None
     if minimum is not None and value < minimum:
         raise ImproperlyConfiguredEnv(f"{name}={value} is below the minimum of {minimum}")
+    if maximum is not None and value > maximum:
+        raise ImproperlyConfiguredEnv(f"{name}={value} is above the maximum of {maximum}")
     return value
 
 

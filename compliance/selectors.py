@@ -234,6 +234,8 @@ def may_sign(user: Any, record: Any, requirement: Any, given: Iterable[Signature
     signatures = list(given) if given is not None else record.signature_list()
     if any(s.slot == requirement.slot for s in signatures):
         return False
+    if requirement.after and not any(s.slot == requirement.after for s in signatures):
+        return False
     if requirement.distinct and any(s.distinct_person and s.signer_id == user.pk for s in signatures):
         return False
     return profile.facilities.filter(pk=record.facility_id).exists()

@@ -105,8 +105,12 @@ def _check_signer(*, record: RegulatedRecord, requirement: SignatureRequirement,
 
 def _check_slot_free(*, record: RegulatedRecord, requirement: SignatureRequirement, existing: list[Signature],
                      user: Any, who: str) -> None:
-    """The slot is not signed yet and, where the record needs different people, this person has not
-    signed another of its slots."""
+    """The slot is not signed yet, the slot it follows is, and, where the record needs different people, this
+    person has not signed another of its slots."""
+    if requirement.after and not any(sig.slot == requirement.after for sig in existing):
+        first = type(record).requirement(requirement.after)
+        raise ValidationError(f"The “{requirement.label}” signature comes after "
+                              f"“{first.label if first else requirement.after}”, which is not given yet.")
     for sig in existing:
         if sig.slot == requirement.slot:
             raise ValidationError(

@@ -293,7 +293,12 @@ CELERY_BEAT_SCHEDULE["compliance-audit-chain-verify"] = {
 
 # Reports as Celery jobs (compliance.reports): a job is stopped past its time limit (soft: it marks itself
 # failed with the reason; hard: the worker kills it and the sweep below marks it failed).
-REPORTS_TIME_LIMIT_SECONDS = env_int("REPORTS_TIME_LIMIT_SECONDS", 20 * 60, minimum=60)
+REPORTS_TIME_LIMIT_SECONDS = env_int("REPORTS_TIME_LIMIT_SECONDS", 20 * 60, minimum=60, maximum=6 * 3600)
+# A task whose worker died without acknowledging it (acks_late) is delivered again by Redis after this long:
+# longer than the longest task's hard limit (a report; a mailing screening, 25 minutes), so a task still running
+# is never delivered twice, and short enough that a report whose whole worker was killed is finished by the
+# redelivery before the stuck-run sweep (compliance.reports.services.runs_fail_stuck) gives up on it.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(REPORTS_TIME_LIMIT_SECONDS, 25 * 60) + 10 * 60}
 CELERY_BEAT_SCHEDULE["reports-quarterly"] = {
     # Hourly: each facility's quarter is produced in the first hour after its last gaming day ends.
     "task": "compliance.reports.tasks.schedule_quarterly_reports",

@@ -63,6 +63,7 @@ class SignatureRequirement:
     departments: frozenset[str] = field(default_factory=frozenset)
     distinct: bool = True
     citation: str = ""
+    after: str = ""  # a slot that must be signed first (approved after prepared); "" for none
 
     def describe_who(self) -> str:
         parts = []

@@ -10,7 +10,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from compliance.reports.content import Chart
 
-__all__ = ["PALETTE", "axis_top", "chart_svg", "label_step", "value_text"]
+__all__ = ["PALETTE", "axis_top", "chart_svg", "label_step", "tick_count", "value_text"]
 
 PALETTE = ("#1f5f8b", "#e07b39", "#4c9a5b", "#b23a48", "#7a5c99", "#8c7a3d", "#3d8c8c", "#6b7785")
 WIDTH, HEIGHT = 760, 280
@@ -31,6 +31,14 @@ def axis_top(peak: int) -> int:
             if step * factor >= peak:
                 return step * factor
         step *= 10
+
+
+def tick_count(top: int) -> int:
+    """How many steps the value axis takes up to ``top`` so each is a round whole number (50: 5 × 10,
+    20: 4 × 5, 3: 3 × 1)."""
+    if top <= 5:
+        return max(1, top)
+    return 4 if str(top)[0] == "2" else 5
 
 
 def label_step(categories: int, room: int = 16) -> int:
@@ -58,9 +66,10 @@ def chart_svg(chart: Chart) -> str:
         f"<title>{escape(chart.title)}</title>",
         f'<text x="{LEFT}" y="18" font-size="14" font-weight="bold">{escape(chart.title)}</text>',
     ]
-    for tick in range(5):
-        value = top * tick // 4
-        y = TOP + plot_h - plot_h * tick / 4
+    steps = tick_count(top)
+    for tick in range(steps + 1):
+        value = top * tick // steps
+        y = TOP + plot_h - plot_h * tick / steps
         parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" stroke="#d5dbe1"/>')
         parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" font-size="10" text-anchor="end">'
                      f"{escape(value_text(value, chart.unit))}</text>")

@@ -199,7 +199,7 @@ class ReportSignoff(RegulatedRecord):
         SignatureRequirement("prepared", Meaning.PREPARED, "Prepared by (finance supervisor)",
                              roles=FINANCE_SUPERVISOR, citation="525.21(o)"),
         SignatureRequirement("approved", Meaning.APPROVED, "Approved by (compliance officer)",
-                             roles=COMPLIANCE_OFFICER, citation="525.21(o)"),
+                             roles=COMPLIANCE_OFFICER, citation="525.21(o)", after="prepared"),
     )
 
     run = models.OneToOneField(ReportRun, on_delete=models.PROTECT, related_name="signoff")

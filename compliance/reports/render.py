@@ -23,7 +23,7 @@ from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer
 from compliance.citations import cite
 from compliance.documents import CELL, DocumentMeta, data_table, markup_safe, render_pdf, signature_block, styles
 from compliance.exports import safe_csv_writer
-from compliance.reports.charts import PALETTE, axis_top, label_step, value_text
+from compliance.reports.charts import PALETTE, axis_top, label_step, tick_count, value_text
 from compliance.reports.content import Chart, ReportContent
 
 __all__ = ["Production", "content_csv", "content_pdf"]
@@ -99,7 +99,7 @@ def _chart_drawing(chart: Chart, width: float) -> Drawing:
                 for i in range(len(chart.categories))), default=0) if chart.series else 0
     top = axis_top(peak)
     bars.valueAxis.valueMin, bars.valueAxis.valueMax = 0, top / scale
-    bars.valueAxis.valueStep = top / scale / 4
+    bars.valueAxis.valueStep = top / scale / tick_count(top)
     bars.valueAxis.labels.fontSize = 7
     bars.valueAxis.labelTextFormat = (lambda v: value_text(round(v * scale), chart.unit))
     bars.barSpacing = 0
@@ -124,7 +124,8 @@ def content_pdf(content: ReportContent, production: Production, *, signoff: Any 
     the report's prepared-by and approved-by lines."""
     pagesize = landscape(letter) if content.landscape else letter
     width = pagesize[0] - 1.2 * inch
-    story: list[Flowable] = [data_table(["", ""], production.lines(), [2.2 * inch, width - 2.2 * inch], wrap=CELL),
+    story: list[Flowable] = [data_table(["This version", ""], production.lines(), [2.2 * inch, width - 2.2 * inch],
+                                        wrap=CELL),
                              Spacer(1, 0.15 * inch)]
     if content.summary:
         story += [Paragraph("Summary", styles["Heading2"]),
@@ -147,7 +148,8 @@ def content_pdf(content: ReportContent, production: Production, *, signoff: Any 
         story.append(Paragraph("How the regulation was read", styles["Heading2"]))
         story += [Paragraph(markup_safe(reading), styles["Normal"]) for reading in content.readings]
     if signoff is not None:
-        story += [Spacer(1, 0.2 * inch), Paragraph("Signatures", styles["Heading2"]), signature_block(signoff)]
+        story += [Spacer(1, 0.2 * inch),
+                  KeepTogether([Paragraph("Signatures", styles["Heading2"]), signature_block(signoff)])]
     if production.chain_links:
         story += [Spacer(1, 0.2 * inch), Paragraph("Audit chain head at production", styles["Heading2"]),
                   Paragraph(f"Digest <b>{markup_safe(production.chain_digest)}</b>", styles["Normal"]),

@@ -280,18 +280,28 @@ def run_execute(run_id: int) -> ReportRun | None:
                                  "if it fails again, tell the administrator.")
 
 
+def stuck_after() -> timedelta:
+    """How long a run may stay *running* before the sweep gives up on it: past the job's hard time limit and
+    past the broker's redelivery of a task whose whole worker died (its visibility timeout), plus 5 minutes —
+    so a report whose worker was killed is finished by the redelivery, not failed before it comes."""
+    limit = settings.REPORTS_TIME_LIMIT_SECONDS
+    visibility = (getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", None) or {}).get("visibility_timeout", 0)
+    return timedelta(seconds=max(limit, int(visibility)) + 5 * 60)
+
+
 @acts_as_system
 def runs_fail_stuck(*, now: datetime | None = None) -> int:
-    """Mark failed, with the reason, every run still running past the job's hard time limit (its worker was
-    killed or lost for good) or waiting for a worker for hours (its message was lost). Returns how many."""
+    """Mark failed, with the reason, every run still running past the job's hard time limit and the broker's
+    redelivery of a lost worker's task (``stuck_after``: its worker was stopped or lost for good) or waiting
+    for a worker for hours (its message was lost). Returns how many."""
     now = now or timezone.now()
     limit = timedelta(seconds=settings.REPORTS_TIME_LIMIT_SECONDS)
     failed = 0
-    for run in selectors.runs_stuck(started_before=now - limit - timedelta(minutes=5), queued_before=now - QUEUED_TOO_LONG):
+    for run in selectors.runs_stuck(started_before=now - stuck_after(), queued_before=now - QUEUED_TOO_LONG):
         if run.status == S.RUNNING and run.started_at is not None:
             reason = (f"Stopped: still running {int((now - run.started_at).total_seconds() // 60)} minutes after it "
-                      f"started, past the job's limit of {limit.seconds // 60} minutes (its worker was stopped or "
-                      "lost). Retry it.")
+                      f"started, past the job's limit of {int(limit.total_seconds()) // 60} minutes (its worker "
+                      "was stopped or lost). Retry it.")
         else:
             reason = "Stopped: no worker picked this report up within 6 hours. Retry it once the workers are running."
         failed += _fail(run.pk, reason, only_if=(run.status,)) is not None
@@ -320,12 +330,9 @@ def quarterly_reports_schedule(*, now: datetime | None = None) -> list[ReportRun
 
 
 def signoff_signed(sender: Any, record: ReportSignoff, signature: Any, **kwargs: Any) -> None:
-    """Connected to ``record_signed`` for sign-offs: approval waits for preparation; the signature that
-    completes the sign-off adds the signed copy of the PDF (the version's figures, as produced, with both
-    signatures printed) to the version's files."""
-    if signature.slot == "approved" and not any(s.slot == "prepared" for s in record.signatures.all()):
-        raise ValidationError("Approve the report once it is prepared: the finance supervisor signs "
-                              "'Prepared by' first.")
+    """Connected to ``record_signed`` for sign-offs (approval waits for preparation: the requirement's
+    ``after``): the signature that completes the sign-off adds the signed copy of the PDF (the version's
+    figures, as produced, with both signatures printed) to the version's files."""
     if record.is_complete:
         signed_copy_add(signoff=record)
 

@@ -61,3 +61,11 @@ def test_content_round_trips_through_its_stored_json():
                             charts=[Chart("C", ["x"], [Series("s", [1])], stacked=False, unit="$")],
                             readings=["r"], figures={"value_cents": 5}, landscape=True)
     assert ReportContent.from_json(content.to_json()) == content
+
+
+def test_value_axes_step_in_round_whole_numbers():
+    from compliance.reports.charts import tick_count
+
+    for top in (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000):
+        steps = tick_count(top)
+        assert top % steps == 0, top

@@ -34,7 +34,9 @@ def pdf_text(data: bytes) -> str:
 
 
 def file_data(run: ReportRun, fmt: str) -> bytes:
-    data = selectors.file_bytes(selectors.file_of(run, fmt))
+    file = selectors.file_of(run, fmt)
+    assert file is not None
+    data = selectors.file_bytes(file)
     assert data is not None
     return data
 
@@ -135,7 +137,11 @@ def test_prepared_then_approved_adds_a_signed_copy_and_then_it_is_filed(facility
         signoff = ReportSignoff.objects.get(run=run)
         with pytest.raises(ValidationError, match="File the report once it is signed"):
             services.filing_record(run=run, filed_on=date(2026, 11, 3), method="portal", user=compliance_officer)
-        with pytest.raises(ValidationError, match="Prepared by"), transaction.atomic():
+        from compliance.selectors import may_sign
+
+        approval = ReportSignoff.requirement("approved")
+        assert not may_sign(compliance_officer, signoff, approval)  # no Sign button before it is prepared
+        with pytest.raises(ValidationError, match="comes after “Prepared by"), transaction.atomic():
             signature_sign(record=signoff, slot="approved", user=compliance_officer, password=PASSWORD)
         _sign(run, finance_supervisor, compliance_officer)
         signed = selectors.file_of(selectors.run_in(facility, run.pk), ReportFile.Format.SIGNED_PDF)

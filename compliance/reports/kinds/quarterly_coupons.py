@@ -22,7 +22,7 @@ __all__ = ["FIGURES_SQL", "quarterly_figures"]
 
 # One aggregate: the face value of every coupon redeemed by a patron on a gaming day of the quarter.
 FIGURES_SQL = (
-    "SELECT denomination_cents, channel, count(*), sum(denomination_cents::bigint) FROM coupons_redemption "
+    "SELECT denomination_cents, channel, count(*), sum(CAST(denomination_cents AS bigint)) FROM coupons_redemption "
     "WHERE facility_id = %s AND gaming_date BETWEEN %s AND %s GROUP BY denomination_cents, channel"
 )
 
