@@ -126,3 +126,47 @@ def test_producing_refuses_a_future_or_unfinished_period_in_words(facility, comp
                            {"start": "2026-10-01", "end": "2026-12-31"}).content.decode()
     assert "has not ended" in page and "03 Nov 2026" in page
     assert not ReportRun.objects.exists()
+
+
+def test_the_job_list_takes_the_same_queries_however_many_versions(facility, denominations, redeemed,
+                                                                   compliance_officer, produce, client_for):
+    client = client_for(compliance_officer)
+
+    def queries() -> int:
+        with time_machine.travel(AFTER_Q3, tick=True), CaptureQueriesContext(connection) as captured:
+            assert client.get(reverse("reports:runs")).status_code == 200
+            assert client.get(reverse("reports:home")).status_code == 200
+        return len(captured)
+
+    with time_machine.travel(AFTER_Q3, tick=True):
+        produce(facility, "quarterly-coupons", date(2026, 7, 1), date(2026, 9, 30), compliance_officer)
+    queries()  # warm: caches filled once per process (content types, the session)
+    few = queries()
+    with time_machine.travel(AFTER_Q3, tick=True):
+        for _ in range(3):
+            produce(facility, "quarterly-coupons", date(2026, 7, 1), date(2026, 9, 30), compliance_officer)
+            produce(facility, "redemptions", date(2026, 9, 1), date(2026, 9, 30), compliance_officer)
+    assert queries() == few
+
+
+def test_the_dashboard_says_where_the_quarterly_report_stands(facility, denominations, redeemed, finance_supervisor,
+                                                              compliance_officer, dealer, produce, client_for):
+    from compliance.reports.models import ReportSignoff
+    from compliance.services import signature_sign
+    from tests.factories import PASSWORD
+
+    client = client_for(compliance_officer)
+    with time_machine.travel(AFTER_Q3, tick=True):
+        assert "Q3 2026 (01 Jul – 30 Sep 2026): not produced yet." in client.get("/").content.decode()
+        run = produce(facility, "quarterly-coupons", date(2026, 7, 1), date(2026, 9, 30), compliance_officer)
+        page = client.get("/").content.decode()
+        assert "version 1 awaiting Prepared by (finance supervisor), Approved by (compliance officer)" in page
+        signoff = ReportSignoff.objects.get(run=run)
+        signature_sign(record=signoff, slot="prepared", user=finance_supervisor, password=PASSWORD)
+        signature_sign(record=signoff, slot="approved", user=compliance_officer, password=PASSWORD)
+        assert "signed, not yet recorded as filed" in client.get("/").content.decode()
+        from compliance.reports import services
+
+        services.filing_record(run=run, filed_on=date(2026, 11, 3), method="portal", user=compliance_officer)
+        assert "version 1 filed on 03 Nov 2026" in client.get("/").content.decode()
+        assert "Quarterly coupon report" not in client_for(dealer).get("/").content.decode()
