@@ -7,8 +7,8 @@ class ReportsConfig(AppConfig):
     verbose_name = "Reports"
 
     def ready(self) -> None:
-        from compliance.reports import kinds  # noqa: F401  (each kind registers itself)
         from compliance.dashboard import register_panel
+        from compliance.reports import kinds  # noqa: F401  (each kind registers itself)
         from compliance.reports.models import ReportSignoff
         from compliance.reports.panels import reports_panel
         from compliance.reports.services import signoff_signed
