@@ -216,3 +216,18 @@ def test_a_file_altered_behind_the_application_is_refused_on_download(facility, 
                                  [csv_file.pk])
     response = client_for(inspector).get(reverse("reports:file", args=[run.pk, "csv"]))
     assert response.status_code == 409 and csv_file.sha256 in response.content.decode()
+
+
+def test_the_pdf_carries_the_facility_logo(facility, quarter, compliance_officer, produce, settings, tmp_path):
+    from django.core.files.base import ContentFile
+    from PIL import Image
+
+    settings.MEDIA_ROOT = str(tmp_path)
+    buffer = io.BytesIO()
+    Image.new("RGB", (120, 60), (31, 95, 139)).save(buffer, format="PNG")
+    facility.logo.save("keystone.png", ContentFile(buffer.getvalue()), save=True)
+    with time_machine.travel(AFTER_Q3, tick=True):
+        run = produce(facility, "quarterly-coupons", *Q3, compliance_officer)
+    reader = PdfReader(io.BytesIO(file_data(run, "pdf")))
+    images = list(reader.pages[0].images)
+    assert images, "the facility's logo is printed at the head of the report"
