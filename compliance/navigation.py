@@ -44,6 +44,8 @@ NAVIGATION: tuple[NavItem, ...] = (
     # Reports as Celery jobs (issue 12)
     NavItem("Reports", "reports:home", "Compliance"),
     NavItem("Report jobs", "reports:runs", "Compliance"),
+    # The game catalogue and exact game math (issue 13)
+    NavItem("Game math", "games:list", "Compliance"),
     # Equipment (issue 4)
     NavItem("Table board", "equipment:board", "Floor", _FLOOR),
     NavItem("Dice log", "equipment:dice-log", "Floor", _FLOOR),

@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "compliance.exclusion",
     "compliance.staffing",
     "compliance.reports",
+    "compliance.games",
 ]
 if DJANGO_ENV == "test":
     # A small app of regulated records used only to test the foundation's mechanisms.

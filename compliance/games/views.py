@@ -1,0 +1,82 @@
+"""The game catalogue's screens: every game with its wagers, paytable, readings and exact figures, the options
+side by side, and the figures as CSV and PDF. Open to every role, the Board inspector included (nothing here
+writes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.views.generic import TemplateView
+
+from compliance.documents import printed_for
+from compliance.games.citing import FILING, catalogued, clause_words
+from compliance.games.documents import figure_rows, figures_csv, figures_pdf
+from compliance.games.forms import OptionsForm
+from compliance.games.math.compare import comparisons
+from compliance.games.math.core import Analysis, GameMath, OptionError
+from compliance.games.math.registry import game, games
+from compliance.views import CapabilityRequiredMixin
+
+
+class GameListView(CapabilityRequiredMixin, TemplateView):
+    template_name = "games/list.html"
+    title = "Game math"
+    citation = (FILING,)
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        listed = [{"game": g, "clauses": clause_words(g.citations)} for g in games()]
+        return super().get_context_data(games=listed, **kwargs)
+
+
+class GameView(CapabilityRequiredMixin, TemplateView):
+    template_name = "games/game.html"
+    citation: tuple[str, ...] = (FILING,)
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        found = game(kwargs.get("slug", ""))
+        if found is None:
+            raise Http404("There is no such game in the catalogue.")
+        self.game: GameMath = found
+        self.title = f"Game math: {found.title}"
+        self.citation = catalogued(found.citations)
+        return super().dispatch(request, *args, **kwargs)
+
+    def figures(self) -> tuple[OptionsForm, Analysis | None, list[Any], str]:
+        form = OptionsForm(self.request.GET or None, game=self.game)
+        chosen = form.chosen() if form.is_valid() else self.game.defaults()
+        try:
+            analysis = self.game.run(chosen)
+            compared = comparisons(self.game, chosen)
+        except OptionError as error:
+            return form, None, [], str(error)
+        return form, analysis, compared, ""
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        form, analysis, compared, refusal = self.figures()
+        return super().get_context_data(game=self.game, form=form, analysis=analysis, compared=compared,
+                                        clauses=clause_words(self.game.citations),
+                                        refusal=refusal, rows=figure_rows(analysis) if analysis else [],
+                                        query=self.request.GET.urlencode(), **kwargs)
+
+
+class GameCsvView(GameView):
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        _form, analysis, compared, refusal = self.figures()
+        if analysis is None:
+            return HttpResponse(refusal, status=400, content_type="text/plain; charset=utf-8")
+        response = HttpResponse(figures_csv(self.game, analysis, compared), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="house-edge-{self.game.slug}.csv"'
+        return response
+
+
+class GamePdfView(GameView):
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        _form, analysis, compared, refusal = self.figures()
+        if analysis is None:
+            return HttpResponse(refusal, status=400, content_type="text/plain; charset=utf-8")
+        pdf = figures_pdf(self.game, analysis, compared, facility_name=self.facility.name,
+                          printed_for=printed_for(request.user))
+        response = HttpResponse(pdf, content_type="application/pdf")
+        response["Content-Disposition"] = f'attachment; filename="house-edge-{self.game.slug}.pdf"'
+        return response
