@@ -91,7 +91,7 @@ def test_count_vectors_cover_every_ordered_roll():
 
 
 def test_every_wager_outcome_sums_to_exactly_one(ten, six):
-    assert len(ten.wagers) == 6 + 7 + 6 + 1 + 2
+    assert len(ten.wagers) == 6 + 7 + 6 + 1 + 1 + 2  # + the whole position with an Extra Roll
     assert len(six.wagers) == 6 + 6
     for analysis in (ten, six):
         for wager in analysis.wagers:

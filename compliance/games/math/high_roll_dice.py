@@ -250,6 +250,26 @@ def _extra_roll_purchase(variant: Variant, joint: Mapping[tuple[int, int], int],
     )
 
 
+def _every_circle_with_extra_roll(variant: Variant, joint: Mapping[tuple[int, int], int], total: int) -> WagerFigures:
+    """The whole position a player most often takes with an Extra Roll: one unit on every Like Kind circle and one
+    for the Extra Roll, its result per unit staked — the figure to read beside the circles' parts above."""
+    circles = sorted(variant.like_kind)
+    staked = len(circles) + 1
+    cases = []
+    for (m, k), ways in joint.items():
+        net = sum((_circle_result(variant, c, m, k)[1] for c in circles), Fraction(0)) - 1  # the price is lost
+        cases.append((f"{KIND[m + k] if m + k in KIND else m + k}-of-a-kind after the Extra Roll"
+                      if k else f"{KIND[m] if m in KIND else m}-of-a-kind, the Extra Roll adds none",
+                      net / staked, ways))
+    return WagerFigures(
+        "like-kind-every-circle-extra-roll",
+        f"Like Kind Boulevard on every circle with an Extra Roll ({staked} units, per unit staked)", "675a.5(b), (d)",
+        outcomes_from(cases, total),
+        note="A position, not one wager: one unit on each Like Kind circle and one for the Extra Roll, the result "
+             "per unit staked. Every choice of circles with an Extra Roll favours the house (see the readings).",
+    )
+
+
 def positions(variant: Variant, joint: Mapping[tuple[int, int], int], total: int) -> str:
     """In words: the house advantage per unit staked of every choice of Like Kind circles with an Extra Roll."""
     circles = sorted(variant.like_kind)
@@ -277,7 +297,8 @@ def _extra_roll(variant: Variant, by_count: Mapping[int, int], total: int) -> tu
     whole = positions(variant, joint, total * total)
     purchase = _extra_roll_purchase(variant, joint, total * total)
     purchase = replace(purchase, note=f"{purchase.note} {whole}")
-    return [*_circles_with_extra_roll(variant, joint, total * total), purchase], whole
+    every = _every_circle_with_extra_roll(variant, joint, total * total)
+    return [*_circles_with_extra_roll(variant, joint, total * total), purchase, every], whole
 
 
 def analyse_variant(variant: Variant) -> Analysis:
@@ -327,6 +348,8 @@ def _settle_extra_roll(variant: Variant, most: int, final: int, tallies: Mapping
         tallies[f"like-kind-{n}-extra-roll"].add(circle[n])
     gained = final > most and final in variant.extra_roll
     tallies["extra-roll"].add(float(variant.extra_roll[final]) if gained else -1.0)
+    # The whole position: a unit on every Like Kind circle and one for the Extra Roll, per unit staked.
+    tallies["like-kind-every-circle-extra-roll"].add((sum(circle.values()) - 1.0) / (len(circle) + 1))
 
 
 def simulate_variant(variant: Variant, rounds: int, seed: int) -> dict[str, Tally]:
