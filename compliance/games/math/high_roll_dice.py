@@ -258,8 +258,8 @@ def _every_circle_with_extra_roll(variant: Variant, joint: Mapping[tuple[int, in
     cases = []
     for (m, k), ways in joint.items():
         net = sum((_circle_result(variant, c, m, k)[1] for c in circles), Fraction(0)) - 1  # the price is lost
-        cases.append((f"{KIND[m + k] if m + k in KIND else m + k}-of-a-kind after the Extra Roll"
-                      if k else f"{KIND[m] if m in KIND else m}-of-a-kind, the Extra Roll adds none",
+        cases.append((f"{KIND.get(m + k, m + k)}-of-a-kind after the Extra Roll"
+                      if k else f"{KIND.get(m, m)}-of-a-kind, the Extra Roll adds none",
                       net / staked, ways))
     return WagerFigures(
         "like-kind-every-circle-extra-roll",
