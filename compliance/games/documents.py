@@ -19,11 +19,14 @@ __all__ = ["FIGURE_HEADER", "figure_rows", "figures_csv", "figures_pdf", "sectio
 FIGURE_HEADER = ["Wager", "Tier", "Clause", "Payout odds", "Probability", "True odds", "House advantage",
                  "House advantage %"]
 
+
 def figure_rows(analysis: Analysis) -> list[list[str]]:
     """A row per wager, then a row per payout tier of a wager that has several."""
     rows = []
     for wager in analysis.wagers:
-        rows.append([wager.name, "", f"§ {wager.clause}", wager.payout_odds, fraction_text(wager.probability),
+        payout = wager.payout_odds if len(wager.tiers) <= 1 else "by tier, below"
+        rows.append([wager.name, "any winning tier" if len(wager.tiers) > 1 else "", f"§ {wager.clause}", payout,
+                     fraction_text(wager.probability),
                      wager.true_odds, fraction_text(wager.house_edge), f"{percent(wager.house_edge)}%"])
         if len(wager.tiers) > 1:
             rows += [["", tier.label, "", odds_text(tier.net), fraction_text(tier.probability),
