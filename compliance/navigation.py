@@ -46,6 +46,8 @@ NAVIGATION: tuple[NavItem, ...] = (
     NavItem("Report jobs", "reports:runs", "Compliance"),
     # The game catalogue and exact game math (issue 13)
     NavItem("Game math", "games:list", "Compliance"),
+    # Gaming related gaming service providers, ch. 528 (issue 14, item 7)
+    NavItem("Service providers", "providers:list", "Compliance"),
     # Equipment (issue 4)
     NavItem("Table board", "equipment:board", "Floor", _FLOOR),
     NavItem("Dice log", "equipment:dice-log", "Floor", _FLOOR),

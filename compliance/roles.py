@@ -85,6 +85,8 @@ class Capability(StrEnum):
     MANAGE_ROSTERS = "manage_rosters"
     MANAGE_CAMERAS = "manage_cameras"
     OVERRIDE_STAFFING = "override_staffing"
+    # Gaming related gaming service providers, ch. 528
+    MANAGE_GAMING_PROVIDERS = "manage_gaming_providers"
 
 
 _R = Role
@@ -151,6 +153,9 @@ CAPABILITIES: dict[Capability, frozenset[Role]] = {
     Capability.MANAGE_ROSTERS: frozenset({_R.SHIFT_MANAGER}),
     Capability.OVERRIDE_STAFFING: frozenset({_R.SHIFT_MANAGER}),
     Capability.MANAGE_CAMERAS: frozenset({_R.SURVEILLANCE}),
+    # Ch. 528: compliance records the Board's certifications, permissions and approvals of providers and which
+    # tables carry a provider's game or wager (§ 528.7).
+    Capability.MANAGE_GAMING_PROVIDERS: frozenset({_R.COMPLIANCE_OFFICER}),
 }
 
 # A role is held only by a member of its department (§ 525.21(d)–(l) give each duty to a member or a

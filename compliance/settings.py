@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "compliance.staffing",
     "compliance.reports",
     "compliance.games",
+    "compliance.providers",
 ]
 if DJANGO_ENV == "test":
     # A small app of regulated records used only to test the foundation's mechanisms.
@@ -308,4 +309,10 @@ CELERY_BEAT_SCHEDULE["reports-quarterly"] = {
 CELERY_BEAT_SCHEDULE["reports-fail-stuck"] = {
     "task": "compliance.reports.tasks.fail_stuck_report_runs",
     "schedule": crontab(minute="*/5"),
+}
+# Gaming service providers (ch. 528): reminders to renew a certification at 90, 75 and 61 days before its expiry
+# and on the day a renewal becomes late (§ 528.4(b)); once each (a unique reminder row), so hourly is harmless.
+CELERY_BEAT_SCHEDULE["providers-renewal-reminders"] = {
+    "task": "compliance.providers.tasks.send_renewal_reminders",
+    "schedule": crontab(minute=15),
 }

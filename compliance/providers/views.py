@@ -1,0 +1,253 @@
+"""Pages of the provider register (58 Pa. Code ch. 528): the register, each provider with its certification,
+permissions and offerings in words, the tables and whether each provider offering may be used today, and one
+form per event a compliance officer records. Thin: read through the selectors, write through the services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404
+from django.urls import reverse
+from django.views.generic import TemplateView
+
+from compliance.gaming_day import gaming_day
+from compliance.providers import forms, selectors, services
+from compliance.roles import Capability
+from compliance.views import CapabilityRequiredMixin, ServiceFormView
+
+__all__ = [
+    "AssignView",
+    "CertificationCreateView",
+    "LabApprovalView",
+    "OfferingCreateView",
+    "PermissionCreateView",
+    "PermissionRescindView",
+    "ProviderCreateView",
+    "ProviderDetailView",
+    "ProviderListView",
+    "RemoveView",
+    "RenewalDecideView",
+    "RenewalFileView",
+    "TableOfferingsView",
+    "UseApprovalView",
+]
+
+CITATION: tuple[str, ...] = ("528.4(a)", "528.4(b)", "528.4(c)", "528.6", "528.7", "528.8(a)", "528.8(b)", "528.9")
+
+
+def _found(thing: Any) -> Any:
+    if thing is None:
+        raise Http404("No such record")
+    return thing
+
+
+class ProviderListView(CapabilityRequiredMixin, TemplateView):
+    template_name = "providers/list.html"
+    title = "Gaming service providers"
+    citation = CITATION
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        today = gaming_day(self.facility)
+        rows = [(p, selectors.certification_standing(p, today),
+                 selectors.permission_standing_of(self.facility, p, today)) for p in selectors.providers()]
+        return super().get_context_data(**kwargs) | {"rows": rows, "today": today,
+                                                      "due": selectors.renewals_due(self.facility, today)}
+
+
+class ProviderDetailView(CapabilityRequiredMixin, TemplateView):
+    template_name = "providers/detail.html"
+    title = "Gaming service provider"
+    citation = CITATION
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        provider = _found(selectors.provider(kwargs["pk"]))
+        today = gaming_day(self.facility)
+        terms = selectors.term_rows(provider, today)
+        permissions = selectors.permission_rows(self.facility, provider, today)
+        return super().get_context_data(**kwargs) | {
+            "provider": provider, "today": today, "terms": terms, "permissions": permissions,
+            "standing": selectors.certification_standing(provider, today),
+            "permitted": selectors.permission_standing_of(self.facility, provider, today),
+            "offerings": selectors.offering_status(self.facility, provider, today),
+        }
+
+
+class TableOfferingsView(CapabilityRequiredMixin, TemplateView):
+    """Each table's provider offerings and whether each may be used today (§ 528.7)."""
+
+    template_name = "providers/tables.html"
+    title = "Provider games at the tables"
+    citation = ("528.7",)
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        today = gaming_day(self.facility)
+        rows = [(row, selectors.offering_refusal(row.offering, today, facility=self.facility))
+                for row in selectors.table_offerings_of(self.facility)]
+        return super().get_context_data(**kwargs) | {"rows": rows, "today": today}
+
+
+class _EventView(ServiceFormView):
+    """A form recording one event (compliance officers); the inspector sees it read-only."""
+
+    capability = Capability.MANAGE_GAMING_PROVIDERS
+    template_name = "providers/form.html"
+    citation: tuple[str, ...] = CITATION
+    subject_of: Any = None
+
+    def subject(self) -> Any:
+        return None
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        return super().get_context_data(**kwargs) | {"subject": self.subject()}
+
+    def done(self, words: str, provider_pk: int) -> str:
+        messages.success(self.request, words)
+        return reverse("providers:detail", args=[provider_pk])
+
+
+class ProviderCreateView(_EventView):
+    form_class = forms.ProviderForm
+    title = "Register a gaming service provider"
+    citation = ("528.6",)
+
+    def perform(self, form: Any) -> str:
+        provider = services.provider_register(facility=self.facility, user=self.request.user, **form.cleaned_data)
+        return self.done(f"{provider.name} is on the register.", provider.pk)
+
+
+class _ProviderEventView(_EventView):
+    def subject(self) -> Any:
+        return _found(selectors.provider(self.kwargs["pk"]))
+
+
+class OfferingCreateView(_ProviderEventView):
+    form_class = forms.OfferingForm
+    title = "Add a game, wager or feature"
+    citation = ("528.6", "528.7")
+
+    def perform(self, form: Any) -> str:
+        provider = self.subject()
+        services.offering_add(facility=self.facility, provider=provider, user=self.request.user, **form.cleaned_data)
+        return self.done("Offering recorded.", provider.pk)
+
+
+class CertificationCreateView(_ProviderEventView):
+    form_class = forms.CertificationForm
+    title = "Record the Board's certification"
+    citation = ("528.4(a)",)
+
+    def perform(self, form: Any) -> str:
+        provider = self.subject()
+        term = services.certification_record(facility=self.facility, provider=provider, user=self.request.user,
+                                             **form.cleaned_data)
+        return self.done(f"Certified until {term.expires_on:%-d %b %Y}.", provider.pk)
+
+
+class PermissionCreateView(_ProviderEventView):
+    form_class = forms.PermissionForm
+    title = "Record permission to conduct business before certification"
+    citation = ("528.8(a)",)
+
+    def perform(self, form: Any) -> str:
+        provider = self.subject()
+        services.permission_grant(facility=self.facility, provider=provider, user=self.request.user,
+                                  **form.cleaned_data)
+        return self.done("Permission recorded.", provider.pk)
+
+
+class _OfferingEventView(_EventView):
+    def subject(self) -> Any:
+        return _found(selectors.offering_in(self.kwargs["pk"]))
+
+
+class LabApprovalView(_OfferingEventView):
+    form_class = forms.LabApprovalForm
+    title = "Record the Gaming Laboratory's approval"
+    citation = ("528.7",)
+
+    def perform(self, form: Any) -> str:
+        offering = services.offering_lab_approval_record(facility=self.facility, offering=self.subject(),
+                                                         user=self.request.user, **form.cleaned_data)
+        return self.done("The Gaming Laboratory's approval is recorded.", offering.provider_id)
+
+
+class UseApprovalView(_OfferingEventView):
+    form_class = forms.UseApprovalForm
+    title = "Record the Board's approval for use"
+    citation = ("528.7",)
+
+    def perform(self, form: Any) -> str:
+        offering = self.subject()
+        services.offering_use_approve(facility=self.facility, offering=offering, user=self.request.user,
+                                      **form.cleaned_data)
+        return self.done("The Board's approval for use is recorded.", offering.provider_id)
+
+
+class _TermEventView(_EventView):
+    def subject(self) -> Any:
+        return _found(selectors.certification_in(self.kwargs["pk"]))
+
+
+class RenewalFileView(_TermEventView):
+    form_class = forms.RenewalForm
+    title = "Record the renewal filed"
+    citation = ("528.4(b)", "528.4(c)")
+
+    def perform(self, form: Any) -> str:
+        term = services.renewal_file(facility=self.facility, certification=self.subject(), user=self.request.user,
+                                     **form.cleaned_data)
+        return self.done("Renewal filing recorded.", term.provider_id)
+
+
+class RenewalDecideView(_TermEventView):
+    form_class = forms.DecisionForm
+    title = "Record the Board's decision on the renewal"
+    citation = ("528.4(a)", "528.4(c)")
+
+    def perform(self, form: Any) -> str:
+        term = services.renewal_decide(facility=self.facility, certification=self.subject(), user=self.request.user,
+                                       **form.cleaned_data)
+        return self.done("The Board's decision is recorded.", term.provider_id)
+
+
+class PermissionRescindView(_EventView):
+    form_class = forms.RescissionForm
+    title = "Record the rescission of the permission"
+    citation = ("528.8(b)", "528.8(c)")
+
+    def subject(self) -> Any:
+        return _found(selectors.permission_in(self.facility, self.kwargs["pk"]))
+
+    def perform(self, form: Any) -> str:
+        permission = services.permission_rescind(facility=self.facility, permission=self.subject(),
+                                                 user=self.request.user, **form.cleaned_data)
+        return self.done(f"Rescinded: business ceases by {permission.cease_by:%-d %b %Y}.", permission.provider_id)
+
+
+class AssignView(_EventView):
+    form_class = forms.TableOfferingForm
+    title = "Put a provider's game or wager on a table"
+    citation = ("528.7",)
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return super().get_form_kwargs() | {"facility": self.facility}
+
+    def perform(self, form: Any) -> str:
+        row = services.table_offering_assign(user=self.request.user, **form.cleaned_data)
+        messages.success(self.request, f"Table {row.table.number} carries {row.offering}.")
+        return reverse("providers:tables")
+
+
+class RemoveView(_EventView):
+    form_class = forms.forms.Form
+    title = "Take a provider's game or wager off a table"
+    citation = ("528.7",)
+
+    def subject(self) -> Any:
+        return _found(selectors.table_offering_in(self.facility, self.kwargs["pk"]))
+
+    def perform(self, form: Any) -> str:
+        row = services.table_offering_remove(table_offering=self.subject(), user=self.request.user)
+        messages.success(self.request, f"Table {row.table.number} no longer carries {row.offering}.")
+        return reverse("providers:tables")

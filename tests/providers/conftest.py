@@ -1,0 +1,48 @@
+"""Provider fixtures: a clock on a known gaming day, a provider, an offering of Sic Bo and a Sic Bo table."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from compliance.models import Game
+from compliance.providers import services
+from tests.equipment.conftest import make_table
+
+NY = ZoneInfo("America/New_York")
+TODAY = date(2026, 3, 2)  # the gaming day at NOW
+
+
+def at_noon(day: date) -> datetime:
+    """Noon of ``day`` on the facility's clock: well inside that gaming day."""
+    return datetime(day.year, day.month, day.day, 12, 0, tzinfo=NY)
+
+
+NOW = at_noon(TODAY)
+
+
+@pytest.fixture(autouse=True)
+def _clock() -> Any:
+    with time_machine.travel(NOW, tick=False):
+        yield
+
+
+@pytest.fixture
+def provider(facility: Any, compliance_officer: Any) -> Any:
+    return services.provider_register(facility=facility, name="Dragon Side Bets LLC", board_file_number="GSP-528-01",
+                                      contact="Jo Tan, 555-0100", user=compliance_officer)
+
+
+@pytest.fixture
+def offering(facility: Any, provider: Any, compliance_officer: Any) -> Any:
+    return services.offering_add(facility=facility, provider=provider, game=Game.objects.get(code="sic-bo"),
+                                 name="Triple Dragon side bet", user=compliance_officer)
+
+
+@pytest.fixture
+def table(facility: Any) -> Any:
+    return make_table(facility, "sic-bo", "SB-7")
