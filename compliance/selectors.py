@@ -195,6 +195,10 @@ def records_awaiting_signature(user: Any, facility: Facility, *, limit: int = 20
                 model.objects.filter(facility=facility, corrected_by__isnull=True)
                 .exclude(pk__in=signed)
             )
+            if requirement.after:  # a slot that follows another waits for it
+                first = Signature.objects.filter(content_type=content_type, slot=requirement.after)
+                pending = pending.filter(pk__in=first.values("object_id"))
+            pending = model.still_awaited(pending)
             if requirement.distinct:  # records this person already signed need someone else
                 mine = Signature.objects.filter(content_type=content_type, signer_id=user.pk, distinct_person=True)
                 pending = pending.exclude(pk__in=mine.values("object_id"))

@@ -218,6 +218,12 @@ class RegulatedRecord(AuditedModel):
 
     # --- signatures -----------------------------------------------------------------------
     @classmethod
+    def still_awaited(cls, pending: models.QuerySet[Any]) -> models.QuerySet[Any]:
+        """Of unsigned records, those whose signatures are still wanted (the dashboard's "awaiting your
+        signature"); a record type whose records can be overtaken otherwise than by a correction narrows it."""
+        return pending
+
+    @classmethod
     def requirement(cls, slot: str) -> SignatureRequirement | None:
         return next((r for r in cls.signature_requirements if r.slot == slot), None)
 

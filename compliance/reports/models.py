@@ -207,6 +207,16 @@ class ReportSignoff(RegulatedRecord):
     def __str__(self) -> str:
         return f"Sign-off of {self.run}"
 
+    @classmethod
+    def still_awaited(cls, pending: models.QuerySet[Any]) -> models.QuerySet[Any]:
+        """A version overtaken by a newer succeeded version of the same report and period is not signed."""
+        newer = ReportRun.objects.filter(
+            facility_id=models.OuterRef("run__facility_id"), kind=models.OuterRef("run__kind"),
+            period_start=models.OuterRef("run__period_start"), period_end=models.OuterRef("run__period_end"),
+            version__gt=models.OuterRef("run__version"), status=ReportRun.Status.SUCCEEDED,
+        )
+        return pending.exclude(models.Exists(newer))
+
     def signable_content(self) -> dict[str, Any]:
         """The version signed for: its period and the SHA-256 of each file it was produced with (the signed
         copy, made when the approval completes, is not part of what is signed)."""

@@ -3,8 +3,11 @@ prepared, approved, filed — § 525.21(o)), and any report job that failed."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils import timezone
 
 from compliance.dashboard import Panel, PanelLine
 from compliance.gaming_day import gaming_day
@@ -49,6 +52,6 @@ def reports_panel(request: HttpRequest) -> Panel | None:
     lines = [_quarter_line(request)]
     lines += [PanelLine(f"{run.kind_title} ({run.period_start:%d %b} – {run.period_end:%d %b %Y}) failed: {run.error}",
                         run.get_absolute_url(), "alert")
-              for run in selectors.runs_of(facility, status="failed")[:5]]
+              for run in selectors.failed_runs_unresolved(facility, since=timezone.now() - timedelta(days=30))[:5]]
     tone = "alert" if any(line.tone == "alert" for line in lines) else ("warn" if lines[0].tone else "")
     return Panel("Reports", lines, tone=tone, citation="525.21(o)", order=40)

@@ -38,6 +38,11 @@ class ReportKind:
     signed: bool = False  # prepared-by and approved-by signatures (ReportSignoff)
     filed: bool = False  # filed with the Bureau (ReportFiling)
     max_days: int = 366
+    live: bool = True  # the page computes it for any period; False: versions only (too large for a request)
+    # (facility, period, today) -> whether the records are complete enough for the schedule to produce it
+    ready: Callable[[Any, Period, date], bool] | None = None
+    # (facility, period, stored figures) -> why a version no longer matches the records ("" when it does)
+    stale: Callable[[Any, Period, dict[str, Any]], str] | None = None
 
     def file_stem(self, facility_code: str, period: Period, version: int) -> str:
         return f"{self.code}-{facility_code}-{period.start:%Y%m%d}-{period.end:%Y%m%d}-v{version}"

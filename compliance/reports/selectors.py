@@ -14,11 +14,13 @@ from compliance.reports.models import ReportFile, ReportFileContent, ReportRun, 
 from compliance.reports.periods import Period
 
 __all__ = [
+    "failed_runs_unresolved",
     "file_bytes",
     "file_of",
     "run_content",
     "run_for_job",
     "run_in",
+    "run_state",
     "runs_of",
     "runs_stuck",
     "scheduled_run_exists",
@@ -34,6 +36,17 @@ def _with_files(runs: QuerySet[ReportRun]) -> QuerySet[ReportRun]:
     )
 
 
+def failed_runs_unresolved(facility: Facility, *, since: datetime) -> QuerySet[ReportRun]:
+    """Failed runs asked for since ``since`` that no later version of the same report and period replaced."""
+    from django.db.models import Exists, OuterRef
+
+    replaced = ReportRun.objects.filter(facility=OuterRef("facility"), kind=OuterRef("kind"),
+                                        period_start=OuterRef("period_start"), period_end=OuterRef("period_end"),
+                                        version__gt=OuterRef("version"))
+    return (ReportRun.objects.filter(facility=facility, status=ReportRun.Status.FAILED, requested_at__gte=since)
+            .exclude(Exists(replaced)).order_by("-requested_at"))
+
+
 def runs_of(facility: Facility, *, kind: str = "", status: str = "") -> QuerySet[ReportRun]:
     """The facility's runs, newest first, with what a list shows (a constant number of queries)."""
     runs = ReportRun.objects.filter(facility=facility)
@@ -47,6 +60,14 @@ def runs_of(facility: Facility, *, kind: str = "", status: str = "") -> QuerySet
 def run_in(facility: Facility, pk: Any) -> ReportRun | None:
     try:
         return _with_files(ReportRun.objects.filter(facility=facility)).filter(pk=int(pk)).first()
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def run_state(facility: Facility, pk: Any) -> ReportRun | None:
+    """A run and its progress, one query (the progress bar polls it)."""
+    try:
+        return ReportRun.objects.select_related("progress").filter(facility=facility, pk=int(pk)).first()
     except (TypeError, ValueError, OverflowError):
         return None
 

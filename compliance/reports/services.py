@@ -133,15 +133,21 @@ def run_request(*, facility: Facility, kind: str, start: date, end: date, user: 
 @transaction.atomic
 @acts_as_user
 def run_retry(*, run: ReportRun, user: Any) -> ReportRun:
-    """Queue a failed run again (same version: a failed run produced no file)."""
+    """Queue a failed run again, asked for now by ``user`` (same version: a failed run produced no file)."""
     require_may_produce(user, _kind(run.kind))
+    Facility.objects.select_for_update().get(pk=run.facility_id)  # as _new_run: one request per facility at a time
     run = ReportRun.objects.select_for_update().get(pk=run.pk)
     if run.status != S.FAILED:
         raise ValidationError(f"Only a failed report is retried; this one is {run.get_status_display().lower()}.")
-    if ReportRun.objects.filter(facility_id=run.facility_id, kind=run.kind, period_start=run.period_start,
-                                period_end=run.period_end, status__in=ReportRun.ACTIVE).exists():
+    same_period = ReportRun.objects.filter(facility_id=run.facility_id, kind=run.kind, period_start=run.period_start,
+                                           period_end=run.period_end)
+    if same_period.filter(status__in=ReportRun.ACTIVE).exists():
         raise ValidationError("This period is already being produced; wait for that version.")
+    if same_period.filter(version__gt=run.version).exists():
+        raise ValidationError(f"A newer version of this period exists; produce the period again instead of "
+                              f"retrying version {run.version}.")
     run.status, run.error, run.attempts, run.started_at, run.finished_at = S.QUEUED, "", 0, None, None
+    run.requested_by, run.requested_at = user, timezone.now()  # the history keeps the first request
     run.save()
     RunProgress.objects.update_or_create(run=run, defaults={"percent": 0, "stage": "Waiting for a worker",
                                                            "updated_at": timezone.now()})
@@ -154,11 +160,17 @@ def _progress(run: ReportRun, percent: int, stage: str) -> None:
                                                            "updated_at": timezone.now()})
 
 
-def _fail(run_id: int, reason: str, *, only_if: tuple[str, ...] = (S.QUEUED, S.RUNNING)) -> ReportRun | None:
+def _fail(run_id: int, reason: str, *, only_if: tuple[str, ...] = (S.QUEUED, S.RUNNING),
+          seen: ReportRun | None = None) -> ReportRun | None:
+    """Mark the run failed with ``reason`` if its status is one of ``only_if`` — and, for the sweep (``seen``),
+    only if it is still the attempt the sweep looked at (a run restarted or retried meanwhile is left alone)."""
     with transaction.atomic():
         run = ReportRun.objects.select_for_update().filter(pk=run_id).first()
         if run is None or run.status not in only_if:
             return run
+        if seen is not None and (run.started_at, run.requested_at, run.attempts) != (
+                seen.started_at, seen.requested_at, seen.attempts):
+            return None
         run.status, run.error, run.finished_at = S.FAILED, reason, timezone.now()
         run.save()
         _progress(run, 100, "Failed")
@@ -216,6 +228,9 @@ def _render(run: ReportRun, kind: ReportKind) -> _Rendered:
     period = Period(run.period_start, run.period_end)
     _progress(run, 10, "Gathering the figures")
     content = kind.build(run.facility, period)
+    if period.end >= gaming_day(run.facility):
+        as_of = local_time(run.facility)
+        content.period += f" — incomplete: the period has not ended; records as of {as_of:%d %b %Y %H:%M} {as_of.tzname()}"
     _progress(run, 50, "Recording the audit chain head")
     head = chain_head()
     links = {label: [seq, h] for label, (seq, h) in head.links.items()}
@@ -274,10 +289,11 @@ def run_execute(run_id: int) -> ReportRun | None:
         except (ValidationError, PermissionDenied) as error:
             words = " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
             return _fail(run_id, words or "The report was refused.")
-        except Exception as error:  # a failed report says why, and the worker lives on
+        except Exception:  # a failed report says so, and the worker lives on; the details go to the log only
             log.exception("report run %s failed", run_id)
-            return _fail(run_id, f"The report could not be produced ({type(error).__name__}: {error}). Retry it; "
-                                 "if it fails again, tell the administrator.")
+            return _fail(run_id, f"The report could not be produced (an error in the system; the administrator "
+                                 f"finds it in the log under report run {run_id}). Retry it; if it fails again, tell "
+                                 "the administrator.")
 
 
 def stuck_after() -> timedelta:
@@ -304,19 +320,24 @@ def runs_fail_stuck(*, now: datetime | None = None) -> int:
                       "was stopped or lost). Retry it.")
         else:
             reason = "Stopped: no worker picked this report up within 6 hours. Retry it once the workers are running."
-        failed += _fail(run.pk, reason, only_if=(run.status,)) is not None
+        failed += _fail(run.pk, reason, only_if=(run.status,), seen=run) is not None
     return failed
 
 
 @acts_as_system
 def quarterly_reports_schedule(*, now: datetime | None = None) -> list[ReportRun]:
     """Beat: for each facility, produce every scheduled quarterly report of the quarter that ended last on its
-    own clock (the last gaming day of the quarter is over), once."""
+    own clock (the last gaming day of the quarter is over), once — when the kind says its records are complete
+    (``ReportKind.ready``: the coupon report waits for finance to process the quarter's last gaming day, whose
+    drop boxes are counted the next morning, or a week at most)."""
     created: list[ReportRun] = []
     for facility in Facility.objects.order_by("pk"):
-        period = previous_quarter(gaming_day(facility, now))
+        today = gaming_day(facility, now)
+        period = previous_quarter(today)
         for kind in all_kinds():
             if not kind.scheduled_quarterly or selectors.scheduled_run_exists(facility, kind.code, period):
+                continue
+            if kind.ready is not None and not kind.ready(facility, period, today):
                 continue
             try:
                 with transaction.atomic():
@@ -373,6 +394,9 @@ def filing_record(*, run: ReportRun, filed_on: date, method: str, reference: str
                               "'Approved by' (compliance officer).")
     if signoff is not None and signoff.altered_since_signed:
         raise ValidationError("This version was altered since it was signed and cannot be filed. Produce it again.")
+    changed = stale_words(run, kind)
+    if changed:
+        raise ValidationError(f"{changed} File a version that matches the records: produce the period again.")
     today = gaming_day(run.facility)
     require_filter_day(filed_on, "the filing date")
     produced_on = local_time(run.facility, run.finished_at).date() if run.finished_at else today
@@ -381,10 +405,26 @@ def filing_record(*, run: ReportRun, filed_on: date, method: str, reference: str
     if filed_on < produced_on:
         raise ValidationError(f"The filing date {filed_on:%d %b %Y} is before this version was produced "
                               f"({produced_on:%d %b %Y}).")
+    if signoff is not None and signoff.signature_list():
+        approved_on = local_time(run.facility, max(s.signed_at for s in signoff.signature_list())).date()
+        if filed_on < approved_on:
+            raise ValidationError(f"The filing date {filed_on:%d %b %Y} is before the report was approved "
+                                  f"({approved_on:%d %b %Y}): a report is filed once approved.")
     if method not in ReportFiling.Method.values:
         raise ValidationError("Choose how the report was sent.")
     return ReportFiling.objects.create(facility_id=run.facility_id, run=run, filed_on=filed_on, method=method,
                                        reference=reference.strip(), notes=notes.strip(), filed_by=user)
+
+
+def stale_words(run: ReportRun, kind: ReportKind) -> str:
+    """Why this version no longer matches the records it was drawn from ("" when it does, or the kind cannot
+    tell): coupons counted after it was produced, a correction. One aggregate."""
+    if kind.stale is None or not run.succeeded:
+        return ""
+    content = selectors.run_content(run)
+    if content is None:
+        return "This version's stored figures no longer match their SHA-256."
+    return kind.stale(run.facility, Period(run.period_start, run.period_end), content.figures)
 
 
 def may_produce(user: Any, kind: ReportKind) -> bool:

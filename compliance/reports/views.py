@@ -30,6 +30,16 @@ from compliance.views import CapabilityRequiredMixin, ServiceFormView, refusal_m
 PAGE_ROWS = 500  # rows of a section shown on a page; the CSV holds them all
 
 
+def retired_kind(code: str) -> ReportKind:
+    """A report this system no longer produces: its versions stay viewable and downloadable (to the roles that
+    run reports, and the inspector); nothing new is produced."""
+    def build(facility: Any, period: Period) -> ReportContent:
+        raise ValidationError(f"The report {code!r} is no longer produced; its versions are kept.")
+
+    return ReportKind(code=code, title=f"Report {code} (no longer produced)", citations=("525.21(r)(1)",),
+                      description="Kept for its versions.", build=build, live=False)
+
+
 def may_see(user: Any, kind: ReportKind) -> bool:
     return is_inspector(user) or has_capability(user, kind.capability)
 
@@ -62,9 +72,9 @@ class RunMixin(CapabilityRequiredMixin):
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.user.is_authenticated and getattr(request, "facility", None):
             run = selectors.run_in(request.facility, kwargs.get("pk"))  # type: ignore[attr-defined]
-            kind = kind_of(run.kind) if run is not None else None
-            if run is None or kind is None:
+            if run is None:
                 raise Http404("There is no such report version here.")
+            kind = kind_of(run.kind) or retired_kind(run.kind)
             if not may_see(request.user, kind):
                 raise PermissionDenied("Your role does not give access to this report.")
             self.run, self.kind, self.citation = run, kind, kind.citations
@@ -104,10 +114,10 @@ class KindView(KindMixin, TemplateView):
             refusal = services.period_refusal(self.facility, self.kind, period, gaming_day(self.facility))
             context.update(period=period, refusal=refusal, versions=list(
                 selectors.versions_of(self.facility, self.kind.code, period)))
-            if period.days <= self.kind.max_days:
+            if not self.kind.live:
+                context["not_live"] = True
+            elif period.days <= self.kind.max_days:
                 context.update(shown(self.kind.build(self.facility, period)))
-            else:
-                context["refusal"] = refusal
         return context
 
 
@@ -166,6 +176,7 @@ class RunView(RunMixin, TemplateView):
                        filing=getattr(run, "filing", None),
                        filing_form=FilingForm(initial={"filed_on": timezone.localdate()}) if kind.filed else None)
         if run.succeeded:
+            context["stale"] = services.stale_words(run, kind)
             content = selectors.run_content(run)
             context["altered"] = content is None
             if content is not None:
@@ -173,11 +184,16 @@ class RunView(RunMixin, TemplateView):
         return context
 
 
-class RunProgressView(RunMixin, View):
-    """The job's state for the progress bar (polled by static/compliance/report-progress.js)."""
+class RunProgressView(CapabilityRequiredMixin, View):
+    """The job's state for the progress bar (polled by static/compliance/report-progress.js): one query."""
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        run = self.run
+        run = selectors.run_state(self.facility, kwargs.get("pk"))
+        kind = kind_of(run.kind) if run is not None else None
+        if run is None:
+            raise Http404("There is no such report version here.")
+        if kind is not None and not may_see(request.user, kind):
+            raise PermissionDenied("Your role does not give access to this report.")
         progress = getattr(run, "progress", None)
         return JsonResponse({
             "status": run.status, "status_label": run.get_status_display(), "active": run.active,

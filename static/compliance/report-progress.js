@@ -15,7 +15,10 @@
         if (stage) { stage.textContent = state.error ? state.error : state.stage; }
         if (status) { status.textContent = state.status_label; }
         if (state.active) {
-          window.setTimeout(function () { poll(box); }, 1000);
+          // Every 2 s while it moves; slower while it waits for a worker (queued), never below every 10 s.
+          var wait = state.status === "queued" ? Math.min(10000, (box._wait || 2000) * 1.5) : 2000;
+          box._wait = wait;
+          window.setTimeout(function () { poll(box); }, wait);
         } else if (box.hasAttribute("data-reload-when-done")) {
           window.location.reload();
         }

@@ -93,10 +93,12 @@ def test_the_options_are_compared_side_by_side_and_downloaded(facility, complian
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("query", [{"small": "1 for 1"}, {"small": "<script>"}, {"small": "9" * 40},
-                                   {"small": "0 to 1"}, {"paytable": "Z"}, {"small": "-3 to 1"}])
+                                   {"small": "0 to 1"}, {"paytable": "Z"}, {"small": "-3 to 1"},
+                                   {"three-of-a-kind": "1000000000000000000000000000 to 1"},
+                                   {"payout": "99999999999999999999999999999 to 1"}])
 def test_hostile_options_get_words_not_errors(facility, compliance_officer, client_for, query):
     client = client_for(compliance_officer)
-    for slug in ("sic-bo", "asia-poker"):
+    for slug in ("sic-bo", "asia-poker", "props-and-hops"):
         page = client.get(reverse("games:game", args=[slug]), query)
         assert page.status_code == 200, (slug, query)
         assert client.get(reverse("games:csv", args=[slug]), query).status_code in (200, 400)

@@ -231,3 +231,36 @@ def test_the_pdf_carries_the_facility_logo(facility, quarter, compliance_officer
     reader = PdfReader(io.BytesIO(file_data(run, "pdf")))
     images = list(reader.pages[0].images)
     assert images, "the facility's logo is printed at the head of the report"
+
+
+def test_a_filing_is_not_dated_before_the_approval_nor_of_a_version_the_records_overtook(
+        facility, quarter, denominations, redeemed, finance_supervisor, compliance_officer, produce):
+    with time_machine.travel(AFTER_Q3, tick=True):
+        run = produce(facility, "quarterly-coupons", *Q3, compliance_officer)
+    with time_machine.travel("2026-11-10 15:00:00+00:00", tick=True):
+        _sign(run, finance_supervisor, compliance_officer)
+        with pytest.raises(ValidationError, match="before the report was approved"):
+            services.filing_record(run=run, filed_on=date(2026, 11, 3), method="portal", user=compliance_officer)
+        redeemed(denominations[500], datetime(2026, 9, 30, 20, 0, tzinfo=UTC), channel=Redemption.Channel.COUNT)
+        with pytest.raises(ValidationError, match="records changed since this version was produced: 10 coupons"):
+            services.filing_record(run=run, filed_on=date(2026, 11, 10), method="portal", user=compliance_officer)
+    assert not ReportFiling.objects.exists()
+
+
+def test_the_dashboard_asks_for_approval_only_once_prepared_and_only_of_the_newest_version(
+        facility, quarter, finance_supervisor, compliance_officer, produce):
+    from compliance.selectors import records_awaiting_signature
+
+    with time_machine.travel(AFTER_Q3, tick=True):
+        first = produce(facility, "quarterly-coupons", *Q3, compliance_officer)
+
+        def awaiting(user):
+            return [(r.run.version, req.slot) for r, req in records_awaiting_signature(user, facility)
+                    if isinstance(r, ReportSignoff)]
+
+        assert awaiting(compliance_officer) == [] and awaiting(finance_supervisor) == [(1, "prepared")]
+        signature_sign(record=ReportSignoff.objects.get(run=first), slot="prepared", user=finance_supervisor,
+                       password=PASSWORD)
+        assert awaiting(compliance_officer) == [(1, "approved")]
+        produce(facility, "quarterly-coupons", *Q3, compliance_officer)
+        assert awaiting(compliance_officer) == [] and awaiting(finance_supervisor) == [(2, "prepared")]

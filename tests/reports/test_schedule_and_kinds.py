@@ -23,7 +23,14 @@ def scheduled(facility, django_capture_on_commit_callbacks, at: str) -> list[tup
             .order_by("period_start")]
 
 
-def test_the_quarter_is_produced_once_its_last_gaming_day_has_ended(facility, django_capture_on_commit_callbacks):
+def test_the_quarter_is_produced_once_its_last_gaming_day_has_ended(facility, monkeypatch,
+                                                                   django_capture_on_commit_callbacks):
+    from coupons import selectors as coupon_selectors
+    from coupons.selectors import ClosedDays
+
+    # Finance has processed every day (the coupon report waits for that: see the next tests).
+    monkeypatch.setattr(coupon_selectors, "closed_days",
+                        lambda f: ClosedDays(last_form=date(2026, 12, 31), last_processed=date(2026, 12, 31)))
     # 05:45 on 1 October in Pennsylvania is still 30 September's gaming day: the third quarter is not over.
     assert scheduled(facility, django_capture_on_commit_callbacks, "2026-10-01 09:45:00+00:00") == [
         (date(2026, 4, 1), date(2026, 6, 30), "succeeded")]
@@ -36,8 +43,13 @@ def test_the_quarter_is_produced_once_its_last_gaming_day_has_ended(facility, dj
     assert run.history.first().history_user.username == "system"
 
 
-def test_a_facility_in_another_time_zone_has_its_own_quarter_end(facility, other_facility,
+def test_a_facility_in_another_time_zone_has_its_own_quarter_end(facility, other_facility, monkeypatch,
                                                                  django_capture_on_commit_callbacks):
+    from coupons import selectors as coupon_selectors
+    from coupons.selectors import ClosedDays
+
+    monkeypatch.setattr(coupon_selectors, "closed_days",
+                        lambda f: ClosedDays(last_form=date(2026, 12, 31), last_processed=date(2026, 12, 31)))
     other_facility.time_zone = "America/Los_Angeles"
     other_facility.save()
     # 07:00 in Pennsylvania, 04:00 in California: only the Pennsylvanian quarter has ended.
@@ -82,3 +94,46 @@ def test_the_staffing_chart_counts_violations_per_shift(facility):
     at = lambda h: datetime(2026, 9, 2, h, 30, tzinfo=UTC)  # noqa: E731  (EDT is UTC−4)
     assert [shift_of(facility, shifts, at(h)) for h in (10, 18, 2, 5)] == ["Day", "Swing", "Grave", "Grave"]
     assert shift_of(facility, shifts[:1], at(20)) == OUTSIDE
+
+
+def test_the_coupon_report_waits_for_finance_to_process_the_quarters_last_day(facility, monkeypatch,
+                                                                              django_capture_on_commit_callbacks):
+    from coupons import selectors as coupon_selectors
+    from coupons.selectors import ClosedDays
+
+    last = {"day": date(2026, 9, 29)}
+    monkeypatch.setattr(coupon_selectors, "closed_days",
+                        lambda f: ClosedDays(last_form=last["day"], last_processed=last["day"]))
+    quarter_three = (date(2026, 7, 1), date(2026, 9, 30))
+    # 1 October, 06:30: the quarter is over, but 30 September's drop boxes are not yet counted and processed.
+    assert quarter_three not in [r[:2] for r in scheduled(facility, django_capture_on_commit_callbacks,
+                                                        "2026-10-01 10:30:00+00:00")]
+    last["day"] = date(2026, 9, 30)
+    assert quarter_three in [r[:2] for r in scheduled(facility, django_capture_on_commit_callbacks,
+                                                    "2026-10-01 18:30:00+00:00")]
+
+
+def test_a_week_after_the_quarter_it_is_produced_whatever_finance_did(facility, django_capture_on_commit_callbacks):
+    assert (date(2026, 7, 1), date(2026, 9, 30)) not in [
+        r[:2] for r in scheduled(facility, django_capture_on_commit_callbacks, "2026-10-07 09:30:00+00:00")]
+    assert (date(2026, 7, 1), date(2026, 9, 30)) in [
+        r[:2] for r in scheduled(facility, django_capture_on_commit_callbacks, "2026-10-07 10:30:00+00:00")]
+
+
+def test_a_run_retried_long_after_it_was_asked_for_is_not_failed_as_lost(facility, compliance_officer,
+                                                                           django_capture_on_commit_callbacks):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    with time_machine.travel("2026-11-03 14:00:00+00:00", tick=False):
+        with django_capture_on_commit_callbacks(execute=False):
+            run = services.run_request(facility=facility, kind="redemptions", start=date(2026, 10, 1),
+                                       end=date(2026, 10, 31), user=compliance_officer)
+        services._fail(run.pk, "Stopped: a test.")
+    with time_machine.travel("2026-11-04 09:00:00+00:00", tick=False):
+        with django_capture_on_commit_callbacks(execute=False):
+            retried = services.run_retry(run=ReportRun.objects.get(pk=run.pk), user=compliance_officer)
+        assert retried.status == ReportRun.Status.QUEUED and retried.requested_at == timezone.now()
+        assert services.runs_fail_stuck(now=timezone.now() + timedelta(minutes=5)) == 0
+    assert ReportRun.objects.get(pk=run.pk).status == ReportRun.Status.QUEUED

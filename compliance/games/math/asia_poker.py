@@ -73,7 +73,7 @@ CATEGORIES: tuple[tuple[str, str], ...] = (
     ("flush", "Flush"),
     ("three-of-a-kind", "Three-of-a-kind"),
     ("straight", "Straight"),
-    ("none", "No 9-high or better"),
+    ("none", "None of the paytable's hands"),
 )
 (EIGHTS_TRIPS, FIVE_ACES, ROYAL, ROYAL_JOKER, NATURAL_SF, JOKER_SF, QUADS, NINE_HIGH, FULL_HOUSE, FLUSH, TRIPS,
  STRAIGHT, NOTHING) = range(len(CATEGORIES))
@@ -99,6 +99,11 @@ PAYTABLES: dict[str, tuple[tuple[str, tuple[int, ...], Fraction], ...]] = {
 }
 
 READINGS = (
+    "What the Bonus Wager pays on follows the paytable. § 575.7(e) describes the wager as a hand \"with a rank of "
+    "9-high or better as described in § 575.6(d)\", and § 575.11(h)(1) collects it when the seven cards do \"not have "
+    "a 9-high or better\"; yet § 575.6(d) ranks full house, flush, three-of-a-kind and straight below the 9-high, "
+    "and § 575.12(b) pays them 5, 4, 3 and 2 to 1. The paytable is read as deciding, since it names what is paid; "
+    "read literally (only 9-high or better wins), paytable A would keep 83.49% of the wager.",
     "Only the Bonus Wager (§ 575.7(e)) is computed. The Asia Poker Wager itself, the player's three hands "
     "against the dealer's set the house way (§ 575.11(c), (f)), depends on the certificate holder's house way "
     "and the player's setting and is out of scope here.",
@@ -313,7 +318,7 @@ def _bonus_figures(paytable: str) -> core.WagerFigures:
     rows: list[tuple[str, Fraction, int]] = []
     for label, categories, odds in PAYTABLES[paytable]:
         rows.append((label, odds, sum(counted[CODES[c]] for c in categories)))
-    rows.append(("No 9-high or better", Fraction(-1), counted["none"]))
+    rows.append(("None of the paytable's hands", Fraction(-1), counted["none"]))
     note = (f"Paytable {paytable}: the highest ranking § 575.6(d) hand of the player's seven cards "
             f"(§ 575.11(h)), over the C(53, 7) = {HANDS:,} hands of one deck and one joker.")
     return core.WagerFigures("bonus", "Bonus Wager", "575.12(b)", core.outcomes_from(rows, HANDS), note=note)

@@ -13,12 +13,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
 __all__ = [
     "GAMES",
+    "MAX_ODDS_TERM",
     "Analysis",
     "GameMath",
     "OptionError",
@@ -27,6 +28,7 @@ __all__ = [
     "Tally",
     "WagerFigures",
     "fraction_text",
+    "odds_terms_refusal",
     "odds_text",
     "outcomes_from",
     "percent",
@@ -48,10 +50,23 @@ def odds_text(ratio: Fraction) -> str:
     return f"{ratio.numerator} to {ratio.denominator}"
 
 
+MAX_ODDS_TERM = 1_000_000_000  # either side of odds a person types: past any paytable (a $1,000,000 payout is 10⁶)
+
+
+def odds_terms_refusal(a: int, b: int, what: str) -> str:
+    """Why typed odds "a to b" are out of bounds ("" when they are not)."""
+    if a > MAX_ODDS_TERM or b > MAX_ODDS_TERM:
+        return f"{what}: each side of the odds is at most {MAX_ODDS_TERM:,}; check the figure typed."
+    return ""
+
+
 def percent(value: Fraction, places: int = 4) -> Decimal:
-    """``value`` × 100, rounded half up to ``places`` decimals (exact until here)."""
-    exact = Decimal(value.numerator) * 100 / Decimal(value.denominator)
-    return exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    """``value`` × 100, rounded half up to ``places`` decimals (exact until here, whatever its size)."""
+    whole_digits = len(str(abs(value.numerator) // value.denominator))
+    with localcontext() as context:
+        context.prec = whole_digits + places + 10
+        exact = Decimal(value.numerator) * 100 / Decimal(value.denominator)
+        return exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
 
 
 @dataclass(frozen=True)

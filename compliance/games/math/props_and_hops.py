@@ -25,6 +25,7 @@ from compliance.games.math.core import (
     Outcome,
     Tally,
     WagerFigures,
+    odds_terms_refusal,
     odds_text,
     register,
 )
@@ -69,6 +70,9 @@ def parse_payout(text: str) -> Fraction | None:
     found = _ODDS.fullmatch(text)
     if found:
         a, b = (int(g.replace(",", "")) for g in found.groups())
+        too_big = odds_terms_refusal(a, b, "Six Eight Shake payout")
+        if too_big:
+            raise OptionError(too_big)
         if a > 0 and b > 0:
             return Fraction(a, b)
         raise OptionError(f"Six Eight Shake payout: the odds 'a to b' are both above 0, not {text.strip()!r}.")

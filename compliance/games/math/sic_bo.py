@@ -19,6 +19,7 @@ from compliance.games.math.core import (
     OptionSpec,
     Tally,
     WagerFigures,
+    odds_terms_refusal,
     odds_text,
     outcomes_from,
     register,
@@ -80,6 +81,9 @@ def parse_odds(text: str, what: str) -> Fraction:
     found = _ODDS.fullmatch(text)
     if found:
         a, b = (int(g.replace(",", "")) for g in found.groups())
+        too_big = odds_terms_refusal(a, b, what)
+        if too_big:
+            raise OptionError(too_big)
         if b > 0:
             return Fraction(a, b)
     stated_for = _FOR.fullmatch(text)

@@ -9,6 +9,7 @@ The figures are one SQL aggregate over the redemptions of the quarter's gaming d
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.db import connection
@@ -73,6 +74,29 @@ def build(facility: Any, period: Period) -> ReportContent:
     )
 
 
+def ready(facility: Any, period: Period, today: Any) -> bool:
+    """Finance has processed the quarter's last gaming day (its drop boxes are counted the next morning, and
+    coupons cancelled there are dated to it), or a week has passed since the quarter ended."""
+    from coupons.selectors import closed_days
+
+    processed = closed_days(facility).last_processed
+    return (processed is not None and processed >= period.end) or today >= period.end + timedelta(days=7)
+
+
+def stale(facility: Any, period: Period, figures: dict[str, Any]) -> str:
+    """The records' figures now against the version's: one aggregate."""
+    now: dict[int, list[int]] = {}
+    for cents, _channel, count, value in quarterly_figures(facility, period):
+        row = now.setdefault(cents, [cents, 0, 0])
+        row[1] += count
+        row[2] += value
+    if [list(r) for r in sorted(now.values())] == [list(r) for r in figures.get("by_denomination", [])]:
+        return ""
+    coupons = sum(r[1] for r in now.values())
+    return (f"The records changed since this version was produced: {coupons:,} coupons redeemed in the quarter now, "
+            f"{figures.get('coupons', 0):,} in this version.")
+
+
 KIND = register(ReportKind(
     code="quarterly-coupons",
     title="Quarterly Match Play Coupon report",
@@ -86,4 +110,6 @@ KIND = register(ReportKind(
     signed=True,
     filed=True,
     max_days=92,
+    ready=ready,
+    stale=stale,
 ))
