@@ -114,3 +114,20 @@ def pytest_terminal_summary(terminalreporter: object, exitstatus: int, config: o
     terminalreporter.write_line(  # type: ignore[attr-defined]
         f"Ran on database: {connection.vendor} (test database derived from {connection.settings_dict['NAME']})"
     )
+
+
+def redis_up(host: str = "127.0.0.1", port: int = 6379) -> bool:
+    """Whether a Redis answers there (the real-worker tests skip without one)."""
+    return _reachable(host, port)
+
+
+def forget_celery_connections() -> None:
+    """Drop the broker pool and result backend Celery cached under an earlier configuration (an eager,
+    in-memory test before a real-worker one, or the reverse)."""
+    from compliance.celery import app
+
+    internals: Any = app  # private caches of Celery, not in its type stubs
+    internals._pool = None
+    internals.amqp._producer_pool = None
+    if hasattr(internals._local, "backend"):
+        del internals._local.backend

@@ -2,43 +2,25 @@
 
 from __future__ import annotations
 
-import socket
 import uuid
-from typing import Any
 
 import pytest
 from celery.contrib.testing.worker import start_worker
 
 from compliance.actors import acting_as
 from compliance.celery import app
+from compliance.testing import forget_celery_connections, redis_up
 from tests.testapp.models import TwoPersonForm
 from tests.testapp.tasks import renote_form
-
-
-def _redis_up() -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
 
 pytestmark = [
     pytest.mark.worker,
     pytest.mark.xdist_group("redis-worker"),  # one worker at a time on the shared Redis database
-    pytest.mark.skipif(not _redis_up(), reason="needs Redis on 127.0.0.1:6379 (make test / CI start it)"),
+    pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379 (make test / CI start it)"),
     # serialized_rollback restores the roles and accounts that migrations create after the flush.
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
 
-
-def _forget_connections() -> None:
-    """Drop the broker pool and result backend an earlier (eager, in-memory) test may have cached."""
-    internals: Any = app  # private caches of Celery, not in its type stubs
-    internals._pool = None
-    internals.amqp._producer_pool = None
-    if hasattr(internals._local, "backend"):
-        del internals._local.backend
 
 
 QUEUE = f"test-{uuid.uuid4().hex}"
@@ -49,7 +31,7 @@ def redis_worker():
     broker = "redis://127.0.0.1:6379/15"
     saved = {k: app.conf[k] for k in ("broker_url", "result_backend", "task_always_eager")}
     app.conf.update(broker_url=broker, result_backend=broker, task_always_eager=False)
-    _forget_connections()
+    forget_celery_connections()
     try:
         # A queue of this run's own: another test run on the same Redis must not take our tasks.
         with start_worker(
@@ -58,7 +40,7 @@ def redis_worker():
             yield app
     finally:
         app.conf.update(saved)
-        _forget_connections()
+        forget_celery_connections()
 
 
 def test_history_from_a_task_on_a_real_worker_names_the_user_who_enqueued_it(

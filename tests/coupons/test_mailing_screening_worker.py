@@ -8,17 +8,18 @@ from typing import Any
 import pytest
 
 from compliance.exclusion.models import ScreeningRun
+from compliance.testing import redis_up
 from coupons import tasks
 from coupons.models import MailingScreening
 from coupons.services.mailing_screening import screening_request
-from tests.compliance.test_worker import QUEUE, _redis_up, redis_worker  # noqa: F401 (fixture)
+from tests.compliance.test_worker import QUEUE, redis_worker  # noqa: F401 (fixture)
 from tests.coupons.test_mailing import lists  # noqa: F401 (fixture)
 from tests.coupons.test_mailing_screening import unscreened  # noqa: F401 (fixture)
 
 pytestmark = [
     pytest.mark.worker,
     pytest.mark.xdist_group("redis-worker"),
-    pytest.mark.skipif(not _redis_up(), reason="needs Redis on 127.0.0.1:6379 (make test / CI start it)"),
+    pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379 (make test / CI start it)"),
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
 

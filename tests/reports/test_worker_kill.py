@@ -25,7 +25,6 @@ import contextlib
 import hashlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -50,6 +49,7 @@ from compliance.reports import tasks as report_tasks
 from compliance.reports.content import ReportContent
 from compliance.reports.models import ReportFile, ReportFileContent, ReportRun, RunProgress
 from compliance.reports.registry import kind_of
+from compliance.testing import forget_celery_connections, redis_up
 from tests.testapp import report_kinds
 
 BROKER = "redis://127.0.0.1:6379/15"
@@ -58,34 +58,19 @@ S = ReportRun.Status
 T = TypeVar("T")
 
 
-def _redis_up() -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
 
 def worker_test(test: Callable[..., None]) -> Callable[..., None]:
     """The marks of a test with a real worker (per test: the module also has a test without one)."""
     for mark in (
         pytest.mark.worker,
         pytest.mark.xdist_group("redis-worker"),  # one worker test at a time on the shared Redis database
-        pytest.mark.skipif(not _redis_up(), reason="needs Redis on 127.0.0.1:6379 (make test / CI start it)"),
+        pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379 (make test / CI start it)"),
         # The worker reads what the test committed; serialized_rollback restores the migrations' rows after the flush.
         pytest.mark.django_db(transaction=True, serialized_rollback=True),
     ):
         test = mark(test)
     return test
 
-
-def _forget_connections() -> None:
-    """Drop the broker pool and result backend cached under the previous configuration."""
-    internals: Any = app  # private caches of Celery, not in its type stubs
-    internals._pool = None
-    internals.amqp._producer_pool = None
-    if hasattr(internals._local, "backend"):
-        del internals._local.backend
 
 
 def _alive(pid: int) -> bool:
@@ -209,7 +194,7 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
     (tmp_path / "logs").mkdir()
     saved = {k: app.conf[k] for k in ("broker_url", "task_always_eager", "broker_transport_options")}
     app.conf.update(broker_url=BROKER, task_always_eager=False, broker_transport_options={"global_keyprefix": prefix})
-    _forget_connections()
+    forget_celery_connections()
     corner = Broker(prefix=prefix, markers=tmp_path / "markers", logs=tmp_path / "logs")
     try:
         yield corner
@@ -221,7 +206,7 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
                 corner.purge()
             finally:
                 app.conf.update(saved)
-                _forget_connections()
+                forget_celery_connections()
 
 
 def _last_month(facility: Any) -> dict[str, Any]:

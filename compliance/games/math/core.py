@@ -11,6 +11,7 @@ each winning tier, and the house advantage = −(expected net per unit wagered).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, localcontext
@@ -32,6 +33,7 @@ __all__ = [
     "odds_text",
     "outcomes_from",
     "percent",
+    "read_odds",
     "register",
 ]
 
@@ -58,6 +60,31 @@ def odds_terms_refusal(a: int, b: int, what: str) -> str:
     if a > MAX_ODDS_TERM or b > MAX_ODDS_TERM:
         return f"{what}: each side of the odds is at most {MAX_ODDS_TERM:,}; check the figure typed."
     return ""
+
+
+_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)"
+_ODDS = re.compile(rf"\s*{_NUMBER}\s+to\s+{_NUMBER}\s*", re.IGNORECASE)
+_FOR = re.compile(rf"\s*{_NUMBER}\s+for\s+{_NUMBER}\s*", re.IGNORECASE)
+
+
+def read_odds(text: str, what: str, *, example: str = "8 to 1") -> tuple[int, int]:
+    """The two whole numbers of odds typed "a to b" (thousands may be grouped with commas), each at most
+    :data:`MAX_ODDS_TERM`; odds stated with "for" (§ 539.6(a)) and anything else are refused in words naming
+    ``what``. The caller judges the figures (a minimum, b > 0)."""
+    found = _ODDS.fullmatch(text)
+    if found:
+        a, b = (int(g.replace(",", "")) for g in found.groups())
+        too_big = odds_terms_refusal(a, b, what)
+        if too_big:
+            raise OptionError(too_big)
+        return a, b
+    stated_for = _FOR.fullmatch(text)
+    if stated_for:
+        a, b = (int(g.replace(",", "")) for g in stated_for.groups())
+        same = f" ({odds_text(Fraction(a - b, b))} is the same payout)" if 0 < b < a else ""
+        raise OptionError(f"{what}: odds are stated with 'to', never 'for' (§ 539.6(a)); {text.strip()!r} is "
+                          f"refused{same}.")
+    raise OptionError(f"{what}: payout odds are written 'a to b' with whole numbers, e.g. '{example}', not {text!r}.")
 
 
 def percent(value: Fraction, places: int = 4) -> Decimal:

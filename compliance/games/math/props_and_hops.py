@@ -12,7 +12,6 @@ it only the probability and the true odds are known. The other wagers of § 668a
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Mapping
 from fractions import Fraction
 from functools import cache
@@ -25,8 +24,8 @@ from compliance.games.math.core import (
     Outcome,
     Tally,
     WagerFigures,
-    odds_terms_refusal,
     odds_text,
+    read_odds,
     register,
 )
 
@@ -58,31 +57,14 @@ READINGS = (
     "The other Props & Hops wagers and their odds are in § 668a.4 too: none is computed here.",
 )
 
-_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)"
-_ODDS = re.compile(rf"\s*{_NUMBER}\s+to\s+{_NUMBER}\s*", re.IGNORECASE)
-_FOR = re.compile(rf"\s*{_NUMBER}\s+for\s+{_NUMBER}\s*", re.IGNORECASE)
-
-
 def parse_payout(text: str) -> Fraction | None:
     """The Six Eight Shake's payout odds typed "a to b" (a > 0, b > 0); "" for not known. Others refused in words."""
     if not text.strip():
         return None
-    found = _ODDS.fullmatch(text)
-    if found:
-        a, b = (int(g.replace(",", "")) for g in found.groups())
-        too_big = odds_terms_refusal(a, b, "Six Eight Shake payout")
-        if too_big:
-            raise OptionError(too_big)
-        if a > 0 and b > 0:
-            return Fraction(a, b)
-        raise OptionError(f"Six Eight Shake payout: the odds 'a to b' are both above 0, not {text.strip()!r}.")
-    if _FOR.fullmatch(text):
-        raise OptionError(
-            f"Six Eight Shake payout: odds are stated with 'to', never 'for'; {text.strip()!r} is refused "
-            "(e.g. '150 to 1')."
-        )
-    raise OptionError(f"Six Eight Shake payout: odds are written 'a to b' with whole numbers, e.g. '150 to 1', "
-                      f"not {text!r}.")
+    a, b = read_odds(text, "Six Eight Shake payout", example="150 to 1")
+    if a > 0 and b > 0:
+        return Fraction(a, b)
+    raise OptionError(f"Six Eight Shake payout: the odds 'a to b' are both above 0, not {text.strip()!r}.")
 
 
 @cache

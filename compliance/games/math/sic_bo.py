@@ -7,7 +7,6 @@ number (or a pair of numbers) the player picks is settled for every pick, so its
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from itertools import combinations, product
@@ -19,9 +18,9 @@ from compliance.games.math.core import (
     OptionSpec,
     Tally,
     WagerFigures,
-    odds_terms_refusal,
     odds_text,
     outcomes_from,
+    read_odds,
     register,
 )
 
@@ -71,29 +70,12 @@ READINGS = (
     "A 'no roll' (§ 539.7(a)) or a void round (§ 539.7(c)) returns the wagers and is no roll of the dice: not counted.",
 )
 
-_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)"
-_ODDS = re.compile(rf"\s*{_NUMBER}\s+to\s+{_NUMBER}\s*", re.IGNORECASE)
-_FOR = re.compile(rf"\s*{_NUMBER}\s+for\s+{_NUMBER}\s*", re.IGNORECASE)
-
-
 def parse_odds(text: str, what: str) -> Fraction:
     """Odds typed "a to b" (a, b whole numbers, b > 0) as a/b; "for" odds and anything else are refused in words."""
-    found = _ODDS.fullmatch(text)
-    if found:
-        a, b = (int(g.replace(",", "")) for g in found.groups())
-        too_big = odds_terms_refusal(a, b, what)
-        if too_big:
-            raise OptionError(too_big)
-        if b > 0:
-            return Fraction(a, b)
-    stated_for = _FOR.fullmatch(text)
-    if stated_for:
-        a, b = (int(g.replace(",", "")) for g in stated_for.groups())
-        same = f" ({odds_text(Fraction(a - b, b))} is the same payout)" if 0 < b < a else ""
-        raise OptionError(
-            f"{what}: odds are stated with 'to', never 'for' (§ 539.6(a)); {text.strip()!r} is refused{same}."
-        )
-    raise OptionError(f"{what}: payout odds are written 'a to b' with whole numbers, e.g. '8 to 1', not {text!r}.")
+    a, b = read_odds(text, what)
+    if b > 0:
+        return Fraction(a, b)
+    raise OptionError(f"{what}: payout odds are written 'a to b' with b above 0, e.g. '8 to 1', not {text!r}.")
 
 
 def paytable(options: Mapping[str, str]) -> dict[str, Fraction]:
