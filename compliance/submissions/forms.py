@@ -1,0 +1,138 @@
+"""Forms of the Rules Submission pages; each hands its cleaned data to one service, which judges it against the
+regulation (the forms only shape it)."""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+from typing import Any
+
+from django import forms
+
+from compliance.bounds import EARLIEST_DAY, LATEST_DAY
+from compliance.forms import SignatureForm
+from compliance.gaming_day import facility_zone
+from compliance.models import Facility, Game
+from compliance.submissions import catalogue
+from compliance.submissions.models import Decision
+
+__all__ = [
+    "CancelForm",
+    "DecisionForm",
+    "DraftForm",
+    "GameRulesForm",
+    "GuideApprovalForm",
+    "GuideForm",
+    "LimitForm",
+    "NothingForm",
+    "SignatureForm",
+    "TableSettingForm",
+]
+
+_YES_NO = [(catalogue.YES, "Yes"), (catalogue.NO, "No")]
+
+
+class _Day(forms.DateField):
+    widget = forms.DateInput(attrs={"type": "date"})
+
+    def clean(self, value: Any) -> Any:
+        day = super().clean(value)
+        if day is not None and not EARLIEST_DAY <= day <= LATEST_DAY:
+            raise forms.ValidationError(f"Give a date between {EARLIEST_DAY:%Y} and {LATEST_DAY:%Y}.")
+        return day
+
+
+class NothingForm(forms.Form):
+    """A form that is only its button."""
+
+
+class DraftForm(forms.Form):
+    title = forms.CharField(max_length=200, help_text="e.g. 'Amendment: Sic Bo odds'")
+    summary = forms.CharField(required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 3}),
+                              help_text="What it changes and why")
+
+
+class GameRulesForm(forms.Form):
+    """One game's choices, a field per option of the catalogue, each labelled with its clause."""
+
+    def __init__(self, *args: Any, rules: catalogue.GameRules, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rules = rules
+        for option in rules.options:
+            label = f"{option.label} (§ {option.clause})"
+            field: forms.Field
+            if option.kind == "flag":
+                field = forms.ChoiceField(choices=_YES_NO, widget=forms.RadioSelect, label=label)
+            elif option.kind == "choice":
+                field = forms.ChoiceField(choices=[(c, c) for c in option.choices], widget=forms.RadioSelect,
+                                          label=label)
+            elif option.kind == "text":
+                field = forms.CharField(max_length=2000, label=label, widget=forms.Textarea(attrs={"rows": 3}))
+            else:
+                field = forms.CharField(max_length=40, label=label, required=option.kind != "money"
+                                        or option.required)
+            field.help_text = option.help
+            self.fields[option.name] = field
+
+    def values(self) -> dict[str, str]:
+        return {name: str(value or "") for name, value in self.cleaned_data.items()}
+
+
+class DecisionForm(forms.Form):
+    decision = forms.ChoiceField(choices=Decision.choices, widget=forms.RadioSelect)
+    decided_on = _Day(label="Date of the Board's decision")
+    effective_on = _Day(required=False, label="Approved rules take effect on the gaming day",
+                        help_text="For an approval only")
+    reference = forms.CharField(max_length=200, required=False, help_text="The Board's letter or file reference")
+    reason = forms.CharField(max_length=5000, required=False, widget=forms.Textarea(attrs={"rows": 3}),
+                             help_text="The Board's reasons, for a rejection")
+
+
+class TableSettingForm(forms.Form):
+    def __init__(self, *args: Any, rules: catalogue.GameRules, current: dict[str, str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for option in rules.options:
+            if option.permission:
+                self.fields[option.name] = forms.ChoiceField(
+                    choices=_YES_NO, widget=forms.RadioSelect, label=f"{option.label} (§ {option.clause})",
+                    initial=current.get(option.name, catalogue.NO), help_text=option.help)
+
+    def values(self) -> dict[str, str]:
+        return dict(self.cleaned_data)
+
+
+class LimitForm(forms.Form):
+    minimum = forms.DecimalField(max_digits=12, decimal_places=2, min_value=0, label="New minimum wager ($)")
+    maximum = forms.DecimalField(max_digits=12, decimal_places=2, min_value=0, label="New maximum wager ($)")
+    patrons_playing = forms.TypedChoiceField(
+        coerce=lambda v: v == "yes", widget=forms.RadioSelect, label="Patrons at the table",
+        choices=[("yes", "Patrons are playing: schedule it with 30 minutes' notice, a sign and an announcement"),
+                 ("no", "No patrons are playing: I attest it, and it takes effect at once (§ 521.8(c)(1))")])
+    effective_day = _Day(required=False, label="Takes effect on", help_text="With patrons playing")
+    effective_time = forms.TimeField(required=False, label="At (facility's clock)",
+                                     widget=forms.TimeInput(attrs={"type": "time"}),
+                                     help_text="At least 30 minutes from now (§ 521.8(c)(2)(i))")
+
+    def __init__(self, *args: Any, facility: Facility, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.facility = facility
+
+    def effective_at(self) -> datetime | None:
+        day, at = self.cleaned_data.get("effective_day"), self.cleaned_data.get("effective_time")
+        if day is None and at is None:
+            return None
+        if day is None or at is None:
+            raise forms.ValidationError("Give both the day and the time the new limits take effect.")
+        return datetime.combine(day, time(at.hour, at.minute), tzinfo=facility_zone(self.facility))
+
+
+class CancelForm(forms.Form):
+    reason = forms.CharField(max_length=300, help_text="Why the change will not happen")
+
+
+class GuideForm(forms.Form):
+    game = forms.ModelChoiceField(queryset=Game.objects.filter(code__in=[g.code for g in catalogue.GAMES]))
+
+
+class GuideApprovalForm(forms.Form):
+    approved_on = _Day(label="Approved by the Bureau of Gaming Operations on")
+    reference = forms.CharField(max_length=200, required=False)

@@ -1,0 +1,45 @@
+"""The dashboard panel of the Rules Submission: the version in force, versions awaiting the Board, tables whose
+settings the submission in force does not grant (§ 521.8(b)), guides that need the Bureau's approval again
+(§ 521.9(d)) and wager limit changes still waiting for their sign or announcement (§ 521.8(c)(2))."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from django.urls import reverse
+
+from compliance.dashboard import Panel, PanelLine
+from compliance.roles import Role, is_inspector, roles_of
+from compliance.submissions import selectors
+
+__all__ = ["submissions_panel"]
+
+_SEES = frozenset({Role.COMPLIANCE_OFFICER, Role.SHIFT_MANAGER, Role.FLOORPERSON})
+
+
+def submissions_panel(request: HttpRequest) -> Panel | None:
+    user = request.user
+    facility = getattr(request, "facility", None)
+    if facility is None or not (_SEES & set(roles_of(user)) or is_inspector(user)):
+        return None
+    lines = []
+    current = selectors.in_force(facility)
+    if current is None:
+        lines.append(PanelLine("No Rules Submission is in force: record the Board's approval.",
+                               reverse("submissions:list"), "alert"))
+    else:
+        lines.append(PanelLine(f"In force: {current}", current.get_absolute_url(), ""))
+    for sub in selectors.submissions_of(facility).filter(decision__isnull=True)[:5]:
+        state = "awaiting the Board" if sub.is_signed() else "draft"
+        lines.append(PanelLine(f"Version {sub.number} ({state}): {sub.title}", sub.get_absolute_url(), "warn"))
+    for row in selectors.table_rule_conflicts(facility):
+        lines.append(PanelLine(f"Table {row.table.number}: {row.refusals[0]}", reverse("submissions:tables"), "alert"))
+    for game, words in selectors.guides_needing_approval(facility):
+        lines.append(PanelLine(f"{game.name} guide: {words}", reverse("submissions:guides"), "warn"))
+    for change in selectors.changes_of(facility).filter(state="scheduled")[:10]:
+        missing = [w for w, done in (("post the sign", change.posted_at), ("announce it", change.announced_at))
+                   if done is None]
+        words = f"Table {change.table.number}: limits change at {selectors.at_local(change.effective_at, facility):%H:%M}"
+        lines.append(PanelLine(words + (f" — {', then '.join(missing)}" if missing else ""),
+                               reverse("submissions:limit-change", args=[change.pk]), "warn" if missing else ""))
+    tone = "alert" if any(line.tone == "alert" for line in lines) else ""
+    return Panel("Rules Submission", lines[:20], empty_text="", tone=tone, citation="521.8(b)", order=44)

@@ -1,0 +1,324 @@
+"""Reads of the Rules Submission: versions and their standing, the rules in force on a day, a table's rules and
+limits, what changed between two versions, and the guides that may be distributed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from compliance.games.math.core import OptionError
+from compliance.gaming_day import gaming_day
+from compliance.models import Facility, Game, GamingTable
+from compliance.submissions import catalogue
+from compliance.submissions.models import (
+    BoardDecision,
+    Decision,
+    GamingGuide,
+    RulesSubmission,
+    TableSetting,
+    WagerLimitChange,
+)
+
+__all__ = [
+    "TableRules",
+    "asia_poker_limit_refusals",
+    "change",
+    "changes_of",
+    "current_limits",
+    "diff",
+    "guide_distributable",
+    "guide_rows",
+    "guides_needing_approval",
+    "guides_of",
+    "in_force",
+    "material_hash",
+    "pending_change",
+    "public_guides",
+    "rules_for",
+    "standing",
+    "submission",
+    "submissions_of",
+    "table_rule_conflicts",
+    "table_rules",
+    "table_setting",
+    "tables_of",
+    "tables_rules",
+]
+
+
+def submissions_of(facility: Facility) -> QuerySet[RulesSubmission]:
+    return (RulesSubmission.objects.filter(facility=facility).select_related("decision", "amends")
+            .prefetch_related("signatures"))
+
+
+def submission(facility: Facility, pk: Any) -> RulesSubmission | None:
+    return submissions_of(facility).filter(pk=pk).first() if str(pk).isdigit() else None
+
+
+def _decision(sub: RulesSubmission) -> BoardDecision | None:
+    try:
+        return sub.decision
+    except BoardDecision.DoesNotExist:
+        return None
+
+
+def standing(sub: RulesSubmission, today: date | None = None) -> str:
+    """draft, submitted (awaiting the Board), rejected, approved (effective later), in force or superseded."""
+    decided = _decision(sub)
+    if decided is None:
+        return "submitted" if sub.is_signed() else "draft"
+    if decided.decision == Decision.REJECTED:
+        return "rejected"
+    today = today or gaming_day(sub.facility)
+    assert decided.effective_on is not None
+    if decided.effective_on > today:
+        return "approved"
+    current = in_force(sub.facility, today)
+    return "in force" if current is not None and current.pk == sub.pk else "superseded"
+
+
+def in_force(facility: Facility, day: date | None = None) -> RulesSubmission | None:
+    """The approved version whose effective date is the latest on or before ``day`` (§ 521.8(b))."""
+    day = day or gaming_day(facility)
+    return (RulesSubmission.objects.filter(facility=facility, decision__decision=Decision.APPROVED,
+                                           decision__effective_on__lte=day)
+            .order_by("-decision__effective_on", "-decision__decided_on", "-number").first())
+
+
+def rules_for(facility: Facility, code: str, day: date | None = None) -> dict[str, str] | None:
+    current = in_force(facility, day)
+    if current is None:
+        return None
+    return dict(current.rules.get(code, {}))
+
+
+def tables_of(facility: Facility) -> QuerySet[GamingTable]:
+    return GamingTable.objects.filter(facility=facility).select_related("game").order_by("pit", "number")
+
+
+def table_setting(table: GamingTable) -> dict[str, str]:
+    row = TableSetting.objects.filter(table=table).order_by("-since", "-pk").first()
+    return dict(row.options) if row is not None else {}
+
+
+def current_limits(table: GamingTable) -> WagerLimitChange | None:
+    return (WagerLimitChange.objects.filter(table=table, state=WagerLimitChange.State.APPLIED)
+            .order_by("-applied_at", "-pk").first())
+
+
+def pending_change(table: GamingTable) -> WagerLimitChange | None:
+    return WagerLimitChange.objects.filter(table=table, state=WagerLimitChange.State.SCHEDULED).first()
+
+
+def change(facility: Facility, pk: Any) -> WagerLimitChange | None:
+    if not str(pk).isdigit():
+        return None
+    return (WagerLimitChange.objects.filter(table__facility=facility, pk=pk)
+            .select_related("table__game", "requested_by", "announced_by").first())
+
+
+def changes_of(facility: Facility) -> QuerySet[WagerLimitChange]:
+    return (WagerLimitChange.objects.filter(table__facility=facility)
+            .select_related("table__game", "requested_by", "announced_by").order_by("-requested_at", "-pk"))
+
+
+@dataclass
+class TableRules:
+    """A table's rules as the approved submission in force and the table's own setting make them."""
+
+    table: GamingTable
+    submission: RulesSubmission | None
+    approved: dict[str, str] | None  # the game's choices in the submission in force; None without one
+    setting: dict[str, str]
+    limits: WagerLimitChange | None
+    refusals: list[str] = field(default_factory=list)
+
+    @property
+    def six_dice(self) -> bool:
+        return self.table.game.code == "high-roll-dice" and self.setting.get("six_dice") == catalogue.YES \
+            and not self.refusals
+
+    def runs(self, name: str) -> bool:
+        """A permission the table runs: approved and set at the table."""
+        return self.approved is not None and self.approved.get(name) == catalogue.YES \
+            and self.setting.get(name) == catalogue.YES
+
+    def values(self) -> dict[str, str]:
+        """The game's rules at this table: the submission's choices, with each permission as the table runs it."""
+        values = dict(self.approved or {})
+        rules = catalogue.game_rules(self.table.game.code)
+        for option in rules.options if rules else ():
+            if option.permission:
+                values[option.name] = catalogue.YES if self.runs(option.name) else catalogue.NO
+        return values
+
+
+def table_rules(table: GamingTable, day: date | None = None) -> TableRules:
+    current = in_force(table.facility, day)
+    approved = dict(current.rules.get(table.game.code, {})) if current is not None else None
+    setting = table_setting(table)
+    return TableRules(table, current, approved, setting, current_limits(table),
+                      catalogue.table_refusals(table.game.code, approved, setting))
+
+
+def asia_poker_limit_refusals(facility: Facility, values: dict[str, str],
+                              minimums: dict[int, Decimal] | None = None) -> list[str]:
+    """§ 575.12(c): a payout limit below the floor computed from an Asia Poker table's minimum wager.
+    ``minimums`` overrides tables' minimums (a change being asked for)."""
+    limit = values.get("payout_limit") or ""
+    if not limit:
+        return []
+    found = []
+    tables = tables_of(facility).filter(game__code="asia-poker")
+    for table in tables:
+        minimum = (minimums or {}).get(table.pk)
+        if minimum is None:
+            limits = current_limits(table)
+            minimum = limits.minimum if limits is not None else None
+        if minimum is None:
+            continue
+        floor = catalogue.asia_poker_payout_floor(values, minimum)
+        if Decimal(limit) < floor:
+            found.append(f"The Asia Poker payout limit ${catalogue.money_text(Decimal(limit))} is below "
+                         f"${catalogue.money_text(floor)}, the most one player could win in a round at table "
+                         f"{table.number}'s ${catalogue.money_text(minimum)} minimum (§ 575.12(c)).")
+    return found
+
+
+def submission_refusals(sub: RulesSubmission) -> list[str]:
+    """What stops the version from being filed: each game's choices against the regulation, and the Asia
+    Poker payout limit against the tables' minimums."""
+    found = []
+    for rules in catalogue.GAMES:
+        try:
+            cleaned = catalogue.clean_game(rules.code, sub.rules.get(rules.code, {}))
+        except OptionError as error:
+            found.append(str(error))
+            continue
+        if rules.code == "asia-poker":
+            found += asia_poker_limit_refusals(sub.facility, cleaned)
+    return found
+
+
+def diff(before: dict[str, Any] | None, after: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
+    """(game, option, clause, before, after) for every choice that differs."""
+    rows = []
+    for rules in catalogue.GAMES:
+        old = (before or {}).get(rules.code, {})
+        new = after.get(rules.code, {})
+        for option in rules.options:
+            a, b = old.get(option.name, ""), new.get(option.name, "")
+            if a != b:
+                rows.append((rules.title, option.label, f"§ {option.clause}", a or "—", b or "—"))
+    return rows
+
+
+def material_hash(body: dict[str, Any]) -> str:
+    """SHA-256 of what a guide states (title, sections, lines), whitespace and case aside: any difference in a
+    rule, a payout or a choice is material (§ 521.9(d)); the printing date is not part of it."""
+    def norm(value: Any) -> Any:
+        if isinstance(value, str):
+            return " ".join(value.split()).lower()
+        if isinstance(value, list):
+            return [norm(v) for v in value]
+        if isinstance(value, dict):
+            return {k: norm(v) for k, v in sorted(value.items())}
+        return value
+    return hashlib.sha256(json.dumps(norm(body), sort_keys=True).encode()).hexdigest()
+
+
+def guides_of(facility: Facility) -> QuerySet[GamingGuide]:
+    return (GamingGuide.objects.filter(facility=facility).select_related("game", "approval", "submission")
+            .prefetch_related("signatures").order_by("game__name", "-version"))
+
+
+def guide_distributable(guide: GamingGuide, current_hash: str | None) -> bool:
+    """Approved by the Bureau (§ 521.9(c)) and still stating the rules in force (§ 521.9(d))."""
+    return hasattr(guide, "approval") and current_hash is not None and guide.material_hash == current_hash
+
+
+def games_with_rules() -> list[Game]:
+    codes = [g.code for g in catalogue.GAMES]
+    return sorted(Game.objects.filter(code__in=codes), key=lambda g: codes.index(g.code))
+
+
+def at_local(moment: datetime, facility: Facility) -> datetime:
+    import zoneinfo
+
+    return timezone.localtime(moment, zoneinfo.ZoneInfo(facility.time_zone))
+
+
+
+def tables_rules(facility: Facility, day: date | None = None) -> list[TableRules]:
+    """Every table's rules, in three queries whatever the number of tables."""
+    current = in_force(facility, day)
+    tables = list(tables_of(facility))
+    settings: dict[int, dict[str, str]] = {}
+    for row in TableSetting.objects.filter(table__facility=facility).order_by("table_id", "-since", "-pk"):
+        settings.setdefault(row.table_id, dict(row.options))
+    limits: dict[int, WagerLimitChange] = {}
+    for change in (WagerLimitChange.objects.filter(table__facility=facility, state=WagerLimitChange.State.APPLIED)
+                   .order_by("table_id", "-applied_at", "-pk")):
+        limits.setdefault(change.table_id, change)
+    found = []
+    for table in tables:
+        approved = dict(current.rules.get(table.game.code, {})) if current is not None else None
+        setting = settings.get(table.pk, {})
+        found.append(TableRules(table, current, approved, setting, limits.get(table.pk),
+                                catalogue.table_refusals(table.game.code, approved, setting)))
+    return found
+
+
+def table_rule_conflicts(facility: Facility) -> list[TableRules]:
+    return [row for row in tables_rules(facility) if row.refusals]
+
+
+def current_guide_hash(facility: Facility, game: Game) -> str | None:
+    """The material hash of the guide the rules in force would give (None without rules in force)."""
+    from compliance.submissions.guides import guide_body
+
+    current = in_force(facility)
+    if current is None or catalogue.game_rules(game.code) is None:
+        return None
+    return material_hash(guide_body(game.code, game.name, current.rules.get(game.code, {})))
+
+
+def guide_rows(facility: Facility) -> list[tuple[Game, str | None, GamingGuide | None, GamingGuide | None]]:
+    """Per game: the hash the rules in force give, the latest version, and the version that may be distributed."""
+    guides = list(guides_of(facility))
+    rows = []
+    for game in games_with_rules():
+        digest = current_guide_hash(facility, game)
+        versions = [g for g in guides if g.game_id == game.pk]
+        latest = versions[0] if versions else None
+        distributable = next((g for g in versions if guide_distributable(g, digest)), None)
+        rows.append((game, digest, latest, distributable))
+    return rows
+
+
+def guides_needing_approval(facility: Facility) -> list[tuple[Game, str]]:
+    found = []
+    for game, digest, latest, distributable in guide_rows(facility):
+        if digest is None or distributable is not None:
+            continue
+        if latest is None or latest.material_hash != digest:
+            found.append((game, "generate a guide of the rules in force and send it to the Bureau (§ 521.9(c)–(d))"))
+        elif not latest.is_signed():
+            found.append((game, f"send version {latest.version} to the Bureau (§ 521.9(c))"))
+        else:
+            found.append((game, f"version {latest.version} awaits the Bureau's approval; not to be distributed "
+                                f"until then (§ 521.9(d))"))
+    return found
+
+
+def public_guides(facility: Facility) -> list[tuple[Game, GamingGuide | None]]:
+    """What the public page shows: per game with rules in force, the approved guide stating them (or None)."""
+    return [(game, distributable) for game, digest, _latest, distributable in guide_rows(facility)
+            if digest is not None]
