@@ -48,6 +48,7 @@ NAVIGATION: tuple[NavItem, ...] = (
     NavItem("Game math", "games:list", "Compliance"),
     # Gaming related gaming service providers, ch. 528 (issue 14, item 7)
     NavItem("Service providers", "providers:list", "Compliance"),
+    NavItem("New game requests", "newgames:list", "Compliance", frozenset({Role.COMPLIANCE_OFFICER})),
     # Equipment (issue 4)
     NavItem("Table board", "equipment:board", "Floor", _FLOOR),
     NavItem("Dice log", "equipment:dice-log", "Floor", _FLOOR),

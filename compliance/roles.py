@@ -87,6 +87,7 @@ class Capability(StrEnum):
     OVERRIDE_STAFFING = "override_staffing"
     # Gaming related gaming service providers, ch. 528
     MANAGE_GAMING_PROVIDERS = "manage_gaming_providers"
+    PREPARE_GAME_REQUESTS = "prepare_game_requests"
 
 
 _R = Role
@@ -156,6 +157,7 @@ CAPABILITIES: dict[Capability, frozenset[Role]] = {
     # Ch. 528: compliance records the Board's certifications, permissions and approvals of providers and which
     # tables carry a provider's game or wager (§ 528.7).
     Capability.MANAGE_GAMING_PROVIDERS: frozenset({_R.COMPLIANCE_OFFICER}),
+    Capability.PREPARE_GAME_REQUESTS: frozenset({_R.COMPLIANCE_OFFICER}),  # § 521.4: the request is compliance's
 }
 
 # A role is held only by a member of its department (§ 525.21(d)–(l) give each duty to a member or a

@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "compliance.reports",
     "compliance.games",
     "compliance.providers",
+    "compliance.newgames",
 ]
 if DJANGO_ENV == "test":
     # A small app of regulated records used only to test the foundation's mechanisms.

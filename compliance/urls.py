@@ -29,6 +29,7 @@ urlpatterns = [
     path("reports/", include("compliance.reports.urls")),
     path("games/", include("compliance.games.urls")),
     path("providers/", include("compliance.providers.urls")),
+    path("game-requests/", include("compliance.newgames.urls")),
     path("api/v1/coupons/", include("coupons.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),

@@ -1,0 +1,178 @@
+"""The request of § 521.4 as the PDF filed with the Board's Executive Director: every item under its own heading
+with its clause, the exact figures of each wager from the engine (true odds, payout odds with "to", house advantage
+as a fraction and a percentage), the sketches and pictures drawn (a PDF attachment listed by name and SHA-256), and
+the signature block. The content is built as plain data (:func:`request_items`), then set in the common frame."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from django.utils import timezone
+from PIL import Image as PILImage
+from PIL import ImageOps
+from reportlab.lib.units import inch
+from reportlab.platypus import Flowable, Image, KeepTogether, Paragraph, Spacer
+
+from compliance.documents import CELL, DocumentMeta, data_table, markup_safe, render_pdf, signature_block, styles
+from compliance.games.documents import FIGURE_HEADER
+from compliance.newgames.models import CITATION, NewGameRequest, PictureKind, RequestPicture
+from compliance.newgames.selectors import CHANGED, Figures
+
+__all__ = ["Item", "picture_rows", "request_items", "request_pdf"]
+
+WIDTH = 7.3 * inch  # letter, less the frame's margins
+MAX_IMAGE_HEIGHT = 4.2 * inch
+MAX_IMAGE_PIXELS_DRAWN = 1600  # longest side as drawn: sharp at that size, and the PDF stays small
+
+
+@dataclass(frozen=True)
+class Item:
+    """One heading of the request: its clause, its title and its paragraphs."""
+
+    clause: str
+    title: str
+    paragraphs: tuple[str, ...]
+
+
+def _paragraphs(text: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in text.replace("\r\n", "\n").split("\n\n") if p.strip()) or ("—",)
+
+
+def _classification(request: NewGameRequest) -> tuple[str, ...]:
+    if request.is_game:
+        return (f"The game is {request.get_classification_display().lower()}.",)
+    game = request.game.name if request.game else "an authorized game"
+    return (f"Not asked of a new wager or feature: this request adds a wager or feature to {game}, an authorized "
+            f"game.",)
+
+
+def request_items(request: NewGameRequest, figures: Figures) -> list[Item]:
+    """The text items of the request, in the order of § 521.4 (the figures, pictures and protections follow
+    as tables)."""
+    what = request.get_kind_display()
+    if request.game is not None:
+        what += f": {request.game.name}"
+    figures_words = (figures.refusal,) if figures.refusal else (
+        f"Computed exactly by the game engine for {figures.engine.title if figures.engine else ''}: rational "
+        f"arithmetic over every outcome, not simulation. True odds are against winning; payout odds are stated "
+        f"“to”; the house advantage is the player's expected loss per unit wagered, as a fraction and a "
+        f"percentage.",
+        *((CHANGED,) if figures.changed else ()))
+    return [
+        Item("521.4(1)", "Description of the game or feature, rules of play and wagering",
+             (f"Request for {what}.", *_paragraphs(request.description))),
+        Item("521.4(1)(i)", "Variation of an authorized game, composite of authorized games, or new game",
+             _classification(request)),
+        Item("521.4(1)(ii)", "True odds, payout odds and house advantage of each wager", figures_words),
+        Item("521.4(1)(iii)", "Sketch or picture of the game layout", ()),
+        Item("521.4(1)(iv)", "Sketches or pictures of the equipment used to play the game", ()),
+        Item("521.4(2)", "Why the new table game or feature is proposed", _paragraphs(request.reason)),
+        Item("521.4(3)", "Other gaming jurisdictions where it is currently offered", (request.jurisdictions_words,)),
+        Item("521.4(4)", "Copyrights, trademarks and patents, issued or pending",
+             ("Whether the game, its name or any of the equipment used to play it is covered:",)),
+    ]
+
+
+def picture_rows(pictures: list[RequestPicture]) -> list[list[str]]:
+    return [[p.name, p.get_kind_display().split(" (")[0], p.content_type, f"{p.size:,} bytes", p.sha256]
+            for p in pictures]
+
+
+def _drawn(data: bytes) -> Image | None:
+    """The image scaled to the page (its own orientation, at most 1600 pixels a side); None when unreadable."""
+    try:
+        with PILImage.open(io.BytesIO(data)) as opened:
+            image = ImageOps.exif_transpose(opened)
+            image.thumbnail((MAX_IMAGE_PIXELS_DRAWN, MAX_IMAGE_PIXELS_DRAWN))
+            if image.mode not in ("RGB", "L"):
+                image = image.convert("RGB")
+            buffer = io.BytesIO()
+            image.save(buffer, format="PNG")
+            width, height = image.size
+    except Exception:
+        return None
+    scale = min(WIDTH / width, MAX_IMAGE_HEIGHT / height, 1.0)  # a point a pixel at most: never blown up
+    buffer.seek(0)
+    return Image(buffer, width=width * scale, height=height * scale, hAlign="LEFT")
+
+
+def _picture_flowables(picture: RequestPicture, data: bytes | None) -> list[Flowable]:
+    words = f"<b>{markup_safe(picture.name)}</b>" + (f": {markup_safe(picture.caption)}" if picture.caption else "")
+    caption = Paragraph(words + f" <font size=7>(SHA-256 {picture.sha256})</font>", CELL)
+    if data is None:
+        return [Paragraph(words + ": its stored bytes no longer match the SHA-256 recorded at upload "
+                          f"({picture.sha256}); it was altered outside the application.", CELL)]
+    if not picture.is_image:
+        return [Paragraph(words + f": a PDF document of {picture.size:,} bytes, attached to the request "
+                          f"(SHA-256 {picture.sha256}).", CELL)]
+    drawn = _drawn(data)
+    if drawn is None:
+        return [Paragraph(words + ": the image cannot be drawn; it is attached as filed "
+                          f"(SHA-256 {picture.sha256}).", CELL)]
+    return [KeepTogether([drawn, Spacer(1, 0.04 * inch), caption]), Spacer(1, 0.15 * inch)]
+
+
+def _pictures(kind: str, pictures: list[tuple[RequestPicture, bytes | None]], none: str) -> list[Flowable]:
+    chosen = [(p, data) for p, data in pictures if p.kind == kind]
+    if not chosen:
+        return [Paragraph(markup_safe(none), styles["Normal"])]
+    return [flowable for p, data in chosen for flowable in _picture_flowables(p, data)]
+
+
+def _figures(figures: Figures) -> list[Flowable]:
+    if figures.analysis is None:
+        return []
+    options = [[label, value] for label, value in figures.options]
+    widths = [1.25, 0.95, 0.6, 1.05, 0.9, 0.95, 0.95, 0.65]
+    cols = [WIDTH * w / sum(widths) for w in widths]
+    flowables: list[Flowable] = []
+    if options:
+        flowables += [Paragraph("Options applied", styles["Heading4"]),
+                      data_table(["Option", "Value"], options, [WIDTH * 0.7, WIDTH * 0.3], wrap=CELL),
+                      Spacer(1, 0.1 * inch)]
+    flowables += [Paragraph("Wagers", styles["Heading4"]), data_table(FIGURE_HEADER, figures.rows, cols, wrap=CELL,
+                                                                      empty="None.")]
+    if figures.analysis.readings:
+        flowables.append(Paragraph("How the engine read the rules", styles["Heading4"]))
+        flowables += [Paragraph(markup_safe(r), CELL) for r in figures.analysis.readings]
+    return flowables
+
+
+def _protections(request: NewGameRequest) -> list[Flowable]:
+    rows = [[what, status, details or "—"] for what, status, details in request.protections()]
+    return [data_table(["", "Issued, pending or none", "Details"], rows, [WIDTH * 0.18, WIDTH * 0.22, WIDTH * 0.6],
+                       wrap=CELL)]
+
+
+def request_pdf(request: NewGameRequest, figures: Figures, pictures: list[tuple[RequestPicture, bytes | None]], *,
+                facility_name: str, printed_for: str = "") -> bytes:
+    items = request_items(request, figures)
+    extra: dict[str, list[Flowable]] = {
+        "521.4(1)(ii)": _figures(figures),
+        "521.4(1)(iii)": _pictures(PictureKind.LAYOUT, pictures, "None: the game has no layout (a sketch or picture "
+                                   "is asked “if any”)."),
+        "521.4(1)(iv)": _pictures(PictureKind.EQUIPMENT, pictures, "None added yet: at least one is required before "
+                                  "the request is signed."),
+        "521.4(4)": _protections(request),
+    }
+    story: list[Flowable] = []
+    if not request.is_signed():
+        story.append(Paragraph("<b>Not signed.</b> This request is filed once a compliance officer signs it.",
+                               styles["Normal"]))
+    for item in items:
+        story.append(Paragraph(f"§ {item.clause} — {markup_safe(item.title)}", styles["Heading2"]))
+        story += [Paragraph(markup_safe(p).replace("\n", "<br/>"), styles["Normal"]) for p in item.paragraphs]
+        story += extra.get(item.clause, [])
+        story.append(Spacer(1, 0.1 * inch))
+    story += [Paragraph("Sketches, pictures and documents attached", styles["Heading2"]),
+              data_table(["File", "Shows", "Type", "Size", "SHA-256"], picture_rows([p for p, _ in pictures]),
+                         [WIDTH * w for w in (0.2, 0.13, 0.14, 0.12, 0.41)], wrap=CELL, empty="None."),
+              Spacer(1, 0.2 * inch), signature_block(request)]
+    prepared = timezone.localtime(request.created_at)
+    meta = DocumentMeta(
+        title="Request to offer a new table game or feature", facility_name=facility_name, citation=CITATION,
+        printed_for=printed_for,
+        subtitle=f"{request.title} — to the Board's Executive Director. Request #{request.pk}, prepared "
+                 f"{prepared:%d %b %Y}.")
+    return render_pdf(meta, story)

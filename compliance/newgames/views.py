@@ -1,0 +1,192 @@
+"""Pages of the request to offer a new table game or feature (§ 521.4): the facility's requests, the choice of the
+engine's game, the request form with the exact figures, the pictures, the signature, the request's page and its
+PDF. Compliance officers prepare and sign; the Board inspector reads every page and posts nothing (refused
+centrally). Thin: read through the selectors, write through the services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.views import View
+from django.views.generic import TemplateView
+
+from compliance.documents import printed_for
+from compliance.newgames import forms, selectors, services
+from compliance.newgames.documents import picture_rows, request_items, request_pdf
+from compliance.newgames.models import CITATION, NewGameRequest, PictureKind
+from compliance.newgames.rules import MAX_PICTURE_BYTES, MAX_PICTURES
+from compliance.roles import Capability
+from compliance.selectors import may_sign
+from compliance.views import CapabilityRequiredMixin, ServiceFormView
+
+__all__ = [
+    "EngineChoiceView",
+    "PictureUploadView",
+    "PictureView",
+    "RequestCreateView",
+    "RequestDetailView",
+    "RequestListView",
+    "RequestPdfView",
+    "RequestSignView",
+]
+
+
+class _Requests(CapabilityRequiredMixin):
+    """The requests are the compliance department's until filed (pending patents, plans not yet public): its
+    officers prepare and read them; the Board inspector reads them."""
+
+    capability = Capability.PREPARE_GAME_REQUESTS
+    citation: tuple[str, ...] = (CITATION,)
+    kwargs: dict[str, Any]
+
+    def subject(self) -> NewGameRequest:
+        found = selectors.request_in(self.facility, self.kwargs["pk"])
+        if found is None:
+            raise Http404("No such request in this facility.")
+        return found
+
+
+class RequestListView(_Requests, TemplateView):
+    template_name = "newgames/list.html"
+    title = "New game and feature requests"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        return super().get_context_data(**kwargs) | {"requests": selectors.requests_of(self.facility)}
+
+
+class EngineChoiceView(_Requests, TemplateView):
+    template_name = "newgames/engine.html"
+    title = "Request a new game or feature: the game the engine computes"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        return super().get_context_data(**kwargs) | {"engines": selectors.engine_choices(),
+                                                     "no_model": selectors.NO_ENGINE_MODEL.format(what="the game")}
+
+
+class RequestCreateView(_Requests, ServiceFormView):
+    form_class = forms.RequestForm
+    template_name = "newgames/form.html"
+    title = "Request a new game or feature"
+
+    def setup(self, request: HttpRequest, *args: Any, **kwargs: Any) -> None:
+        super().setup(request, *args, **kwargs)
+        self.engine = selectors.engine_for(kwargs.get("engine", ""))
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return super().get_form_kwargs() | {"engine": self.engine}
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if "compute" in request.POST:  # the figures for the options typed, nothing saved, nothing refused yet
+            form = forms.RequestForm(initial=request.POST.dict(), engine=self.engine)
+            return self.render_to_response(self.get_context_data(form=form, typed=request.POST))
+        return super().post(request, *args, **kwargs)
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        form = context["form"]
+        typed = kwargs.get("typed") or (form.data if form.is_bound else {})
+        options = {spec.name: str(typed.get(forms.OPTION_PREFIX + spec.name) or "").strip() or spec.default
+                   for spec in self.engine.options} if self.engine else {}
+        slug = self.kwargs.get("engine", "")
+        return context | {"engine": self.engine, "figures": selectors.analyse(slug, options),
+                          "refusal": "" if self.engine else selectors.NO_ENGINE_MODEL.format(what=f"“{slug}”")}
+
+    def perform(self, form: Any) -> str:
+        made = services.request_prepare(facility=self.facility, user=self.request.user, **form.service_kwargs())
+        messages.success(self.request, f"Request #{made.pk} prepared. Add the sketches and pictures, then sign it.")
+        return made.get_absolute_url()
+
+
+class RequestDetailView(_Requests, TemplateView):
+    template_name = "newgames/detail.html"
+    title = "New game or feature request"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        record = self.subject()
+        figures = selectors.figures_of(record)
+        pictures = selectors.pictures_of(record)
+        return super().get_context_data(**kwargs) | {
+            "record": record, "figures": figures, "items": request_items(record, figures),
+            "layout": [p for p in pictures if p.kind == PictureKind.LAYOUT],
+            "equipment": [p for p in pictures if p.kind == PictureKind.EQUIPMENT],
+            "refusals": selectors.filing_refusals(record), "signed": record.is_signed(),
+        }
+
+
+class PictureUploadView(_Requests, ServiceFormView):
+    form_class = forms.PictureForm
+    template_name = "newgames/pictures.html"
+    title = "Add sketches or pictures"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        record = self.subject()
+        pictures = selectors.pictures_of(record)
+        return super().get_context_data(**kwargs) | {
+            "record": record, "pictures": pictures, "rows": picture_rows(pictures), "signed": record.is_signed(),
+            "max_pictures": MAX_PICTURES, "max_bytes": MAX_PICTURE_BYTES}
+
+    def perform(self, form: Any) -> str:
+        record = self.subject()
+        added = services.request_pictures_add(request=record, user=self.request.user, kind=form.cleaned_data["kind"],
+                                              caption=form.cleaned_data["caption"], files=form.cleaned_data["upload"])
+        messages.success(self.request, f"Added: {', '.join(p.name for p in added)}.")
+        return record.get_absolute_url()
+
+
+class PictureView(_Requests, View):
+    """A picture as uploaded (an image shown in the page, a PDF downloaded); refused if its bytes no longer match
+    the SHA-256 recorded at upload."""
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        picture = selectors.picture_in(self.subject(), kwargs["picture"])
+        if picture is None:
+            raise Http404("This request has no such picture.")
+        data = selectors.picture_bytes(picture)
+        if data is None:
+            return HttpResponse(
+                f"The stored file {picture.name} no longer matches the SHA-256 recorded at upload ({picture.sha256}): "
+                "it was altered outside the application. Preserve the database as evidence and tell the compliance "
+                "officer.", status=409, content_type="text/plain; charset=utf-8")
+        response = HttpResponse(data, content_type=picture.content_type)
+        disposition = "inline" if picture.is_image else "attachment"
+        response["Content-Disposition"] = f'{disposition}; filename="picture-{picture.pk}{_suffix(picture)}"'
+        response["X-Content-SHA256"] = picture.sha256
+        return response
+
+
+def _suffix(picture: Any) -> str:
+    return {"image/png": ".png", "image/jpeg": ".jpg", "application/pdf": ".pdf"}.get(picture.content_type, "")
+
+
+class RequestSignView(_Requests, ServiceFormView):
+    form_class = forms.SignForm
+    template_name = "newgames/sign.html"
+    title = "Sign the request"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        record = self.subject()
+        requirement = NewGameRequest.requirement("prepared")
+        return super().get_context_data(**kwargs) | {
+            "record": record, "figures": selectors.figures_of(record), "pictures": selectors.pictures_of(record),
+            "refusals": selectors.filing_refusals(record), "signed": record.is_signed(),
+            "may_sign": may_sign(self.request.user, record, requirement), "content_hash": record.content_hash()}
+
+    def perform(self, form: Any) -> str:
+        record = self.subject()
+        signature = services.request_sign(request=record, user=self.request.user,
+                                          password=form.cleaned_data["password"])
+        messages.success(self.request, f"Signed: {signature.printed}")
+        return record.get_absolute_url()
+
+
+class RequestPdfView(_Requests, View):
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        record = self.subject()
+        pictures = [(p, selectors.picture_bytes(p)) for p in selectors.pictures_of(record)]
+        pdf = request_pdf(record, selectors.figures_of(record), pictures, facility_name=self.facility.name,
+                          printed_for=printed_for(request.user))
+        response = HttpResponse(pdf, content_type="application/pdf")
+        response["Content-Disposition"] = f'attachment; filename="new-game-request-{record.pk}.pdf"'
+        return response
