@@ -146,7 +146,9 @@ def _money(text: str, option: RuleOption, title: str) -> str:
         value = Decimal(raw)
     except InvalidOperation:
         raise OptionError(f"{title}: {option.label.lower()} is an amount in dollars such as 1.00, not {text!r}.") from None
-    if not value.is_finite() or value != value.quantize(Decimal("0.01")):
+    if not value.is_finite() or abs(value) > MAX_MONEY:
+        raise OptionError(f"{title}: {option.label.lower()} is an amount in dollars such as 1.00, not {text!r}.")
+    if value != value.quantize(Decimal("0.01")):
         raise OptionError(f"{title}: {option.label.lower()} is in dollars and cents, not {text!r}.")
     if option.maximum is not None and value > option.maximum:
         raise OptionError(f"{title}: {option.label.lower()} is at most ${money_text(option.maximum)} "

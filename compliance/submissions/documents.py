@@ -6,17 +6,18 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
-from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer
+from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer, Table, TableStyle
 
 from compliance.documents import CELL, DocumentMeta, data_table, markup_safe, render_pdf, signature_block, styles
 from compliance.games.documents import FIGURE_HEADER, figure_rows
 from compliance.gaming_day import local_time
 from compliance.models import Facility
 from compliance.submissions import catalogue, selectors
-from compliance.submissions.guides import option_words, payout_lines
+from compliance.submissions.guides import high_roll_dice_lines, option_words, payout_lines
 from compliance.submissions.models import GamingGuide, RulesSubmission, WagerLimitChange
 from compliance.submissions.rules_text import chapter_text
 
@@ -25,6 +26,7 @@ __all__ = ["guide_pdf", "limit_sign_pdf", "payout_sign_lines", "payout_sign_pdf"
 BIG = ParagraphStyle("sign", parent=styles["Normal"], fontName="Helvetica-Bold", fontSize=20, leading=26,
                      alignment=TA_CENTER, spaceAfter=10)
 LINE = ParagraphStyle("sign-line", parent=styles["Normal"], fontSize=14, leading=19, spaceAfter=4)
+SIGN_CELL = ParagraphStyle("sign-cell", parent=styles["Normal"], fontSize=12, leading=15)
 SMALL = ParagraphStyle("sign-small", parent=styles["Normal"], fontSize=11, leading=14, spaceBefore=10)
 SETTLED = ("A wager accepted by a dealer that exceeds the current table maximum or is lower than the current table "
            "minimum is paid or lost in its entirety in accordance with the rules of the game (§ 521.7(c)).")
@@ -86,13 +88,13 @@ def payout_sign_lines(rules: selectors.TableRules) -> list[str]:
     """The sign's lines: each wager's payout odds at this table, and Asia Poker's payout limit."""
     code = rules.table.game.code
     values = rules.values()
-    figures = catalogue.analysis(code, values, six_dice=rules.six_dice)
-    wagers = list(figures.wagers) if figures else []
-    if code == "asia-poker":
-        wagers = [w for w in wagers if w.code != "bonus" or rules.runs("bonus_wager")]
-    if code == "high-roll-dice" and not rules.six_dice:
-        wagers = [w for w in wagers if w.code not in ("like-kind-every-circle-extra-roll",)]
-    lines = (["Asia Poker Wager: 1 to 1"] if code == "asia-poker" else []) + payout_lines(wagers)
+    if code == "high-roll-dice":
+        lines = high_roll_dice_lines(rules.six_dice, values.get("millionaire_row_max", "1.00"))
+    else:
+        figures = catalogue.analysis(code, values)
+        wagers = [w for w in (figures.wagers if figures else ())
+                  if not (w.code == "bonus" and not rules.runs("bonus_wager"))]
+        lines = (["Asia Poker Wager: 1 to 1"] if code == "asia-poker" else []) + payout_lines(wagers)
     if code == "asia-poker":
         limit = values.get("payout_limit")
         lines.append(f"Payout limit: the most paid to a player on a single hand is {_money(Decimal(limit))}"
@@ -105,12 +107,15 @@ def payout_sign_pdf(rules: selectors.TableRules) -> bytes:
     § 577.2(b)(3), § 675a.1(b)(3), § 539.1(c)(3)), from the approved Rules Submission in force."""
     table = rules.table
     title = table.game.name + (" (six-dice variation)" if rules.six_dice else "")
-    story: list[Flowable] = [Paragraph(markup_safe(f"Table {table.number}: {title}"), BIG),
-                             Paragraph("Payout odds", BIG)]
-    story += [Paragraph(markup_safe(line), LINE) for line in payout_sign_lines(rules)]
+    rows = [line.rsplit(": ", 1) if ": " in line else [line, ""] for line in payout_sign_lines(rules)]
+    grid = Table([[Paragraph(markup_safe(wager), SIGN_CELL), Paragraph(f"<b>{markup_safe(odds)}</b>", SIGN_CELL)]
+                  for wager, odds in rows], colWidths=[5.0 * inch, 2.2 * inch], hAlign="CENTER")
+    grid.setStyle(TableStyle([("LINEBELOW", (0, 0), (-1, -1), 0.3, colors.HexColor("#9aa5b1")),
+                              ("VALIGN", (0, 0), (-1, -1), "MIDDLE")]))
     source = (f"From Rules Submission version {rules.submission.number}, approved by the Pennsylvania Gaming "
               f"Control Board." if rules.submission is not None else "No approved Rules Submission is in force.")
-    story += [Paragraph(markup_safe(SETTLED), SMALL), Paragraph(markup_safe(source), SMALL)]
+    story: list[Flowable] = [Paragraph(markup_safe(f"Table {table.number}: {title}"), BIG), grid,
+                             Paragraph(markup_safe(SETTLED), SMALL), Paragraph(markup_safe(source), SMALL)]
     meta = DocumentMeta(title="Payout odds", facility_name=table.facility.name,
                         citation=("575.2(b)(6)–(7), 577.2(b)(3), 675a.1(b)(3)", "539.6(a)"))
     return render_pdf(meta, story)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from compliance.games.math.core import WagerFigures
 from compliance.submissions import catalogue
 
-__all__ = ["guide_body", "option_words", "payout_lines"]
+__all__ = ["guide_body", "high_roll_dice_lines", "odds_words", "option_words", "payout_lines"]
 
 PLAY = {
     "asia-poker": [
@@ -52,21 +53,54 @@ def option_words(option: catalogue.RuleOption, value: str) -> str:
     if option.kind == "flag":
         return _WORDS.get(value, value)
     if option.kind == "money":
-        return f"${catalogue.money_text(Decimal(value))}" if value else "None established"
+        if not value:
+            return "None established"
+        try:
+            return f"${catalogue.money_text(Decimal(value))}"
+        except (ArithmeticError, ValueError):
+            return value  # as typed, on a form being corrected
     if option.kind == "choice" and option.name == "paytable":
         return f"Paytable {value}"
     return value
 
 
+def odds_words(ratio: Fraction) -> str:
+    """Odds as a sign prints them: "5,000 to 1", "3 to 5" — "to", never "for" (§ 539.6(a))."""
+    return f"{ratio.numerator:,} to {ratio.denominator:,}"
+
+
 def payout_lines(wagers: tuple[WagerFigures, ...] | list[WagerFigures]) -> list[str]:
-    """One line per wager, and per tier of a wager paying by tier: "Bonus Wager — Five aces: 800 to 1"."""
+    """One line per wager ("Big Bet: 1 to 1"), or per tier of a wager whose tiers pay differently."""
     lines = []
     for wager in wagers:
         tiers = wager.tiers
-        if len(tiers) == 1:
-            lines.append(f"{wager.name}: {wager.payout_odds}")
+        if len({t.net for t in tiers}) <= 1:
+            lines.append(f"{wager.name}: {odds_words(tiers[0].net)}" if tiers else f"{wager.name}: —")
         else:
-            lines += [f"{wager.name}, {tier.label}: {tier.net.numerator} to {tier.net.denominator}" for tier in tiers]
+            lines += [f"{wager.name}, {tier.label}: {odds_words(tier.net)}" for tier in tiers]
+    return lines
+
+
+_FACES = {1: "One/ace", 2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six"}
+_COUNT = {1: "No matches", 2: "Two-of-a-kind", 3: "Three-of-a-kind", 4: "Four-of-a-kind", 5: "Five-of-a-kind",
+          6: "Six-of-a-kind", 7: "Seven-of-a-kind", 8: "Eight-of-a-kind", 9: "Nine-of-a-kind", 10: "Ten-of-a-kind"}
+
+
+def high_roll_dice_lines(six_dice: bool, millionaire_row_max: str = "1.00") -> list[str]:
+    """High Roll Dice's paytable as § 675a.5 (or, six dice, § 675a.6(j)–(k)) sets it out."""
+    from compliance.games.math.high_roll_dice import SIX_DICE, TEN_DICE
+
+    variant = SIX_DICE if six_dice else TEN_DICE
+    lines = [f"Pip Street, {_FACES[face]} occurs the most: {odds_words(odds)}"
+             for face, odds in sorted(variant.pip_street.items(), key=lambda item: (item[0] == 1, item[0]))]
+    lines += [f"Like Kind Boulevard, {_COUNT[n]}: {odds_words(odds)}"
+              for n, odds in sorted(variant.like_kind.items(), key=lambda item: (item[0] == 1, -item[0]))]
+    lines += [f"Like Kind Boulevard on the Extra Roll, {_COUNT[n]}: {odds_words(odds)}"
+              for n, odds in sorted(variant.extra_roll.items(), key=lambda item: -item[0])]
+    most = f"${catalogue.money_text(Decimal(millionaire_row_max or '1.00'))}"
+    lines += [f"Millionaire Row (first roll; at most {most} a circle), {_COUNT[n]}: {odds_words(odds)} "
+              f"(${odds.numerator:,} on a $1 wager)"
+              for n, odds in sorted(variant.millionaire_row.items(), key=lambda item: -item[0])]
     return lines
 
 
@@ -74,19 +108,18 @@ def _sections(code: str, values: Mapping[str, str]) -> list[dict[str, Any]]:
     rules = catalogue.game_rules(code)
     assert rules is not None
     sections = [{"heading": "How the game is played", "lines": PLAY.get(code, [])}]
-    figures = catalogue.analysis(code, values)
-    wagers = list(figures.wagers) if figures else []
-    if code == "asia-poker" and values.get("bonus_wager") != catalogue.YES:
-        wagers = [w for w in wagers if w.code != "bonus"]
     if code == "high-roll-dice":
-        wagers = [w for w in wagers if "extra-roll" not in w.code or w.code == "extra-roll"]
-        wagers = [w for w in wagers if w.code != "like-kind-every-circle-extra-roll"]
-    lines = (["Asia Poker Wager: 1 to 1"] if code == "asia-poker" else []) + payout_lines(wagers)
-    sections.append({"heading": "Wagers and payout odds", "lines": lines})
-    if code == "high-roll-dice" and values.get("six_dice") == catalogue.YES:
-        six = catalogue.analysis(code, values, six_dice=True)
-        sections.append({"heading": "Six-dice variation (at the tables marked so)",
-                         "lines": payout_lines(list(six.wagers) if six else [])})
+        sections.append({"heading": "Wagers and payout odds",
+                         "lines": high_roll_dice_lines(False, values.get("millionaire_row_max", "1.00"))})
+        if values.get("six_dice") == catalogue.YES:
+            sections.append({"heading": "Six-dice variation (at the tables marked so)",
+                             "lines": high_roll_dice_lines(True)})
+    else:
+        figures = catalogue.analysis(code, values)
+        wagers = [w for w in (figures.wagers if figures else ())
+                  if not (w.code == "bonus" and values.get("bonus_wager") != catalogue.YES)]
+        lines = (["Asia Poker Wager: 1 to 1"] if code == "asia-poker" else []) + payout_lines(wagers)
+        sections.append({"heading": "Wagers and payout odds", "lines": lines})
     chosen = [f"{o.label}: {option_words(o, values.get(o.name, o.default))} (§ {o.clause})"
               for o in rules.options if not (o.when and values.get(o.when) != catalogue.YES)]
     if rules.fixed:

@@ -54,10 +54,10 @@ def _amount(value: Any, what: str) -> Decimal:
         amount = Decimal(str(value).replace(",", "").replace("$", "").strip())
     except InvalidOperation:
         raise ValidationError(f"The {what} is an amount in dollars, such as 25.00.") from None
-    if not amount.is_finite() or amount != amount.quantize(Decimal("0.01")):
-        raise ValidationError(f"The {what} is in dollars and cents.")
-    if not Decimal("0.01") <= amount <= MOST:
+    if not amount.is_finite() or not Decimal("0.01") <= amount <= MOST:
         raise ValidationError(f"The {what} is between $0.01 and ${money_text(MOST)}.")
+    if amount != amount.quantize(Decimal("0.01")):
+        raise ValidationError(f"The {what} is in dollars and cents.")
     return amount
 
 

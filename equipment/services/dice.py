@@ -15,6 +15,7 @@ from compliance.actors import acts_as_user
 from compliance.models import GamingTable
 from compliance.roles import Capability
 from compliance.services import CoSigner, record_cosign, record_sign
+from compliance.submissions.selectors import table_rules
 from equipment import selectors
 from equipment.clocks import after, local_words
 from equipment.floor import check_floorperson
@@ -62,6 +63,16 @@ def _check_dice_set(
     """The game's number and colours of dice (§ 577.4(a), § 675a.3(a), ...), and the set identified."""
     cite = f"§ {requirement.dice_citation}"
     allowed = requirement.allowed_dice_counts()
+    if requirement.variation_dice_count:
+        # The variation (High Roll Dice's six dice, § 675a.6(a)) only where the approved Rules Submission in force
+        # offers it and the table is set to it; every other table plays the game's own number (§ 521.8(b)).
+        six = table_rules(table).six_dice
+        allowed = {requirement.variation_dice_count if six else requirement.dice_count}
+        if dice_count not in allowed:
+            raise ValidationError(
+                f"Table {table.number} plays {'the six-dice variation' if six else 'the standard game'} under the "
+                f"approved Rules Submission (§ 521.8(b), § 675a.6(a)): a set of {next(iter(allowed))} dice; this "
+                f"set has {dice_count}.")
     if dice_count not in allowed:
         counts = " or ".join(str(n) for n in sorted(allowed))
         raise ValidationError(f"{table.game} is played with {counts} dice ({cite}); this set has {dice_count}.")

@@ -10,8 +10,8 @@ import pytest
 import time_machine
 
 from compliance.submissions import services
-from tests.factories import PASSWORD
 from tests.equipment.conftest import make_table
+from tests.factories import PASSWORD
 
 NY = ZoneInfo("America/New_York")
 TODAY = date(2026, 3, 2)

@@ -43,7 +43,7 @@ def test_millionaire_row_at_one_dollar_one_cent_is_refused(draft, compliance_off
         _set(draft, "high-roll-dice", compliance_officer, millionaire_row_max="1.01")
     assert _set(draft, "high-roll-dice", compliance_officer, millionaire_row_max="1.00").rules[
         "high-roll-dice"]["millionaire_row_max"] == "1.00"
-    for hostile in ("abc", "NaN", "1e9", "0.001", "-1", "Infinity"):
+    for hostile in ("abc", "NaN", "1e9", "1e400", "-1e400", "0.001", "-1", "Infinity", "$"):
         with pytest.raises(ValidationError):
             _set(draft, "high-roll-dice", compliance_officer, millionaire_row_max=hostile)
 

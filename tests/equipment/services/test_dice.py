@@ -55,13 +55,27 @@ def test_a_three_dice_football_set_is_four_green_and_two_red(tdf, place_dice):
         place_dice(tdf, T0, dice_count=5)
 
 
-def test_high_roll_dice_takes_ten_or_six_in_the_variation(facility, place_dice):
+def test_high_roll_dice_takes_ten_and_six_only_where_the_approved_submission_sets_the_variation(
+        facility, place_dice, compliance_officer, shift_manager):
+    from compliance.gaming_day import gaming_day
+    from compliance.submissions import services as submissions
     from tests.equipment.conftest import make_table
+    from tests.submissions.conftest import ASIA, approve
 
     table = make_table(facility, "high-roll-dice", "HRD-1")
+    with pytest.raises(ValidationError, match=r"the standard game .* a set of 10 dice; this set has 6"):
+        place_dice(table, T0, dice_count=6)
+    with time_machine.travel(T0 - timedelta(days=1), tick=False):
+        day = gaming_day(facility)
+        sub = submissions.submission_draft(facility=facility, title="Six dice", user=compliance_officer)
+        submissions.submission_game_set(submission=sub, code="asia-poker", values=ASIA, user=compliance_officer)
+        submissions.submission_game_set(submission=sub, code="high-roll-dice", user=compliance_officer,
+                                        values={"six_dice": "yes", "millionaire_row_max": "1.00"})
+        approve(sub, compliance_officer, effective_on=day, decided_on=day)
+        submissions.table_setting_set(table=table, options={"six_dice": "yes"}, user=shift_manager)
+    with pytest.raises(ValidationError, match=r"the six-dice variation .* a set of 6 dice; this set has 10"):
+        place_dice(table, T0, dice_count=10)
     assert place_dice(table, T0, dice_count=6).dice_count == 6
-    with pytest.raises(ValidationError, match=r"6 or 10"):
-        place_dice(table, T0 + timedelta(hours=1), dice_count=5)
 
 
 def test_the_database_holds_one_dice_set_in_play_per_table(tdf, place_dice, floorperson, dealer):

@@ -1,0 +1,142 @@
+"""The Rules Submission pages: a compliance officer drafts, chooses, files and records the Board's decision
+through the forms; the floor changes limits; the inspector reads every page and every version and posts
+nothing; hostile input answers in words, never a 500."""
+
+from __future__ import annotations
+
+import html
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+
+from compliance.submissions import limits, services
+from compliance.submissions.models import BoardDecision, GamingGuide, RulesSubmission, TableSetting, WagerLimitChange
+from tests.factories import PASSWORD
+from tests.submissions.conftest import NOW, TODAY
+
+pytestmark = pytest.mark.django_db
+
+HOSTILE = ["", "-1", "99999999999999999999", "1e400", "NaN", "١٢٣", "<b>x", "=HYPERLINK(\"x\")", "9999-12-31",
+           "0001-01-01", "2026-02-30", "x" * 3000, "150 for 1", "9" * 40 + " to 1"]
+
+
+@pytest.fixture
+def world(approved, asia, hrd, sic_bo, floorperson, compliance_officer):
+    from compliance.models import Game
+
+    limits.limit_change_request(table=sic_bo, minimum="10", maximum="500", patrons_playing=False, user=floorperson)
+    change = limits.limit_change_request(table=sic_bo, minimum="25", maximum="1000", patrons_playing=True,
+                                         effective_at=NOW + timedelta(hours=1), user=floorperson)
+    draft = services.submission_draft(facility=approved.facility, title="Amendment", user=compliance_officer)
+    guide = services.guide_generate(facility=approved.facility, game=Game.objects.get(code="sic-bo"),
+                                    user=compliance_officer)
+    return {"approved": approved, "draft": draft, "change": change, "guide": guide, "asia": asia, "hrd": hrd}
+
+
+def _pages(w):
+    a, d, c, g = w["approved"].pk, w["draft"].pk, w["change"].pk, w["guide"].pk
+    return [reverse("submissions:list"), reverse("submissions:draft"), reverse("submissions:detail", args=[a]),
+            reverse("submissions:detail", args=[d]), reverse("submissions:pdf", args=[a]),
+            reverse("submissions:game", args=[d, "sic-bo"]), reverse("submissions:game", args=[d, "asia-poker"]),
+            reverse("submissions:submit", args=[d]), reverse("submissions:decision", args=[a]),
+            f"{reverse('submissions:compare')}?a={a}&b={d}", reverse("submissions:tables"),
+            reverse("submissions:table-setting", args=[w["asia"].pk]),
+            reverse("submissions:payout-sign", args=[w["hrd"].pk]), reverse("submissions:podium"),
+            reverse("submissions:limits"), reverse("submissions:limit-request", args=[w["hrd"].pk]),
+            reverse("submissions:limit-change", args=[c]), reverse("submissions:limit-sign", args=[c]),
+            reverse("submissions:limit-post", args=[c]), reverse("submissions:limit-announce", args=[c]),
+            reverse("submissions:limit-cancel", args=[c]), reverse("submissions:guides"),
+            reverse("submissions:guide-generate"), reverse("submissions:guide", args=[g]),
+            reverse("submissions:guide-pdf", args=[g]), reverse("submissions:guide-submit", args=[g]),
+            reverse("submissions:guide-approval", args=[g])]
+
+
+def _counts():
+    return [m.objects.count() for m in (RulesSubmission, BoardDecision, TableSetting, WagerLimitChange, GamingGuide)]
+
+
+def test_the_inspector_reads_every_page_and_version_and_cannot_post(world, inspector, client_for):
+    client = client_for(inspector)
+    before = _counts()
+    for url in _pages(world):
+        assert client.get(url).status_code == 200, url
+    for url in _pages(world):
+        assert client.post(url, {"title": "x", "password": PASSWORD, "reason": "x"}).status_code == 403, url
+    assert _counts() == before
+    compare = client.get(f"{reverse('submissions:compare')}?a={world['approved'].pk}&b={world['draft'].pk}")
+    assert "No choice differs." in compare.content.decode()
+
+
+def test_a_compliance_officer_chooses_files_and_records_the_decision_through_the_forms(world, compliance_officer,
+                                                                                        client_for):
+    client = client_for(compliance_officer)
+    draft = world["draft"]
+    page = client.get(reverse("submissions:game", args=[draft.pk, "asia-poker"])).content.decode()
+    assert "5.7891%" in page and "6.5429%" in page and "7.5401%" in page  # beside paytables A, B, C
+    refused = client.post(reverse("submissions:game", args=[draft.pk, "sic-bo"]),
+                          {**draft.rules["sic-bo"], "three-of-a-kind": "149 to 1"})
+    assert refused.status_code == 200
+    assert "Three of a Kind pays at least 150 to 1 (§ 539.6(b)); 149 to 1 is lower." in html.unescape(
+        refused.content.decode())
+    saved = client.post(reverse("submissions:game", args=[draft.pk, "sic-bo"]),
+                        {**draft.rules["sic-bo"], "three-of-a-kind": "180 to 1"})
+    assert saved.status_code == 302
+    assert client.post(reverse("submissions:submit", args=[draft.pk]), {"password": PASSWORD}).status_code == 302
+    decided = client.post(reverse("submissions:decision", args=[draft.pk]),
+                          {"decision": "approved", "decided_on": TODAY.isoformat(),
+                           "effective_on": TODAY.isoformat(), "reference": "PGCB 7"})
+    assert decided.status_code == 302
+    detail = client.get(reverse("submissions:detail", args=[draft.pk])).content.decode()
+    assert "In force" in detail and "180 to 1" in detail
+
+
+def test_a_floorperson_schedules_posts_and_announces_a_change(world, floorperson, client_for):
+    client = client_for(floorperson)
+    hrd = world["hrd"]
+    url = reverse("submissions:limit-request", args=[hrd.pk])
+    too_soon = client.post(url, {"minimum": "25", "maximum": "500", "patrons_playing": "yes",
+                                 "effective_day": "2026-03-02", "effective_time": "20:29"})
+    assert "at least 30 minutes' notice" in html.unescape(too_soon.content.decode())
+    done = client.post(url, {"minimum": "25", "maximum": "500", "patrons_playing": "yes",
+                             "effective_day": "2026-03-02", "effective_time": "20:30"})
+    assert done.status_code == 302
+    change = WagerLimitChange.objects.get(table=hrd, state="scheduled")
+    assert client.post(reverse("submissions:limit-post", args=[change.pk])).status_code == 302
+    assert client.post(reverse("submissions:limit-announce", args=[change.pk])).status_code == 302
+    change.refresh_from_db()
+    assert change.posted_at and change.announced_at
+
+
+def test_hostile_input_never_gives_a_500(world, compliance_officer, floorperson, shift_manager, client_for):
+    officer, floor, manager = client_for(compliance_officer), client_for(floorperson), client_for(shift_manager)
+    d, c = world["draft"].pk, world["change"].pk
+    for value in HOSTILE:
+        for client, url, field_names in (
+            (officer, reverse("submissions:draft"), ["title", "summary"]),
+            (officer, reverse("submissions:game", args=[d, "sic-bo"]), ["three-of-a-kind", "small", "big"]),
+            (officer, reverse("submissions:game", args=[d, "asia-poker"]),
+             ["bonus_wager", "paytable", "payout_limit", "dealer_hand_setting"]),
+            (officer, reverse("submissions:game", args=[d, "high-roll-dice"]), ["six_dice", "millionaire_row_max"]),
+            (officer, reverse("submissions:decision", args=[world["approved"].pk]),
+             ["decision", "decided_on", "effective_on", "reason"]),
+            (floor, reverse("submissions:limit-request", args=[world["hrd"].pk]),
+             ["minimum", "maximum", "patrons_playing", "effective_day", "effective_time"]),
+            (floor, reverse("submissions:limit-cancel", args=[c]), ["reason"]),
+            (manager, reverse("submissions:table-setting", args=[world["asia"].pk]), ["bonus_wager"]),
+            (officer, reverse("submissions:guide-approval", args=[world["guide"].pk]), ["approved_on", "reference"]),
+        ):
+            response = client.post(url, dict.fromkeys(field_names, value))
+            assert response.status_code in (200, 302), (url, value, response.status_code)
+    for url in (f"{reverse('submissions:compare')}?a=x&b=%00", "/submissions/999999/",
+                "/submissions/1/games/no-such-game/", "/guides/%3Cscript%3E/", "/guides/keystone/x.pdf"):
+        assert officer.get(url).status_code in (200, 404), url
+
+
+def test_the_dashboard_panel_says_what_is_waiting(world, compliance_officer, floorperson, client_for):
+    page = client_for(compliance_officer).get("/").content.decode()
+    assert "In force: Rules Submission v1" in page and "Version 2 (draft): Amendment" in page
+    floor = client_for(floorperson).get("/").content.decode()
+    assert "limits change at 21:00 — post the sign, then announce it" in floor
+
+
