@@ -48,6 +48,10 @@ NAVIGATION: tuple[NavItem, ...] = (
     NavItem("Game math", "games:list", "Compliance"),
     # Gaming related gaming service providers, ch. 528 (issue 14, item 7)
     NavItem("Service providers", "providers:list", "Compliance"),
+    # Rules Submissions, wager limits, signs and gaming guides, ch. 521 (issue 14)
+    NavItem("Rules Submission", "submissions:list", "Compliance"),
+    NavItem("Gaming guides", "submissions:guides", "Compliance"),
+    NavItem("Wager limits", "submissions:limits", "Floor", _FLOOR),
     NavItem("New game requests", "newgames:list", "Compliance", frozenset({Role.COMPLIANCE_OFFICER})),
     # Equipment (issue 4)
     NavItem("Table board", "equipment:board", "Floor", _FLOOR),

@@ -87,6 +87,9 @@ class Capability(StrEnum):
     OVERRIDE_STAFFING = "override_staffing"
     # Gaming related gaming service providers, ch. 528
     MANAGE_GAMING_PROVIDERS = "manage_gaming_providers"
+    # Rules Submissions, wager limits and gaming guides, ch. 521
+    MANAGE_RULES_SUBMISSIONS = "manage_rules_submissions"
+    CHANGE_WAGER_LIMITS = "change_wager_limits"
     PREPARE_GAME_REQUESTS = "prepare_game_requests"
 
 
@@ -157,6 +160,10 @@ CAPABILITIES: dict[Capability, frozenset[Role]] = {
     # Ch. 528: compliance records the Board's certifications, permissions and approvals of providers and which
     # tables carry a provider's game or wager (§ 528.7).
     Capability.MANAGE_GAMING_PROVIDERS: frozenset({_R.COMPLIANCE_OFFICER}),
+    # § 521.2, § 521.8(b), § 521.9(c)–(d): the submission, its amendments and the guides are filed by compliance.
+    Capability.MANAGE_RULES_SUBMISSIONS: frozenset({_R.COMPLIANCE_OFFICER}),
+    # § 521.8(c): the floor changes a table's limits, posts the sign and announces it.
+    Capability.CHANGE_WAGER_LIMITS: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),
     Capability.PREPARE_GAME_REQUESTS: frozenset({_R.COMPLIANCE_OFFICER}),  # § 521.4: the request is compliance's
 }
 

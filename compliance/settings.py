@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "compliance.reports",
     "compliance.games",
     "compliance.providers",
+    "compliance.submissions",
     "compliance.newgames",
 ]
 if DJANGO_ENV == "test":
@@ -313,6 +314,12 @@ CELERY_BEAT_SCHEDULE["reports-fail-stuck"] = {
 }
 # Gaming service providers (ch. 528): reminders to renew a certification at 90, 75 and 61 days before its expiry
 # and on the day a renewal becomes late (§ 528.4(b)); once each (a unique reminder row), so hourly is harmless.
+# Wager limit changes (§ 521.8(c)(2)): each minute, the scheduled changes whose time has come are applied (or not,
+# saying why); the request also queues the change at its own time, so the minute is only the fallback.
+CELERY_BEAT_SCHEDULE["submissions-apply-wager-limits"] = {
+    "task": "compliance.submissions.tasks.apply_wager_limit_changes",
+    "schedule": crontab(minute="*"),
+}
 CELERY_BEAT_SCHEDULE["providers-renewal-reminders"] = {
     "task": "compliance.providers.tasks.send_renewal_reminders",
     "schedule": crontab(minute=15),

@@ -29,6 +29,8 @@ urlpatterns = [
     path("reports/", include("compliance.reports.urls")),
     path("games/", include("compliance.games.urls")),
     path("providers/", include("compliance.providers.urls")),
+    path("submissions/", include("compliance.submissions.urls")),
+    path("guides/", include("compliance.submissions.public_urls")),
     path("game-requests/", include("compliance.newgames.urls")),
     path("api/v1/coupons/", include("coupons.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
