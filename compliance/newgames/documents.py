@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from django.utils import timezone
 from PIL import Image as PILImage
 from PIL import ImageOps
+from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Flowable, Image, KeepTogether, Paragraph, Spacer
 
 from compliance.documents import CELL, DocumentMeta, data_table, markup_safe, render_pdf, signature_block, styles
@@ -24,6 +27,16 @@ __all__ = ["Item", "picture_rows", "request_items", "request_pdf"]
 WIDTH = 7.3 * inch  # letter, less the frame's margins
 MAX_IMAGE_HEIGHT = 4.2 * inch
 MAX_IMAGE_PIXELS_DRAWN = 1600  # longest side as drawn: sharp at that size, and the PDF stays small
+HEADING = ParagraphStyle("request-heading", parent=styles["Heading2"])
+BODY = ParagraphStyle("request-body", parent=styles["Normal"], spaceAfter=4)
+SUBHEADING = ParagraphStyle("request-subheading", parent=styles["Heading4"])
+FIGURE = ParagraphStyle("request-figure", parent=CELL, fontSize=7, leading=8.5)
+READING = ParagraphStyle("request-reading", parent=CELL, leftIndent=10, bulletIndent=0, spaceAfter=3)
+# Points of each column of the figures (FIGURE_HEADER): wager, tier, clause, payout odds, probability, true odds,
+# house advantage as a fraction and as a percentage; 525 points, the width between the margins. At 7 points the
+# longest figure of the engine's games (a numerator or a denominator of 16 digits) fits a line of its column.
+FIGURE_WIDTHS = (78, 60, 50, 54, 80, 73, 80, 50)
+CELL_PADDING = 12  # points a table cell leaves beside its text
 
 
 @dataclass(frozen=True)
@@ -50,7 +63,8 @@ def _classification(request: NewGameRequest) -> tuple[str, ...]:
 def request_items(request: NewGameRequest, figures: Figures) -> list[Item]:
     """The text items of the request, in the order of § 521.4 (the figures, pictures and protections follow
     as tables)."""
-    what = request.get_kind_display()
+    kind = request.get_kind_display()
+    what = kind[:1].lower() + kind[1:]
     if request.game is not None:
         what += f": {request.game.name}"
     figures_words = (figures.refusal,) if figures.refusal else (
@@ -110,45 +124,69 @@ def _picture_flowables(picture: RequestPicture, data: bytes | None) -> list[Flow
     if drawn is None:
         return [Paragraph(words + ": the image cannot be drawn; it is attached as filed "
                           f"(SHA-256 {picture.sha256}).", CELL)]
-    return [KeepTogether([drawn, Spacer(1, 0.04 * inch), caption]), Spacer(1, 0.15 * inch)]
+    return [drawn, Spacer(1, 0.04 * inch), caption, Spacer(1, 0.15 * inch)]
 
 
-def _pictures(kind: str, pictures: list[tuple[RequestPicture, bytes | None]], none: str) -> list[Flowable]:
+# What follows an item's words: blocks, each a list kept on one page (an image with its caption) or a flowable that
+# may run over pages (the table of wagers). The first block stays with the item's heading and words.
+Block: TypeAlias = list[Flowable] | Flowable
+
+
+def _pictures(kind: str, pictures: list[tuple[RequestPicture, bytes | None]], none: str) -> list[Block]:
     chosen = [(p, data) for p, data in pictures if p.kind == kind]
     if not chosen:
-        return [Paragraph(markup_safe(none), styles["Normal"])]
-    return [flowable for p, data in chosen for flowable in _picture_flowables(p, data)]
+        return [[Paragraph(markup_safe(none), styles["Normal"])]]
+    return [_picture_flowables(p, data) for p, data in chosen]
 
 
-def _figures(figures: Figures) -> list[Flowable]:
+def _options_table(options: list[list[str]]) -> Flowable:
+    """The options applied; a long list (Sic Bo's twenty payouts) in two pairs of columns, half as tall."""
+    if len(options) <= 6:
+        return data_table(["Option", "Value"], options, [WIDTH * 0.7, WIDTH * 0.3], wrap=FIGURE)
+    half = (len(options) + 1) // 2
+    rows = [[*options[n], *(options[n + half] if n + half < len(options) else ["", ""])] for n in range(half)]
+    return data_table(["Option", "Value", "Option", "Value"], rows, [WIDTH * 0.36, WIDTH * 0.14] * 2, wrap=FIGURE)
+
+
+def _breakable(row: list[str]) -> list[str]:
+    """A fraction too long for its column (probability, house advantage) breaks after its slash, never inside a
+    number."""
+    def fits(cell: str, n: int) -> bool:
+        return stringWidth(cell, FIGURE.fontName, FIGURE.fontSize) <= FIGURE_WIDTHS[n] - CELL_PADDING
+
+    return [cell.replace("/", "/ ") if n in (4, 6) and not fits(cell, n) else cell for n, cell in enumerate(row)]
+
+
+def _figures(figures: Figures) -> list[Block]:
     if figures.analysis is None:
         return []
     options = [[label, value] for label, value in figures.options]
-    widths = [1.25, 0.95, 0.6, 1.05, 0.9, 0.95, 0.95, 0.65]
-    cols = [WIDTH * w / sum(widths) for w in widths]
-    flowables: list[Flowable] = []
+    flowables: list[Block] = []
     if options:
-        flowables += [Paragraph("Options applied", styles["Heading4"]),
-                      data_table(["Option", "Value"], options, [WIDTH * 0.7, WIDTH * 0.3], wrap=CELL),
-                      Spacer(1, 0.1 * inch)]
-    flowables += [Paragraph("Wagers", styles["Heading4"]), data_table(FIGURE_HEADER, figures.rows, cols, wrap=CELL,
-                                                                      empty="None.")]
+        flowables.append([Paragraph("Options applied", SUBHEADING), _options_table(options), Spacer(1, 0.1 * inch)])
+    flowables += [Paragraph("Wagers", SUBHEADING),
+                  data_table(FIGURE_HEADER, [_breakable(r) for r in figures.rows], list(FIGURE_WIDTHS), wrap=FIGURE,
+                             empty="None.")]
     if figures.analysis.readings:
-        flowables.append(Paragraph("How the engine read the rules", styles["Heading4"]))
-        flowables += [Paragraph(markup_safe(r), CELL) for r in figures.analysis.readings]
+        flowables.append(Paragraph("How the engine read the rules", SUBHEADING))
+        flowables += [Paragraph(markup_safe(r), READING, bulletText="•") for r in figures.analysis.readings]
     return flowables
 
 
-def _protections(request: NewGameRequest) -> list[Flowable]:
+def _protections(request: NewGameRequest) -> list[Block]:
     rows = [[what, status, details or "—"] for what, status, details in request.protections()]
-    return [data_table(["", "Issued, pending or none", "Details"], rows, [WIDTH * 0.18, WIDTH * 0.22, WIDTH * 0.6],
-                       wrap=CELL)]
+    return [[data_table(["", "Issued, pending or none", "Details"], rows, [WIDTH * 0.18, WIDTH * 0.22, WIDTH * 0.6],
+                        wrap=CELL)]]
+
+
+def _kept(block: Block) -> Flowable:
+    return KeepTogether(block) if isinstance(block, list) else block
 
 
 def request_pdf(request: NewGameRequest, figures: Figures, pictures: list[tuple[RequestPicture, bytes | None]], *,
                 facility_name: str, printed_for: str = "") -> bytes:
     items = request_items(request, figures)
-    extra: dict[str, list[Flowable]] = {
+    extra: dict[str, list[Block]] = {
         "521.4(1)(ii)": _figures(figures),
         "521.4(1)(iii)": _pictures(PictureKind.LAYOUT, pictures, "None: the game has no layout (a sketch or picture "
                                    "is asked “if any”)."),
@@ -161,11 +199,12 @@ def request_pdf(request: NewGameRequest, figures: Figures, pictures: list[tuple[
         story.append(Paragraph("<b>Not signed.</b> This request is filed once a compliance officer signs it.",
                                styles["Normal"]))
     for item in items:
-        story.append(Paragraph(f"§ {item.clause} — {markup_safe(item.title)}", styles["Heading2"]))
-        story += [Paragraph(markup_safe(p).replace("\n", "<br/>"), styles["Normal"]) for p in item.paragraphs]
-        story += extra.get(item.clause, [])
-        story.append(Spacer(1, 0.1 * inch))
-    story += [Paragraph("Sketches, pictures and documents attached", styles["Heading2"]),
+        heading = Paragraph(f"§ {item.clause} — {markup_safe(item.title)}", HEADING)
+        words = [Paragraph(markup_safe(p).replace("\n", "<br/>"), BODY) for p in item.paragraphs]
+        blocks = extra.get(item.clause, [])
+        first = [blocks[0]] if blocks and not isinstance(blocks[0], list) else (blocks[0] if blocks else [])
+        story += [KeepTogether([heading, *words, *first]), *map(_kept, blocks[1:]), Spacer(1, 0.1 * inch)]
+    story += [Paragraph("Sketches, pictures and documents attached", HEADING),
               data_table(["File", "Shows", "Type", "Size", "SHA-256"], picture_rows([p for p, _ in pictures]),
                          [WIDTH * w for w in (0.2, 0.13, 0.14, 0.12, 0.41)], wrap=CELL, empty="None."),
               Spacer(1, 0.2 * inch), signature_block(request)]

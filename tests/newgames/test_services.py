@@ -130,7 +130,7 @@ def test_exactly_5_mb_is_accepted_and_one_byte_more_refused(game_request, compli
 
 def test_at_most_ten_pictures_a_request(game_request, compliance_officer):
     _add(game_request, compliance_officer, *[(f"p{n}.pdf", PDF) for n in range(8)])
-    with pytest.raises(ValidationError, match="at most 10 .* holds 8 and 3 were chosen"):
+    with pytest.raises(ValidationError, match=r"at most 10 .* holds 8 and 3 were chosen"):
         _add(game_request, compliance_officer, *[(f"q{n}.pdf", PDF) for n in range(3)])
     _add(game_request, compliance_officer, ("q1.pdf", PDF), ("q2.pdf", PDF))
     assert RequestPicture.objects.filter(request=game_request).count() == 10

@@ -1,0 +1,196 @@
+"""The request's pages: a compliance officer prepares a request with its figures shown before saving, adds the
+pictures (refused in words by content and size), signs; the Board inspector reads every page and posts nothing;
+other staff are refused; hostile input answers with a page, never a 500."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compliance.games.documents import figure_rows
+from compliance.games.math.registry import game as engine_game
+from compliance.newgames.models import NewGameRequest, RequestPicture
+from compliance.newgames.rules import MAX_PICTURE_BYTES
+from compliance.roles import Role
+from tests.factories import make_person
+from tests.newgames.conftest import PDF, jpeg, png
+
+pytestmark = pytest.mark.django_db
+
+
+def _form_data(**changes: Any) -> dict[str, Any]:
+    from compliance.models import Game
+
+    return {
+        "title": "Sic Bo Lucky Triple", "kind": "new_feature", "classification": "",
+        "game": Game.objects.get(code="sic-bo").pk,
+        "description": "A wager that the three dice show the same number.", "reason": "Patrons ask for it.",
+        "option-three-of-a-kind": "180 to 1", "other_jurisdictions": "none",
+        "copyright_status": "none", "trademark_status": "none", "patent_status": "none",
+    } | changes
+
+
+def _pages(request: Any) -> list[str]:
+    picture = RequestPicture.objects.filter(request=request).first()
+    pages = [reverse("newgames:list"), reverse("newgames:engine"), reverse("newgames:create", args=["sic-bo"]),
+             reverse("newgames:detail", args=[request.pk]), reverse("newgames:pictures", args=[request.pk]),
+             reverse("newgames:sign", args=[request.pk]), reverse("newgames:pdf", args=[request.pk])]
+    if picture is not None:
+        pages.append(reverse("newgames:picture", args=[request.pk, picture.pk]))
+    return pages
+
+
+def test_the_form_shows_the_engines_figures_before_saving_and_saves_the_request(compliance_officer, client_for):
+    client = client_for(compliance_officer)
+    url = reverse("newgames:create", args=["sic-bo"])
+    computed = client.post(url, _form_data(title="", **{"compute": "1"}))
+    assert computed.status_code == 200 and NewGameRequest.objects.count() == 0
+    expected = figure_rows(engine_game("sic-bo").run({"three-of-a-kind": "180 to 1"}))
+    assert computed.context["figures"].rows == expected
+    html = computed.content.decode()
+    assert "180 to 1" in html and "35/216" in html and "This field is required" not in html
+    saved = client.post(url, _form_data())
+    made = NewGameRequest.objects.get()
+    assert saved.status_code == 302 and saved.url == reverse("newgames:detail", args=[made.pk])
+    page = client.get(saved.url).content.decode()
+    assert "35/216" in page and "Add at least one sketch or picture of the equipment" in page
+
+
+def test_a_refusal_is_shown_on_the_form_in_words(compliance_officer, client_for):
+    client = client_for(compliance_officer)
+    url = reverse("newgames:create", args=["sic-bo"])
+    page = client.post(url, _form_data(**{"option-three-of-a-kind": "181 for 1"})).content.decode()
+    assert "never &#x27;for&#x27;" in page or "never 'for'" in page
+    page = client.post(url, _form_data(copyright_status="issued")).content.decode()
+    assert "Give the details of the copyrights issued" in page
+    assert NewGameRequest.objects.count() == 0
+
+
+def test_a_game_the_engine_does_not_model_cannot_be_requested(compliance_officer, client_for):
+    client = client_for(compliance_officer)
+    url = reverse("newgames:create", args=["baccarat-deluxe"])
+    page = client.get(url)
+    assert page.status_code == 200 and "has no model of “baccarat-deluxe”: the request cannot be filed" in \
+        page.content.decode()
+    posted = client.post(url, _form_data())
+    assert posted.status_code == 200 and "the request cannot be filed" in posted.content.decode()
+    assert NewGameRequest.objects.count() == 0
+    choice = client.get(reverse("newgames:engine")).content.decode()
+    assert "If the engine has no model of the game, the request cannot be filed" in choice
+
+
+def _upload(client: Any, request: Any, *files: tuple[str, bytes], kind: str = "equipment") -> Any:
+    uploads = [SimpleUploadedFile(name, data, content_type="image/png") for name, data in files]
+    return client.post(reverse("newgames:pictures", args=[request.pk]), {"kind": kind, "caption": "", "upload": uploads})
+
+
+def test_pictures_are_refused_by_content_and_size_in_words_naming_the_file(game_request, compliance_officer,
+                                                                           client_for):
+    client = client_for(compliance_officer)
+    page = _upload(client, game_request, ("felt.png", b"GIF89a" + b"\x00" * 40))
+    assert page.status_code == 200
+    assert "felt.png is not a PNG image, a JPEG image or a PDF document" in page.content.decode()
+    big = PDF + b"%" * (MAX_PICTURE_BYTES + 1 - len(PDF))
+    page = _upload(client, game_request, ("die.jpg", jpeg()), ("spec.pdf", big))
+    assert "spec.pdf is 5,242,881 bytes: a file is at most 5 MB (5,242,880 bytes)" in page.content.decode()
+    assert RequestPicture.objects.count() == 0
+    exactly = PDF + b"%" * (MAX_PICTURE_BYTES - len(PDF))
+    assert _upload(client, game_request, ("spec.pdf", exactly), ("die.jpg", jpeg())).status_code == 302
+    assert RequestPicture.objects.filter(request=game_request).count() == 2
+
+
+def test_a_picture_is_served_as_stored_and_the_request_signed_on_its_page(game_request, compliance_officer,
+                                                                          client_for, password):
+    client = client_for(compliance_officer)
+    _upload(client, game_request, ("layout.png", png()), kind="layout")
+    sign_url = reverse("newgames:sign", args=[game_request.pk])
+    refused = client.get(sign_url).content.decode()
+    assert "It cannot be signed yet" in refused and 'type="password"' not in refused
+    assert client.post(sign_url, {"password": password}).status_code == 200
+    assert not game_request.is_signed()
+    _upload(client, game_request, ("die.jpg", jpeg()))
+    picture = RequestPicture.objects.get(request=game_request, name="die.jpg")
+    served = client.get(reverse("newgames:picture", args=[game_request.pk, picture.pk]))
+    assert served.content == jpeg() and served["Content-Type"] == "image/jpeg"
+    assert served["X-Content-SHA256"] == picture.sha256
+    assert 'type="password"' in client.get(sign_url).content.decode()
+    assert client.post(sign_url, {"password": password}).status_code == 302
+    assert game_request.is_signed()
+    detail = client.get(reverse("newgames:detail", args=[game_request.pk])).content.decode()
+    assert compliance_officer.profile.credential_number in detail and "Sign…" not in detail
+    late = _upload(client, game_request, ("late.pdf", PDF))
+    assert late.status_code == 200 and "no sketch or picture is added to it any more" in late.content.decode()
+    assert not RequestPicture.objects.filter(name="late.pdf").exists()
+    pdf = client.get(reverse("newgames:pdf", args=[game_request.pk]))
+    assert pdf["Content-Type"] == "application/pdf" and pdf.content.startswith(b"%PDF-")
+
+
+def test_the_inspector_reads_every_page_and_cannot_post(ready_request, inspector, client_for):
+    client = client_for(inspector)
+    before = (NewGameRequest.objects.count(), RequestPicture.objects.count())
+    for url in _pages(ready_request):
+        assert client.get(url).status_code == 200, url
+        assert client.post(url, _form_data(password="x")).status_code == 403, url
+    assert (NewGameRequest.objects.count(), RequestPicture.objects.count()) == before
+    assert not ready_request.is_signed()
+    menu = client.get("/").content.decode()
+    assert reverse("newgames:list") in menu
+
+
+def test_other_staff_are_refused_and_not_shown_the_menu_entry(ready_request, facility, client_for):
+    for role in (Role.SHIFT_MANAGER, Role.FINANCE_SUPERVISOR):
+        client = client_for(make_person(role, facility))
+        assert client.get(reverse("newgames:detail", args=[ready_request.pk])).status_code == 403
+        assert reverse("newgames:list") not in client.get("/").content.decode()
+
+
+def test_another_facilitys_request_is_not_found(ready_request, other_facility, client_for):
+    officer = make_person(Role.COMPLIANCE_OFFICER, other_facility)
+    assert client_for(officer).get(reverse("newgames:detail", args=[ready_request.pk])).status_code == 404
+
+
+HOSTILE = ["", "-1", "99999999999999999999", "١٢٣", "<b><i>unclosed", "</para><font name=x>", "a < b & c > d",
+           "=HYPERLINK(\"http://x\",\"y\")", "9999-12-31", "x" * 60_000, "none", "new_game", "issued", "\x00",
+           "1 for 1", "1000000000001 to 1"]
+
+
+FIELDS = ["title", "kind", "classification", "game", "description", "reason", "option-three-of-a-kind",
+          "other_jurisdictions", "copyright_status", "copyright_details", "patent_status"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(field=st.sampled_from(FIELDS),
+       value=st.one_of(st.sampled_from(HOSTILE), st.text(max_size=30)))
+def test_hostile_input_to_the_request_form_gives_a_page_not_a_500(compliance_officer, client_for, field, value):
+    client = client_for(compliance_officer)
+    response = client.post(reverse("newgames:create", args=["sic-bo"]), _form_data(**{field: value}))
+    assert response.status_code in (200, 302), (field, value, response.status_code)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.one_of(st.sampled_from(["../../x.png", "<script>.png", "=cmd|' /C calc'!A0.pdf", "a" * 400,
+                                       "\u202egnp.exe", ""]), st.text(max_size=40)),
+       data=st.sampled_from([b"", b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"%PDF-", b"GIF89a", b"\x00" * 64]),
+       kind=st.sampled_from(["equipment", "layout", "", "<b>", "9999"]))
+def test_hostile_uploads_give_a_page_not_a_500(game_request, compliance_officer, client_for, name, data, kind):
+    client = client_for(compliance_officer)
+    upload = SimpleUploadedFile(name or "x", data, content_type="image/png")
+    response = client.post(reverse("newgames:pictures", args=[game_request.pk]),
+                           {"kind": kind, "caption": name, "upload": [upload]})
+    assert response.status_code in (200, 302), (name, data, kind, response.status_code)
+
+
+@pytest.mark.parametrize("engine", ["sic-bo", "x", "asia-poker", "props-and-hops", "a" * 200])
+def test_hostile_paths_and_options_give_a_page_not_a_500(engine, compliance_officer, client_for):
+    client = client_for(compliance_officer)
+    for value in ("", "1000000000001 to 1", "0 to 0", "Z", "<b>"):
+        data = _form_data(**{"option-paytable": value, "option-payout": value, "compute": "1"})
+        assert client.post(reverse("newgames:create", args=[engine]), data).status_code == 200
+        assert client.post(reverse("newgames:create", args=[engine]),
+                           {k: v for k, v in data.items() if k != "compute"}).status_code in (200, 302)
+    assert client.get("/game-requests/999999999999999999999/").status_code == 404
