@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +16,7 @@ from compliance.models import Department, Facility, Game, GamingTable, Profile
 from compliance.roles import Role
 from compliance.services import profile_create
 
-__all__ = ["DEMO_PEOPLE", "DemoLogin", "demo_seed"]
+__all__ = ["DEMO_PEOPLE", "DemoLogin", "demo_seed", "signing_passwords"]
 
 
 @dataclass(frozen=True)
@@ -121,3 +123,22 @@ def demo_seed(*, facility_code: str = "demo", reset_passwords: bool = False) -> 
         if number not in existing:
             GamingTable.objects.create(facility=facility, number=number, game=games[game_code], pit=pit)
     return facility, logins
+
+
+@contextmanager
+def signing_passwords(people: Iterable[Any]) -> Iterator[str]:
+    """Signatures need passwords: for the seeding, the demo people share a throwaway password (set with no one
+    acting, so it counts as their own), and their passwords are set back to what they were afterwards."""
+    people = list(people)
+    temporary = secrets.token_urlsafe(16)
+    saved = {}
+    for user in people:
+        saved[user.pk] = user.password
+        user.set_password(temporary)
+        user.save(update_fields=["password"])
+    try:
+        yield temporary
+    finally:
+        for user in people:
+            user.password = saved[user.pk]
+            user.save(update_fields=["password"])

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import secrets
 from datetime import timedelta
+from typing import Any
 
 from django.db import transaction
 
 from compliance.actors import acting_as
+from compliance.demo import signing_passwords
 from compliance.gaming_day import gaming_day
 from compliance.models import Facility, Game
 from compliance.roles import Role
@@ -30,20 +31,18 @@ def _person(facility: Facility, role: Role) -> object:
 def coupons_demo_seed(*, facility: Facility) -> CouponSeries | None:
     """Idempotent: does nothing when the facility already has a series. Needs the foundation's demo people.
 
-    Signatures need passwords, so the demo people get a throwaway password for the seeding and their
-    passwords are then set back to what they were.
+    Signatures need passwords: the demo people sign with a throwaway one (``compliance.demo.signing_passwords``).
     """
     if CouponSeries.objects.filter(facility=facility).exists():
         return None
     roles = [Role.COMPLIANCE_OFFICER, Role.FINANCE_SUPERVISOR, Role.FINANCE_STAFF, Role.MARKETING_SUPERVISOR,
              Role.MARKETING_STAFF]
     people = {role: _person(facility, role) for role in roles}
-    temporary = secrets.token_urlsafe(16)
-    saved = {}
-    for user in people.values():
-        saved[user.pk] = user.password  # type: ignore[attr-defined]
-        user.set_password(temporary)  # type: ignore[attr-defined]
-        user.save(update_fields=["password"])  # type: ignore[attr-defined]
+    with signing_passwords(people.values()) as temporary:
+        return _seed_series(facility, people, temporary)
+
+
+def _seed_series(facility: Facility, people: dict[Role, Any], temporary: str) -> CouponSeries:
     officer, finsup = people[Role.COMPLIANCE_OFFICER], people[Role.FINANCE_SUPERVISOR]
     mktsup = people[Role.MARKETING_SUPERVISOR]
     today = gaming_day(facility)
@@ -82,8 +81,5 @@ def coupons_demo_seed(*, facility: Facility) -> CouponSeries | None:
                                  user=people[Role.MARKETING_STAFF])
     services.void_record(facility=facility, series=series, spans=[(100_121, 100_121)], reason="Torn at the desk",
                          user=mktsup, password=temporary)
-    for user in people.values():
-        user.password = saved[user.pk]  # type: ignore[attr-defined]
-        user.save(update_fields=["password"])  # type: ignore[attr-defined]
     assert receipt.pk
     return series

@@ -54,16 +54,24 @@ class DraftForm(forms.Form):
 class GameRulesForm(forms.Form):
     """One game's choices, a field per option of the catalogue, each labelled with its clause."""
 
-    def __init__(self, *args: Any, rules: catalogue.GameRules, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, rules: catalogue.GameRules, notes: dict[str, dict[str, str]] | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.rules = rules
+        notes = notes or {}
         for option in rules.options:
             label = f"{option.label} (§ {option.clause})"
+            beside = notes.get(option.name, {})  # the house advantage each choice gives, shown on the choice
+
+            def worded(value: str, words: str, beside: dict[str, str] = beside) -> tuple[str, str]:
+                return (value, f"{words} — {beside[value]}" if value in beside else words)
+
             field: forms.Field
             if option.kind == "flag":
-                field = forms.ChoiceField(choices=_YES_NO, widget=forms.RadioSelect, label=label)
+                field = forms.ChoiceField(choices=[worded(v, w) for v, w in _YES_NO], widget=forms.RadioSelect,
+                                          label=label)
             elif option.kind == "choice":
-                field = forms.ChoiceField(choices=[(c, c) for c in option.choices], widget=forms.RadioSelect,
+                field = forms.ChoiceField(choices=[worded(c, c) for c in option.choices], widget=forms.RadioSelect,
                                           label=label)
             elif option.kind == "text":
                 field = forms.CharField(max_length=2000, label=label, widget=forms.Textarea(attrs={"rows": 3}))

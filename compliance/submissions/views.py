@@ -64,6 +64,24 @@ def choice_rows(code: str, values: dict[str, str]) -> list[dict[str, Any]]:
     return rows
 
 
+def choice_notes(code: str, values: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Per option, per choice: the house advantage it gives in words ("Bonus Wager 7.5401%"; a variation's range
+    over its wagers)."""
+    rules = catalogue.game_rules(code)
+    notes: dict[str, dict[str, str]] = {}
+    for option in rules.options if rules else ():
+        for choice, wagers in catalogue.choice_figures(code, option, values):
+            edges = [percent(w.house_edge) for w in wagers]
+            if len(wagers) == 1:
+                words = f"{wagers[0].name}: house advantage {edges[0]}%"
+            elif wagers:
+                words = f"house advantage {min(edges)}% to {max(edges)}% across its {len(wagers)} wagers"
+            else:
+                continue
+            notes.setdefault(option.name, {})[choice] = words
+    return notes
+
+
 def game_sections(values_of: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
     sections = []
     for rules in catalogue.GAMES:
@@ -167,8 +185,10 @@ class GameRulesView(_VersionEvent):
 
     def get_form_kwargs(self) -> dict[str, Any]:
         sub = self.subject()
-        return super().get_form_kwargs() | {"rules": self.rules(),
-                                            "initial": sub.rules.get(self.rules().code, self.rules().defaults())}
+        rules = self.rules()
+        values = sub.rules.get(rules.code, rules.defaults())
+        return super().get_form_kwargs() | {"rules": rules, "initial": values,
+                                            "notes": choice_notes(rules.code, values)}
 
     def get_form_class(self) -> Any:
         return forms.GameRulesForm
