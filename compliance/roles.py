@@ -90,6 +90,7 @@ class Capability(StrEnum):
     # Rules Submissions, wager limits and gaming guides, ch. 521
     MANAGE_RULES_SUBMISSIONS = "manage_rules_submissions"
     CHANGE_WAGER_LIMITS = "change_wager_limits"
+    SET_TABLE_OPTIONS = "set_table_options"
     PREPARE_GAME_REQUESTS = "prepare_game_requests"
 
 
@@ -164,6 +165,8 @@ CAPABILITIES: dict[Capability, frozenset[Role]] = {
     Capability.MANAGE_RULES_SUBMISSIONS: frozenset({_R.COMPLIANCE_OFFICER}),
     # § 521.8(c): the floor changes a table's limits, posts the sign and announces it.
     Capability.CHANGE_WAGER_LIMITS: frozenset({_R.FLOORPERSON, _R.SHIFT_MANAGER}),
+    # § 521.8(b): which of the approved options a table runs is the table games shift manager's (not an administrator).
+    Capability.SET_TABLE_OPTIONS: frozenset({_R.SHIFT_MANAGER}),
     Capability.PREPARE_GAME_REQUESTS: frozenset({_R.COMPLIANCE_OFFICER}),  # § 521.4: the request is compliance's
 }
 

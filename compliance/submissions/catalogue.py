@@ -14,12 +14,14 @@ Readings (also in docs/submissions.md):
 * The Asia Poker payout limit (§ 575.12(c)) is optional ("may … establish"); when established it is at least
   $50,000 or the most one player could win in one round betting the minimum, whichever is greater. That most is
   read as: the table minimum on the Asia Poker Wager (1 to 1, § 575.12(a)) plus, where the Bonus Wager is offered,
-  the table minimum on the Bonus Wager at its highest payout (5,000 to 1 in every paytable, § 575.12(b)), on each
-  of two adjacent betting areas where the submission permits them (§ 575.7(f)).
+  the table minimum on the Bonus Wager at its highest payout (5,000 to 1 in every paytable, § 575.12(b)); with two
+  adjacent betting areas (§ 575.7(f)) both Asia Poker Wagers and the two highest Bonus payouts two hands of one deck
+  can hold together (four 8s once, then five aces: 5,000 + 800 to 1).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -27,7 +29,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from compliance.games.math import registry
-from compliance.games.math.core import Analysis, OptionError, WagerFigures
+from compliance.games.math.core import Analysis, OptionError, WagerFigures, odds_text
 
 __all__ = [
     "ASIA_POKER_LIMIT_FLOOR",
@@ -44,6 +46,7 @@ __all__ = [
 ]
 
 YES, NO = "yes", "no"
+_ODDS_FOR = re.compile(r"\d+\s+for\s+\d+", re.IGNORECASE)
 ASIA_POKER_LIMIT_FLOOR = Decimal(50_000)
 MAX_MONEY = Decimal("100000000")
 
@@ -174,8 +177,15 @@ def _value(option: RuleOption, raw: str, title: str) -> str:
             raise OptionError(f"{title}: state {option.label.lower()} (§ {option.clause}).")
         if len(text) > 2000:
             raise OptionError(f"{title}: {option.label.lower()} is longer than 2,000 characters.")
-        return text
-    return text  # odds: judged by the engine below
+        if _ODDS_FOR.search(text):
+            raise OptionError(f"{title}: {option.label.lower()} is printed in the guide; odds there are stated with "
+                              f"'to', never 'for' (§ 539.6(a)).")
+        return " ".join(text.split())
+    if option.kind == "odds":
+        from compliance.games.math.sic_bo import parse_odds
+
+        return odds_text(parse_odds(text, f"{title}: {option.label}"))  # "16 to 2" is filed as "8 to 1"
+    return text
 
 
 def clean_game(code: str, values: Mapping[str, str]) -> dict[str, str]:
@@ -247,12 +257,14 @@ def _bonus(paytable: str) -> WagerFigures:
 def asia_poker_payout_floor(values: Mapping[str, str], minimum_wager: Decimal) -> Decimal:
     """§ 575.12(c): the greater of $50,000 and the most one player could win in one round at the table minimum
     (the reading in this module's docstring)."""
-    per_area = minimum_wager  # the Asia Poker Wager at 1 to 1, § 575.12(a)
-    if values.get("bonus_wager") == YES:
-        top = max((t.net for t in _bonus(values.get("paytable", "A")).tiers), default=Fraction(0))
-        per_area += minimum_wager * Decimal(top.numerator) / Decimal(top.denominator)
     areas = 2 if values.get("adjacent_areas") == YES else 1
-    return max(ASIA_POKER_LIMIT_FLOOR, per_area * areas)
+    most = Fraction(areas)  # the Asia Poker Wager at 1 to 1 on each area, § 575.12(a)
+    if values.get("bonus_wager") == YES:
+        # The Bonus on each area; two hands of one deck (§ 575.3(a)) cannot both hold the top hand (four 8s, there
+        # being four), so two areas win at most the two highest tiers (5,000 to 1 and five aces' 800 to 1).
+        tiers = sorted((t.net for t in _bonus(values.get("paytable", "A")).tiers), reverse=True)
+        most += sum(tiers[:areas], Fraction(0))
+    return max(ASIA_POKER_LIMIT_FLOOR, minimum_wager * Decimal(most.numerator) / Decimal(most.denominator))
 
 
 def table_refusals(code: str, approved: Mapping[str, str] | None, settings: Mapping[str, str]) -> list[str]:

@@ -1,10 +1,10 @@
 """The abridged gaming guide of a game (§ 521.9(b)), generated from the game catalogue, the exact figures of the
-game math engine and the choices of a Rules Submission version. The same rules always give the same guide, so a
-guide's *material hash* (``selectors.material_hash``) tells whether the rules in force still match an approved
-sample (§ 521.9(d)).
+game math engine and the choices of a Rules Submission version. A guide's *material hash*
+(``selectors.material_hash``, of the game's choices) tells whether the rules in force are still the ones its
+approved sample states (§ 521.9(d)).
 
-Payout odds are stated with "to", never "for" (§ 539.6(a)); the guide never uses the word "for" at all, so no
-reader can take a payout so.
+Payout odds are stated with "to", never "for" (§ 539.6(a)); the lines the system writes never use the word "for"
+at all, and the facility's own words (how the dealer's hands are set) may not state odds with it.
 """
 
 from __future__ import annotations
@@ -56,9 +56,11 @@ def option_words(option: catalogue.RuleOption, value: str) -> str:
         if not value:
             return "None established"
         try:
-            return f"${catalogue.money_text(Decimal(value))}"
+            amount = Decimal(value)
         except (ArithmeticError, ValueError):
             return value  # as typed, on a form being corrected
+        return f"${catalogue.money_text(amount)}" if amount.is_finite() and abs(amount) <= catalogue.MAX_MONEY \
+            else value
     if option.kind == "choice" and option.name == "paytable":
         return f"Paytable {value}"
     return value
@@ -98,9 +100,8 @@ def high_roll_dice_lines(six_dice: bool, millionaire_row_max: str = "1.00") -> l
     lines += [f"Like Kind Boulevard on the Extra Roll, {_COUNT[n]}: {odds_words(odds)}"
               for n, odds in sorted(variant.extra_roll.items(), key=lambda item: -item[0])]
     most = f"${catalogue.money_text(Decimal(millionaire_row_max or '1.00'))}"
-    lines += [f"Millionaire Row (first roll; at most {most} a circle), {_COUNT[n]}: {odds_words(odds)} "
-              f"(${odds.numerator:,} on a $1 wager)"
-              for n, odds in sorted(variant.millionaire_row.items(), key=lambda item: -item[0])]
+    lines += [f"Millionaire Row (first roll; at most {most} a circle), {_COUNT[n]}: ${odds.numerator:,}"
+              for n, odds in sorted(variant.millionaire_row.items(), key=lambda item: -item[0])]  # § 675a.5(c): sums
     return lines
 
 

@@ -84,8 +84,7 @@ def limit_change_request(*, table: GamingTable, minimum: Any, maximum: Any, patr
     if current is not None and (current.minimum, current.maximum) == (low, high):
         raise ValidationError(f"Table {table.number}'s limits are already ${money_text(low)}–${money_text(high)}.")
     if table.game.code == "asia-poker":
-        approved = selectors.rules_for(table.facility, "asia-poker") or {}
-        refusals = selectors.asia_poker_limit_refusals(table.facility, approved, {table.pk: low})
+        refusals = selectors.asia_poker_minimum_refusals(table, low)
         if refusals:
             raise ValidationError(refusals)
     if not patrons_playing:
@@ -194,8 +193,8 @@ def limit_changes_apply(now: datetime | None = None) -> list[WagerLimitChange]:
                .values_list("pk", flat=True))
     for pk in due:
         with transaction.atomic():
-            change = (WagerLimitChange.objects.select_for_update(skip_locked=True)
-                      .filter(pk=pk, state=State.SCHEDULED).first())
+            change = (WagerLimitChange.objects.select_for_update(skip_locked=True, of=("self",))
+                      .select_related("table__facility", "table__game").filter(pk=pk, state=State.SCHEDULED).first())
             if change is None:
                 continue
             missing = []
@@ -203,11 +202,16 @@ def limit_changes_apply(now: datetime | None = None) -> list[WagerLimitChange]:
                 missing.append("the sign was not posted 30 minutes ahead (§ 521.8(c)(2)(ii))")
             if change.announced_at is None:
                 missing.append("the change was not announced to the patrons (§ 521.8(c)(2)(iii))")
+            if change.table.game.code == "asia-poker":
+                approved = selectors.rules_for(change.table.facility, "asia-poker") or {}
+                missing += [words[0].lower() + words[1:].rstrip(".") for words in selectors.asia_poker_limit_refusals(
+                    change.table.facility, approved, {change.table_id: change.minimum})
+                    if f"table {change.table.number}'s" in words]
             if missing:
                 change.state = State.LAPSED
                 change.closed_reason = "Not applied: " + "; ".join(missing) + ". The previous limits stay."
             else:
-                change.state, change.applied_at = State.APPLIED, change.effective_at
+                change.state, change.applied_at = State.APPLIED, now  # when it was applied; effective_at is the plan
             change.save()
             done.append(change)
     return done

@@ -25,7 +25,14 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from compliance.models import AppendOnly, AuditedModel, Meaning, RegulatedRecord, SignatureRequirement
+from compliance.models import (
+    AppendOnly,
+    AuditedModel,
+    Meaning,
+    RegulatedRecord,
+    RegulatedWriteError,
+    SignatureRequirement,
+)
 from compliance.roles import Role
 
 __all__ = [
@@ -182,6 +189,17 @@ class WagerLimitChange(AuditedModel):
 
     def __str__(self) -> str:
         return f"Table {self.table.number}: ${self.minimum:,.2f}–${self.maximum:,.2f}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Final once it leaves "scheduled" (PostgreSQL holds it too, migration 0002)."""
+        if not self._state.adding:
+            stored = type(self).objects.filter(pk=self.pk).values_list("state", flat=True).first()
+            if stored is not None and stored != self.State.SCHEDULED:
+                raise RegulatedWriteError(f"This wager limit change is {stored}: it can no longer change.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> Any:
+        raise RegulatedWriteError("Wager limit changes are never deleted; cancel a scheduled one instead.")
 
 
 class GamingGuide(RegulatedRecord):

@@ -38,6 +38,7 @@ __all__ = [
     "guides_needing_approval",
     "guides_of",
     "in_force",
+    "latest_approved",
     "material_hash",
     "pending_change",
     "public_guides",
@@ -54,12 +55,19 @@ __all__ = [
 
 
 def submissions_of(facility: Facility) -> QuerySet[RulesSubmission]:
-    return (RulesSubmission.objects.filter(facility=facility).select_related("decision", "amends")
+    return (RulesSubmission.objects.filter(facility=facility).select_related("decision", "amends", "facility")
             .prefetch_related("signatures"))
 
 
+def row_id(pk: Any) -> int | None:
+    """A row id from a URL or a query string, or None for anything that is not one ("²", "1e3", "-1", "")."""
+    text = str(pk)
+    return int(text) if text.isascii() and text.isdecimal() and len(text) <= 18 else None
+
+
 def submission(facility: Facility, pk: Any) -> RulesSubmission | None:
-    return submissions_of(facility).filter(pk=pk).first() if str(pk).isdigit() else None
+    found = row_id(pk)
+    return submissions_of(facility).filter(pk=found).first() if found is not None else None
 
 
 def _decision(sub: RulesSubmission) -> BoardDecision | None:
@@ -69,7 +77,7 @@ def _decision(sub: RulesSubmission) -> BoardDecision | None:
         return None
 
 
-def standing(sub: RulesSubmission, today: date | None = None) -> str:
+def standing(sub: RulesSubmission, today: date | None = None, *, current: Any = "?") -> str:
     """draft, submitted (awaiting the Board), rejected, approved (effective later), in force or superseded."""
     decided = _decision(sub)
     if decided is None:
@@ -80,7 +88,8 @@ def standing(sub: RulesSubmission, today: date | None = None) -> str:
     assert decided.effective_on is not None
     if decided.effective_on > today:
         return "approved"
-    current = in_force(sub.facility, today)
+    if current == "?":
+        current = in_force(sub.facility, today)
     return "in force" if current is not None and current.pk == sub.pk else "superseded"
 
 
@@ -118,9 +127,9 @@ def pending_change(table: GamingTable) -> WagerLimitChange | None:
 
 
 def change(facility: Facility, pk: Any) -> WagerLimitChange | None:
-    if not str(pk).isdigit():
+    if row_id(pk) is None:
         return None
-    return (WagerLimitChange.objects.filter(table__facility=facility, pk=pk)
+    return (WagerLimitChange.objects.filter(table__facility=facility, pk=row_id(pk))
             .select_related("table__game", "requested_by", "announced_by").first())
 
 
@@ -170,18 +179,25 @@ def table_rules(table: GamingTable, day: date | None = None) -> TableRules:
 
 def asia_poker_limit_refusals(facility: Facility, values: dict[str, str],
                               minimums: dict[int, Decimal] | None = None) -> list[str]:
-    """§ 575.12(c): a payout limit below the floor computed from an Asia Poker table's minimum wager.
-    ``minimums`` overrides tables' minimums (a change being asked for)."""
+    """§ 575.12(c): a payout limit below the floor computed from an Asia Poker table's minimum wager — the minimum
+    in force or scheduled, whichever is higher. ``minimums`` overrides tables' minimums (a change being asked for)."""
     limit = values.get("payout_limit") or ""
     if not limit:
         return []
     found = []
-    tables = tables_of(facility).filter(game__code="asia-poker")
-    for table in tables:
-        minimum = (minimums or {}).get(table.pk)
-        if minimum is None:
-            limits = current_limits(table)
-            minimum = limits.minimum if limits is not None else None
+    highest: dict[int, Decimal] = {}
+    applied_seen: set[int] = set()
+    for change_row in WagerLimitChange.objects.filter(table__facility=facility, table__game__code="asia-poker",
+                                                      state__in=[WagerLimitChange.State.APPLIED,
+                                                                 WagerLimitChange.State.SCHEDULED]
+                                                      ).order_by("table_id", "-applied_at", "-pk"):
+        if change_row.state == WagerLimitChange.State.APPLIED:
+            if change_row.table_id in applied_seen:
+                continue  # an older minimum, no longer in force
+            applied_seen.add(change_row.table_id)
+        highest[change_row.table_id] = max(highest.get(change_row.table_id, change_row.minimum), change_row.minimum)
+    for table in tables_of(facility).filter(game__code="asia-poker"):
+        minimum = (minimums or {}).get(table.pk, highest.get(table.pk))
         if minimum is None:
             continue
         floor = catalogue.asia_poker_payout_floor(values, minimum)
@@ -189,6 +205,29 @@ def asia_poker_limit_refusals(facility: Facility, values: dict[str, str],
             found.append(f"The Asia Poker payout limit ${catalogue.money_text(Decimal(limit))} is below "
                          f"${catalogue.money_text(floor)}, the most one player could win in a round at table "
                          f"{table.number}'s ${catalogue.money_text(minimum)} minimum (§ 575.12(c)).")
+    return found
+
+
+def versions_ahead(facility: Facility) -> list[RulesSubmission]:
+    """The versions whose rules are or will be the tables': in force, approved to take effect later, and filed
+    and awaiting the Board."""
+    today = gaming_day(facility)
+    current = in_force(facility, today)
+    later = list(RulesSubmission.objects.filter(facility=facility, decision__decision=Decision.APPROVED,
+                                                decision__effective_on__gt=today))
+    waiting = [s for s in RulesSubmission.objects.filter(facility=facility, decision__isnull=True)
+               .prefetch_related("signatures") if s.is_signed()]
+    return ([current] if current is not None else []) + later + waiting
+
+
+def asia_poker_minimum_refusals(table: GamingTable, minimum: Decimal) -> list[str]:
+    """A new minimum at an Asia Poker table that would put the most one player could win above the payout limit
+    of a version in force, approved for later, or awaiting the Board (§ 575.12(c))."""
+    found = []
+    for version in versions_ahead(table.facility):
+        found += [f"Version {version.number}: {words}" for words in asia_poker_limit_refusals(
+            table.facility, version.rules.get("asia-poker", {}), {table.pk: minimum})
+            if f"table {table.number}'s" in words]
     return found
 
 
@@ -220,18 +259,18 @@ def diff(before: dict[str, Any] | None, after: dict[str, Any]) -> list[tuple[str
     return rows
 
 
-def material_hash(body: dict[str, Any]) -> str:
-    """SHA-256 of what a guide states (title, sections, lines), whitespace and case aside: any difference in a
-    rule, a payout or a choice is material (§ 521.9(d)); the printing date is not part of it."""
-    def norm(value: Any) -> Any:
-        if isinstance(value, str):
-            return " ".join(value.split()).lower()
-        if isinstance(value, list):
-            return [norm(v) for v in value]
-        if isinstance(value, dict):
-            return {k: norm(v) for k, v in sorted(value.items())}
-        return value
-    return hashlib.sha256(json.dumps(norm(body), sort_keys=True).encode()).hexdigest()
+def material_hash(code: str, values: dict[str, Any]) -> str:
+    """SHA-256 of the rules a game's guide states: the game and its choices as filed. Any difference in a choice
+    (and so in a payout or a rule the guide states) is material (§ 521.9(d)); a change of the system's wording is
+    not, and an approved guide keeps the text that was approved."""
+    return hashlib.sha256(json.dumps({"game": code, "rules": values}, sort_keys=True).encode()).hexdigest()
+
+
+def latest_approved(facility: Facility) -> RulesSubmission | None:
+    """The approved version taking effect last, in force or still to come (an amendment and its guides are
+    prepared before the day it takes effect)."""
+    return (RulesSubmission.objects.filter(facility=facility, decision__decision=Decision.APPROVED)
+            .order_by("-decision__effective_on", "-decision__decided_on", "-number").first())
 
 
 def guides_of(facility: Facility) -> QuerySet[GamingGuide]:
@@ -271,8 +310,16 @@ def tables_rules(facility: Facility, day: date | None = None) -> list[TableRules
     for table in tables:
         approved = dict(current.rules.get(table.game.code, {})) if current is not None else None
         setting = settings.get(table.pk, {})
-        found.append(TableRules(table, current, approved, setting, limits.get(table.pk),
-                                catalogue.table_refusals(table.game.code, approved, setting)))
+        refusals = catalogue.table_refusals(table.game.code, approved, setting)
+        limit = (approved or {}).get("payout_limit") if table.game.code == "asia-poker" else None
+        in_force_limits = limits.get(table.pk)
+        if limit and in_force_limits is not None:
+            floor = catalogue.asia_poker_payout_floor(approved or {}, in_force_limits.minimum)
+            if Decimal(limit) < floor:
+                refusals.append(f"The payout limit ${catalogue.money_text(Decimal(limit))} is below "
+                                f"${catalogue.money_text(floor)}, the most one player could win in a round at the "
+                                f"${catalogue.money_text(in_force_limits.minimum)} minimum (§ 575.12(c)).")
+        found.append(TableRules(table, current, approved, setting, in_force_limits, refusals))
     return found
 
 
@@ -280,22 +327,22 @@ def table_rule_conflicts(facility: Facility) -> list[TableRules]:
     return [row for row in tables_rules(facility) if row.refusals]
 
 
-def current_guide_hash(facility: Facility, game: Game) -> str | None:
+def current_guide_hash(facility: Facility, game: Game, current: Any = "?") -> str | None:
     """The material hash of the guide the rules in force would give (None without rules in force)."""
-    from compliance.submissions.guides import guide_body
-
-    current = in_force(facility)
+    if current == "?":
+        current = in_force(facility)
     if current is None or catalogue.game_rules(game.code) is None:
         return None
-    return material_hash(guide_body(game.code, game.name, current.rules.get(game.code, {})))
+    return material_hash(game.code, current.rules.get(game.code, {}))
 
 
 def guide_rows(facility: Facility) -> list[tuple[Game, str | None, GamingGuide | None, GamingGuide | None]]:
     """Per game: the hash the rules in force give, the latest version, and the version that may be distributed."""
     guides = list(guides_of(facility))
+    current = in_force(facility)
     rows = []
     for game in games_with_rules():
-        digest = current_guide_hash(facility, game)
+        digest = current_guide_hash(facility, game, current)
         versions = [g for g in guides if g.game_id == game.pk]
         latest = versions[0] if versions else None
         distributable = next((g for g in versions if guide_distributable(g, digest)), None)
@@ -303,9 +350,9 @@ def guide_rows(facility: Facility) -> list[tuple[Game, str | None, GamingGuide |
     return rows
 
 
-def guides_needing_approval(facility: Facility) -> list[tuple[Game, str]]:
+def guides_needing_approval(facility: Facility, rows: list[Any] | None = None) -> list[tuple[Game, str]]:
     found = []
-    for game, digest, latest, distributable in guide_rows(facility):
+    for game, digest, latest, distributable in rows if rows is not None else guide_rows(facility):
         if digest is None or distributable is not None:
             continue
         if latest is None or latest.material_hash != digest:

@@ -132,6 +132,12 @@ def submission_submit(*, submission: RulesSubmission, user: Any, password: str) 
     refusals = selectors.submission_refusals(locked)
     if refusals:
         raise ValidationError(refusals)
+    latest = selectors.latest_approved(locked.facility)
+    if latest is not None and latest != locked.amends:
+        base = f"amends version {locked.amends.number}" if locked.amends else "was drafted as the first version"
+        raise ValidationError(f"Version {locked.number} {base}, but version {latest.number} has been approved since: "
+                              f"filed, it would undo that version's choices. Draft a new amendment of version "
+                              f"{latest.number} (§ 521.8(b)).")
     if locked.amends is not None and not selectors.diff(locked.amends.rules, locked.rules) \
             and locked.summary == "":
         raise ValidationError(f"This amendment changes nothing in version {locked.amends.number}: change a game's "
@@ -176,7 +182,7 @@ def board_decision_record(*, submission: RulesSubmission, decision: str, decided
 def table_setting_set(*, table: GamingTable, options: dict[str, str], user: Any) -> TableSetting:
     """Which of the submission's permissions the table runs (six dice, the Bonus Wager, adjacent areas):
     only what the approved submission in force grants, and only while the table is closed."""
-    _allowed(user, table.facility, Capability.MANAGE_TABLES)
+    _allowed(user, table.facility, Capability.SET_TABLE_OPTIONS)
     table = GamingTable.objects.select_for_update().select_related("game", "facility").get(pk=table.pk)
     rules = catalogue.game_rules(table.game.code)
     permissions = {o.name: o for o in rules.options if o.permission} if rules else {}
@@ -209,20 +215,23 @@ def table_setting_set(*, table: GamingTable, options: dict[str, str], user: Any)
 @transaction.atomic
 @acts_as_user
 def guide_generate(*, facility: Facility, game: Game, user: Any) -> GamingGuide:
-    """A new version of the game's guide from the rules in force, when they differ from the last version's."""
+    """A new version of the game's guide from the latest approved version (in force, or an amendment still to take
+    effect, so its guide can be approved before that day), when its rules differ from the last guide's."""
     _allowed(user, facility, Capability.MANAGE_RULES_SUBMISSIONS)
     Facility.objects.select_for_update().get(pk=facility.pk)
     rules = catalogue.game_rules(game.code)
-    current = selectors.in_force(facility)
+    current = selectors.latest_approved(facility)  # in force, or approved and still to take effect
     if rules is None:
         raise ValidationError(f"The catalogue has no guide for {game.name}.")
     if current is None:
-        raise ValidationError("No Rules Submission is in force: the guide states the approved rules (§ 521.9(b)).")
-    body = guide_body(game.code, game.name, current.rules.get(game.code, {}))
-    digest = selectors.material_hash(body)
+        raise ValidationError("No Rules Submission is approved: the guide states the approved rules (§ 521.9(b)).")
+    values = current.rules.get(game.code, {})
+    body = guide_body(game.code, game.name, values)
+    digest = selectors.material_hash(game.code, values)
     last = GamingGuide.objects.filter(facility=facility, game=game).order_by("-version").first()
     if last is not None and last.material_hash == digest:
-        raise ValidationError(f"Version {last.version} of the {game.name} guide already states the rules in force.")
+        raise ValidationError(f"Version {last.version} of the {game.name} guide already states the latest approved "
+                              f"rules.")
     return GamingGuide.objects.create(facility=facility, game=game, version=(last.version + 1 if last else 1),
                                       submission=current, body=body, material_hash=digest)
 

@@ -13,6 +13,7 @@ from django.views.generic import TemplateView
 
 from compliance.documents import printed_for
 from compliance.games.math.core import OptionError, percent
+from compliance.gaming_day import gaming_day
 from compliance.models import GamingTable
 from compliance.roles import Capability
 from compliance.submissions import catalogue, documents, forms, selectors, services
@@ -103,9 +104,10 @@ class SubmissionListView(CapabilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         versions = list(selectors.submissions_of(self.facility))
+        today, current = gaming_day(self.facility), selectors.in_force(self.facility)
         return super().get_context_data(**kwargs) | {
-            "rows": [(v, selectors.standing(v)) for v in versions],
-            "current": selectors.in_force(self.facility), "versions": versions}
+            "rows": [(v, selectors.standing(v, today, current=current)) for v in versions],
+            "current": current, "versions": versions}
 
 
 class SubmissionDetailView(CapabilityRequiredMixin, TemplateView):
@@ -253,7 +255,7 @@ def _table(facility: Any, pk: Any) -> GamingTable:
 
 
 class TableSettingView(ServiceFormView):
-    capability = Capability.MANAGE_TABLES
+    capability = Capability.SET_TABLE_OPTIONS
     template_name = "submissions/form.html"
     title = "Set a table's options"
     citation = ("521.8(b)", "575.7(e)", "575.7(f)", "675a.6(a)")
@@ -286,9 +288,10 @@ class TableSettingView(ServiceFormView):
 class PayoutSignView(CapabilityRequiredMixin, TemplateView):
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         table = _table(self.facility, kwargs["pk"])
-        if catalogue.game_rules(table.game.code) is None:
-            raise Http404("No payout sign for this game")
-        return _pdf(documents.payout_sign_pdf(selectors.table_rules(table)), f"payout-sign-{table.number}.pdf")
+        rules = selectors.table_rules(table)
+        if catalogue.game_rules(table.game.code) is None or rules.submission is None:
+            raise Http404("No payout sign: no approved Rules Submission is in force for this game (§ 521.8(b))")
+        return _pdf(documents.payout_sign_pdf(rules), f"payout-sign-{table.number}.pdf")
 
 
 class PodiumView(CapabilityRequiredMixin, TemplateView):

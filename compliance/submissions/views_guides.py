@@ -28,9 +28,10 @@ CITATION = ("521.9(a)–(f)",)
 
 
 def _guide(facility: Facility, pk: Any) -> GamingGuide:
-    if not str(pk).isdigit():
+    found = selectors.row_id(pk)
+    if found is None:
         raise Http404("No such guide")
-    return _found(selectors.guides_of(facility).filter(pk=pk).first())
+    return _found(selectors.guides_of(facility).filter(pk=found).first())
 
 
 class GuidesView(CapabilityRequiredMixin, TemplateView):
@@ -39,9 +40,10 @@ class GuidesView(CapabilityRequiredMixin, TemplateView):
     citation = CITATION
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        rows = selectors.guide_rows(self.facility)
         return super().get_context_data(**kwargs) | {
-            "rows": selectors.guide_rows(self.facility), "guides": list(selectors.guides_of(self.facility)),
-            "needing": dict(selectors.guides_needing_approval(self.facility))}
+            "rows": rows, "guides": list(selectors.guides_of(self.facility)),
+            "needing": dict(selectors.guides_needing_approval(self.facility, rows))}
 
 
 class GuideView(CapabilityRequiredMixin, TemplateView):

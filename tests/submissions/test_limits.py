@@ -112,3 +112,30 @@ def test_a_dealer_may_not_change_limits(in_force, sic_bo, dealer):
 
     with pytest.raises(PermissionDenied):
         limits.limit_change_request(table=sic_bo, minimum="25", maximum="1000", patrons_playing=False, user=dealer)
+
+
+def test_a_change_once_applied_can_no_longer_change(in_force):
+    from compliance.models import RegulatedWriteError
+
+    in_force.maximum = 5000
+    with pytest.raises(RegulatedWriteError, match="can no longer change"):
+        in_force.save()
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("UPDATE submissions_wagerlimitchange SET maximum = 5000 WHERE id = %s", [in_force.pk])
+
+
+def test_an_asia_poker_minimum_is_checked_against_a_version_awaiting_the_board(approved, asia, floorperson,
+                                                                              compliance_officer):
+    from compliance.submissions import services
+    from tests.factories import PASSWORD
+
+    limits.limit_change_request(table=asia, minimum="10", maximum="500", patrons_playing=False, user=floorperson)
+    amendment = services.submission_draft(facility=approved.facility, title="Limit", user=compliance_officer)
+    services.submission_game_set(submission=amendment, code="asia-poker", user=compliance_officer,
+                                 values=dict(amendment.rules["asia-poker"], payout_limit="60000"))
+    services.submission_submit(submission=amendment, user=compliance_officer, password=PASSWORD)
+    with pytest.raises(ValidationError, match=r"Version 2: The Asia Poker payout limit \$60,000.00 is below"):
+        limits.limit_change_request(table=asia, minimum="12", maximum="500", patrons_playing=False, user=floorperson)

@@ -73,9 +73,10 @@ def test_the_asia_poker_payout_limit_floor_is_computed_from_the_table_minimum(dr
         _set(draft, "asia-poker", compliance_officer, payout_limit="49999.99", bonus_wager="no")
 
 
-def test_adjacent_areas_double_the_floor():
+def test_adjacent_areas_raise_the_floor():
     values = dict(ASIA, adjacent_areas="yes")
-    assert catalogue.asia_poker_payout_floor(values, Decimal(10)) == Decimal("100020")
+    assert catalogue.asia_poker_payout_floor(values, Decimal(10)) == Decimal("58020")
+    assert catalogue.asia_poker_payout_floor(dict(values, bonus_wager="no"), Decimal(30000)) == Decimal(60000)
     assert catalogue.asia_poker_payout_floor(dict(ASIA, bonus_wager="no"), Decimal(10)) == Decimal(50000)
 
 
@@ -159,3 +160,26 @@ def test_only_a_compliance_officer_drafts_or_files(facility, shift_manager, cloc
 
     with pytest.raises(PermissionDenied):
         services.submission_draft(facility=facility, title="x", user=shift_manager)
+
+
+def test_a_stale_amendment_is_not_filed_over_a_newer_approval(approved, compliance_officer, clock):
+    older = services.submission_draft(facility=approved.facility, title="Older", user=compliance_officer)
+    newer = services.submission_draft(facility=approved.facility, title="Newer", user=compliance_officer)
+    _set(newer, "sic-bo", compliance_officer, big="2 to 1")
+    approve(newer, compliance_officer)
+    _set(older, "sic-bo", compliance_officer, small="2 to 1")
+    with pytest.raises(ValidationError, match="version 3 has been approved since: filed, it would undo"):
+        services.submission_submit(submission=older, user=compliance_officer, password=PASSWORD)
+
+
+def test_typed_odds_are_filed_in_lowest_terms_and_the_dealer_words_never_state_odds_with_for(draft,
+                                                                                             compliance_officer):
+    assert _set(draft, "sic-bo", compliance_officer, **{"two-of-a-kind": "18 to 2"}).rules["sic-bo"][
+        "two-of-a-kind"] == "9 to 1"
+    with pytest.raises(ValidationError, match="never 'for'"):
+        _set(draft, "asia-poker", compliance_officer, dealer_hand_setting="Pairs pay 2 for 1 in the low hand.")
+
+
+def test_two_adjacent_areas_win_the_two_highest_bonus_tiers_at_most():
+    # One deck (§ 575.3(a)): four 8s once; the other hand at best five aces (800 to 1).
+    assert catalogue.asia_poker_payout_floor(dict(ASIA, adjacent_areas="yes"), Decimal(25)) == Decimal(25 * 5802)

@@ -121,7 +121,7 @@ def test_a_materially_changed_guide_is_withdrawn_until_approved_again(approved, 
 
     game = Game.objects.get(code="sic-bo")
     first = _approved_guide(approved.facility, compliance_officer, game)
-    with pytest.raises(ValidationError, match="already states the rules in force"):
+    with pytest.raises(ValidationError, match="already states the latest approved rules"):
         services.guide_generate(facility=approved.facility, game=game, user=compliance_officer)
     amendment = services.submission_draft(facility=approved.facility, title="Sic Bo odds", user=compliance_officer)
     services.submission_game_set(submission=amendment, code="sic-bo", user=compliance_officer,

@@ -140,3 +140,34 @@ def test_the_dashboard_panel_says_what_is_waiting(world, compliance_officer, flo
     assert "limits change at 21:00 — post the sign, then announce it" in floor
 
 
+
+
+def test_list_pages_take_the_same_queries_whatever_the_tables(approved, facility, compliance_officer, floorperson,
+                                                             client_for):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.equipment.conftest import make_table
+
+    client = client_for(compliance_officer)
+    urls = [reverse("submissions:list"), reverse("submissions:tables"), reverse("submissions:limits"),
+            reverse("submissions:guides")]
+
+    def counts():
+        found = []
+        for url in urls:
+            with CaptureQueriesContext(connection) as queries:
+                assert client.get(url).status_code == 200
+            found.append(len(queries))
+        return found
+
+    def add(n: int, start: int) -> None:
+        for i in range(start, start + n):
+            table = make_table(facility, ("asia-poker", "sic-bo", "high-roll-dice")[i % 3], f"T-{i}")
+            limits.limit_change_request(table=table, minimum="25", maximum="500", patrons_playing=False,
+                                        user=floorperson)
+
+    add(3, 0)
+    few = counts()
+    add(9, 3)
+    assert counts() == few
