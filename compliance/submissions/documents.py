@@ -36,6 +36,11 @@ def _money(value: Decimal) -> str:
     return f"${catalogue.money_text(value)}"
 
 
+# Of the game math's figure columns, those a portrait page holds: wager, tier, clause, payout odds, true odds and
+# house advantage % (the exact fractions are in the game math's own PDF and CSV, /games/<game>/).
+_COLUMNS = (0, 1, 2, 3, 5, 7)
+
+
 def _choices(code: str, values: dict[str, str]) -> list[list[str]]:
     rules = catalogue.game_rules(code)
     assert rules is not None
@@ -59,7 +64,9 @@ def _game_story(code: str, title: str, values: dict[str, str]) -> list[Flowable]
         if figures is None:
             continue
         story += [Spacer(1, 0.08 * inch), Paragraph(markup_safe(f"Exact figures: {name}"), styles["Heading4"]),
-                  data_table(FIGURE_HEADER, figure_rows(figures), wrap=CELL)]
+                  data_table([FIGURE_HEADER[i] for i in _COLUMNS],
+                             [[row[i] for i in _COLUMNS] for row in figure_rows(figures)],
+                             [w * inch for w in (1.6, 1.6, 0.8, 0.9, 1.5, 0.8)], wrap=CELL)]
     return [*story, Spacer(1, 0.15 * inch)]
 
 
