@@ -16,7 +16,7 @@ from compliance.models import Department, Facility, Game, GamingTable, Profile
 from compliance.roles import Role
 from compliance.services import profile_create
 
-__all__ = ["DEMO_PEOPLE", "DemoLogin", "demo_seed", "signing_passwords"]
+__all__ = ["DEMO_PEOPLE", "DemoLogin", "demo_person", "demo_seed", "signing_passwords"]
 
 
 @dataclass(frozen=True)
@@ -142,3 +142,13 @@ def signing_passwords(people: Iterable[Any]) -> Iterator[str]:
         for user in people:
             user.password = saved[user.pk]
             user.save(update_fields=["password"])
+
+
+def demo_person(facility: Facility, role: Role) -> Any:
+    """The demo facility's first person holding ``role`` (the seeds sign as them)."""
+    from compliance.selectors import people_holding
+
+    user = people_holding(facility, [role]).order_by("pk").first()
+    if user is None:
+        raise RuntimeError(f"The demo facility has no {role.label}; run `manage.py seed_demo` first.")
+    return user

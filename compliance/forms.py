@@ -8,10 +8,22 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 
 from compliance.actors import SYSTEM_USERNAME
-from compliance.bounds import require_filter_day
+from compliance.bounds import EARLIEST_DAY, LATEST_DAY, require_filter_day
 from compliance.gaming_day import gaming_day
 from compliance.models import AuditEvent
 
+
+class BoundedDateField(forms.DateField):
+    """A date picked in a browser's date input, between the system's earliest and latest day (a typed year 0001 or
+    9999 is refused in words, not stored)."""
+
+    widget = forms.DateInput(attrs={"type": "date"})
+
+    def clean(self, value: Any) -> Any:
+        day = super().clean(value)
+        if day is not None and not EARLIEST_DAY <= day <= LATEST_DAY:
+            raise forms.ValidationError(f"Give a date between {EARLIEST_DAY:%Y} and {LATEST_DAY:%Y}.")
+        return day
 
 class SignatureForm(forms.Form):
     """Re-authentication for a signature: the signer types their own password again."""

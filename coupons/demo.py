@@ -8,11 +8,10 @@ from typing import Any
 from django.db import transaction
 
 from compliance.actors import acting_as
-from compliance.demo import signing_passwords
+from compliance.demo import demo_person, signing_passwords
 from compliance.gaming_day import gaming_day
 from compliance.models import Facility, Game
 from compliance.roles import Role
-from compliance.selectors import people_holding
 from compliance.services import signature_sign
 from coupons import services
 from coupons.models import CouponProgram, CouponSeries
@@ -20,11 +19,7 @@ from coupons.models import CouponProgram, CouponSeries
 __all__ = ["coupons_demo_seed"]
 
 
-def _person(facility: Facility, role: Role) -> object:
-    user = people_holding(facility, [role]).order_by("pk").first()
-    if user is None:
-        raise RuntimeError(f"The demo facility has no {role.label}; run `manage.py seed_demo` first.")
-    return user
+_person = demo_person
 
 
 @transaction.atomic

@@ -6,7 +6,7 @@ from typing import Any
 
 from django import forms
 
-from compliance.bounds import EARLIEST_DAY, LATEST_DAY
+from compliance.forms import BoundedDateField
 from compliance.models import Facility, Game
 from compliance.providers.models import Decision, ProviderOffering
 from compliance.selectors import tables_of
@@ -25,14 +25,7 @@ __all__ = [
 ]
 
 
-class _Day(forms.DateField):
-    widget = forms.DateInput(attrs={"type": "date"})
-
-    def clean(self, value: Any) -> Any:
-        day = super().clean(value)
-        if day is not None and not EARLIEST_DAY <= day <= LATEST_DAY:
-            raise forms.ValidationError(f"Give a date between {EARLIEST_DAY:%Y} and {LATEST_DAY:%Y}.")
-        return day
+_Day = BoundedDateField
 
 
 class ProviderForm(forms.Form):

@@ -11,11 +11,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from compliance.actors import acting_as
-from compliance.demo import signing_passwords
+from compliance.demo import demo_person, signing_passwords
 from compliance.gaming_day import gaming_day
 from compliance.models import Facility, Game, GamingTable
 from compliance.roles import Role
-from compliance.selectors import people_holding
 from compliance.submissions import limits, services
 from compliance.submissions.models import RulesSubmission
 
@@ -30,20 +29,13 @@ LIMITS = {"three-dice-football": ("10", "500"), "high-roll-dice": ("5", "100"), 
           "sic-bo": ("10", "1000"), "asia-poker": ("25", "1000"), "craps": ("10", "5000"), "roulette": ("5", "1000")}
 
 
-def _first(facility: Facility, role: Role) -> Any:
-    person = people_holding(facility, [role]).order_by("pk").first()
-    if person is None:
-        raise RuntimeError(f"The demo facility has no {role.label}; run `manage.py seed_demo` first.")
-    return person
-
-
 @transaction.atomic
 def submissions_demo_seed(*, facility: Facility) -> RulesSubmission | None:
     """Idempotent: nothing when the facility already has a Rules Submission."""
     if RulesSubmission.objects.filter(facility=facility).exists():
         return None
-    officer, manager = _first(facility, Role.COMPLIANCE_OFFICER), _first(facility, Role.SHIFT_MANAGER)
-    floorperson = _first(facility, Role.FLOORPERSON)
+    officer, manager = demo_person(facility, Role.COMPLIANCE_OFFICER), demo_person(facility, Role.SHIFT_MANAGER)
+    floorperson = demo_person(facility, Role.FLOORPERSON)
     today = gaming_day(facility)
     tables = GamingTable.objects.filter(facility=facility).select_related("game")
     with acting_as(floorperson):

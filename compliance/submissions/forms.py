@@ -8,8 +8,7 @@ from typing import Any
 
 from django import forms
 
-from compliance.bounds import EARLIEST_DAY, LATEST_DAY
-from compliance.forms import SignatureForm
+from compliance.forms import BoundedDateField, SignatureForm
 from compliance.gaming_day import facility_zone
 from compliance.models import Facility, Game
 from compliance.submissions import catalogue
@@ -31,14 +30,7 @@ __all__ = [
 _YES_NO = [(catalogue.YES, "Yes"), (catalogue.NO, "No")]
 
 
-class _Day(forms.DateField):
-    widget = forms.DateInput(attrs={"type": "date"})
-
-    def clean(self, value: Any) -> Any:
-        day = super().clean(value)
-        if day is not None and not EARLIEST_DAY <= day <= LATEST_DAY:
-            raise forms.ValidationError(f"Give a date between {EARLIEST_DAY:%Y} and {LATEST_DAY:%Y}.")
-        return day
+_Day = BoundedDateField
 
 
 class NothingForm(forms.Form):
