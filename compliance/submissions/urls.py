@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.SubmissionListView.as_view(), name="list"),
     path("new/", views.DraftView.as_view(), name="draft"),
     path("compare/", views.CompareView.as_view(), name="compare"),
+    path("figures/<slug:game>.json", views.FiguresView.as_view(), name="figures"),
     path("<int:pk>/", views.SubmissionDetailView.as_view(), name="detail"),
     path("<int:pk>/submission.pdf", views.SubmissionPdfView.as_view(), name="pdf"),
     path("<int:pk>/games/<slug:game>/", views.GameRulesView.as_view(), name="game"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.generic import TemplateView
 
@@ -24,6 +24,7 @@ __all__ = [
     "CompareView",
     "DecisionView",
     "DraftView",
+    "FiguresView",
     "GameRulesView",
     "PayoutSignView",
     "PodiumView",
@@ -205,8 +206,10 @@ class GameRulesView(_VersionEvent):
             figures, refusal = catalogue.analysis(rules.code, values), ""
         except OptionError as error:
             figures, refusal = None, str(error)
+        rows = choice_rows(rules.code, values)
         return super().get_context_data(**kwargs) | {
-            "rules": rules, "rows": choice_rows(rules.code, values), "figures": figures, "refusal": refusal}
+            "rules": rules, "rows": rows, "figures": figures, "refusal": refusal,
+            "has_choice_figures": any(row["figures"] for row in rows)}
 
     def perform(self, form: Any) -> str:
         sub = self.subject()
@@ -214,6 +217,24 @@ class GameRulesView(_VersionEvent):
                                      user=self.request.user)
         messages.success(self.request, f"{self.rules().title}: choices saved in version {sub.number}.")
         return reverse("submissions:detail", args=[sub.pk])
+
+
+class FiguresView(CapabilityRequiredMixin, TemplateView):
+    """The exact figures of a game's choices as typed, for the choice page to show each wager's house advantage
+    beside its field while it is typed (``static/compliance/submission-figures.js``). Nothing is saved."""
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        rules = _found(catalogue.game_rules(kwargs["game"]))
+        names = {o.name for o in rules.options}
+        values = {name: str(request.GET.get(name, ""))[:200] for name in names if name in request.GET}
+        try:
+            figures = catalogue.analysis(rules.code, catalogue.clean_game(rules.code, values)) if rules.options \
+                else catalogue.analysis(rules.code, {})
+        except OptionError as error:
+            return JsonResponse({"error": str(error), "wagers": {}})
+        wagers = {w.code: {"name": w.name, "payout_odds": w.payout_odds, "house_advantage": f"{percent(w.house_edge)}%"}
+                  for w in (figures.wagers if figures else ())}
+        return JsonResponse({"error": "", "wagers": wagers})
 
 
 class SubmitView(_VersionEvent):

@@ -30,7 +30,10 @@ def test_a_compliance_officer_files_a_version_and_the_public_reads_the_guide(log
     page.get_by_role("button", name="Save these choices").click()
     page.get_by_text("choices saved").wait_for()
     page.get_by_role("link", name="Change Sic Bo's choices…").click()
+    page.locator("#id_big").fill("1 to 1")
+    page.get_by_text("House advantage at these odds: 2.7778%").first.wait_for()  # beside the field, as typed
     page.locator("#id_three-of-a-kind").fill("149 to 1")
+    page.get_by_text("149 to 1 is lower").first.wait_for()  # said before saving too
     page.get_by_role("button", name="Save these choices").click()
     page.get_by_text("Three of a Kind pays at least 150 to 1 (§ 539.6(b)); 149 to 1 is lower.").first.wait_for()
     page.screenshot(path=str(SHOTS / "submissions-sic-bo-refused.png"), full_page=True)

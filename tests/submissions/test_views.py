@@ -171,3 +171,16 @@ def test_list_pages_take_the_same_queries_whatever_the_tables(approved, facility
     few = counts()
     add(9, 3)
     assert counts() == few
+
+
+def test_the_figures_of_typed_odds_come_back_without_saving(world, compliance_officer, inspector, client_for):
+    url = reverse("submissions:figures", args=["sic-bo"])
+    answer = client_for(compliance_officer).get(url, {"big": "1 to 1", "three-of-a-kind": "180 to 1"}).json()
+    assert answer["error"] == "" and answer["wagers"]["three-of-a-kind"]["payout_odds"] == "180 to 1"
+    assert answer["wagers"]["big"]["house_advantage"] == "2.7778%"
+    refused = client_for(inspector).get(url, {"three-of-a-kind": "149 to 1"}).json()
+    assert "Three of a Kind pays at least 150 to 1 (§ 539.6(b)); 149 to 1 is lower." in refused["error"]
+    for hostile in ("9" * 300, "1 for 1", "<b>", "\x00"):
+        assert client_for(compliance_officer).get(url, {"big": hostile}).status_code == 200
+    assert client_for(compliance_officer).get(reverse("submissions:figures", args=["nope"])).status_code == 404
+    assert world["draft"].rules == type(world["draft"]).objects.get(pk=world["draft"].pk).rules  # nothing saved
