@@ -159,6 +159,11 @@ class TableRules:
         return self.approved is not None and self.approved.get(name) == catalogue.YES \
             and self.setting.get(name) == catalogue.YES
 
+    def runs_words(self) -> list[str]:
+        """The permissions the table runs, in words ("Offer the six-dice variation")."""
+        rules = catalogue.game_rules(self.table.game.code)
+        return [o.label for o in (rules.options if rules else ()) if o.permission and self.runs(o.name)]
+
     def values(self) -> dict[str, str]:
         """The game's rules at this table: the submission's choices, with each permission as the table runs it."""
         values = dict(self.approved or {})

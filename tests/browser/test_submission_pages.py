@@ -14,9 +14,12 @@ def test_a_compliance_officer_files_a_version_and_the_public_reads_the_guide(log
                                                                               compliance_officer, browser):
     from compliance.gaming_day import gaming_day
     from tests.coupons.test_browser import SHOTS
+    from tests.equipment.conftest import make_table
     from tests.factories import PASSWORD
 
     SHOTS.mkdir(parents=True, exist_ok=True)
+    for number, game in (("AP-1", "asia-poker"), ("HRD-1", "high-roll-dice"), ("SB-1", "sic-bo")):
+        make_table(facility, game, number)
     page = login(compliance_officer)
     page.goto(f"{live_server.url}/submissions/new/")
     page.get_by_label("Title").fill("Rules Submission")
@@ -49,6 +52,9 @@ def test_a_compliance_officer_files_a_version_and_the_public_reads_the_guide(log
     page.get_by_role("button", name="Record").click()
     page.get_by_text("In force", exact=True).first.wait_for()
     page.screenshot(path=str(SHOTS / "submissions-in-force.png"), full_page=True)
+    page.goto(f"{live_server.url}/submissions/tables/")
+    page.get_by_text("As approved").first.wait_for()
+    page.screenshot(path=str(SHOTS / "submissions-tables.png"), full_page=True)
     page.goto(f"{live_server.url}/submissions/guides/new/")
     page.get_by_label("Game").select_option(label="Asia Poker")
     page.get_by_role("button", name="Record").click()
