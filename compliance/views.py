@@ -46,6 +46,7 @@ __all__ = [
     "SignatureDetailView",
     "SignatureListView",
     "TableListView",
+    "found_or_404",
     "healthz",
     "refusal_messages",
 ]
@@ -84,6 +85,13 @@ class CapabilityRequiredMixin(FacilityRequiredMixin):
         if request.user.is_authenticated and not self.allows(request.user, request.method or "GET"):
             raise PermissionDenied("Your role does not give access to this page.")
         return super().dispatch(request, *args, **kwargs)
+
+
+def found_or_404(thing: Any, what: str = "record") -> Any:
+    """A record a selector found for this person's facility, or a 404 (another facility's looks the same as none)."""
+    if thing is None:
+        raise Http404(f"No such {what}")
+    return thing
 
 
 def refusal_messages(error: ValidationError | PermissionDenied) -> list[str]:

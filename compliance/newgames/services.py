@@ -35,8 +35,8 @@ from compliance.newgames.rules import (
     jurisdictions_from,
     upload_refusal,
 )
-from compliance.roles import Capability, require_capability
-from compliance.selectors import facilities_for
+from compliance.roles import Capability
+from compliance.service_checks import require_at_facility
 from compliance.services import record_sign
 
 __all__ = ["MAX_LONG_TEXT", "request_pictures_add", "request_prepare", "request_sign"]
@@ -48,9 +48,7 @@ _PROTECTED = {"copyright": "copyrights", "trademark": "trademarks", "patent": "p
 
 
 def _allowed(user: Any, facility: Facility) -> None:
-    require_capability(user, Capability.PREPARE_GAME_REQUESTS)
-    if not facilities_for(user).filter(pk=facility.pk).exists():
-        raise ValidationError(f"You do not work at {facility.name}.")
+    require_at_facility(user, facility, Capability.PREPARE_GAME_REQUESTS)
 
 
 def _text(value: Any, limit: int, missing: str, what: str) -> str:

@@ -32,8 +32,8 @@ from compliance.providers.models import (
 )
 from compliance.providers.notifications import renewal_reminder_notification
 from compliance.providers.rules import expiry_of
-from compliance.roles import Capability, require_capability
-from compliance.selectors import facilities_for
+from compliance.roles import Capability
+from compliance.service_checks import clean_text, require_at_facility
 
 __all__ = [
     "certification_record",
@@ -54,10 +54,7 @@ __all__ = [
 
 def _allowed(user: Any, facility: Facility) -> date:
     """The capability, the facility, and its gaming day today."""
-    require_capability(user, Capability.MANAGE_GAMING_PROVIDERS)
-    if not facilities_for(user).filter(pk=facility.pk).exists():
-        raise ValidationError(f"You do not work at {facility.name}.")
-    return gaming_day(facility)
+    return require_at_facility(user, facility, Capability.MANAGE_GAMING_PROVIDERS)
 
 
 def _past(day: date, today: date, what: str) -> date:
@@ -69,13 +66,7 @@ def _past(day: date, today: date, what: str) -> date:
     return day
 
 
-def _text(value: str, limit: int, what: str, *, required: bool = True) -> str:
-    value = (value or "").strip()
-    if required and not value:
-        raise ValidationError(f"Give the {what}.")
-    if len(value) > limit:
-        raise ValidationError(f"The {what} is longer than {limit} characters.")
-    return value
+_text = clean_text
 
 
 # --- The register (§ 528.1, § 528.6) ---------------------------------------------------------------------------

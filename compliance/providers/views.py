@@ -7,14 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404
 from django.urls import reverse
 from django.views.generic import TemplateView
 
 from compliance.gaming_day import gaming_day
 from compliance.providers import forms, selectors, services
 from compliance.roles import Capability
-from compliance.views import CapabilityRequiredMixin, ServiceFormView
+from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
 __all__ = [
     "AssignView",
@@ -36,10 +35,7 @@ __all__ = [
 CITATION: tuple[str, ...] = ("528.4(a)", "528.4(b)", "528.4(c)", "528.6", "528.7", "528.8(a)", "528.8(b)", "528.9")
 
 
-def _found(thing: Any) -> Any:
-    if thing is None:
-        raise Http404("No such record")
-    return thing
+_found = found_or_404
 
 
 class ProviderListView(CapabilityRequiredMixin, TemplateView):

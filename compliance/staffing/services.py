@@ -21,7 +21,7 @@ from compliance.actors import acts_as_user
 from compliance.gaming_day import day_bounds, gaming_day
 from compliance.models import Facility, GamingTable
 from compliance.roles import Capability, Role, require_capability, roles_of
-from compliance.selectors import facilities_for
+from compliance.service_checks import require_at_facility
 from compliance.services import signature_sign
 from compliance.staffing import selectors
 from compliance.staffing.models import (
@@ -55,8 +55,7 @@ __all__ = [
 
 
 def _same_facility(user: Any, facility: Facility) -> None:
-    if not facilities_for(user).filter(pk=facility.pk).exists():
-        raise ValidationError(f"You do not work at {facility.name}.")
+    require_at_facility(user, facility)
 
 
 # --- Shifts and rosters ----------------------------------------------------------------------------------

@@ -25,8 +25,8 @@ from django.utils import timezone
 from compliance.actors import acts_as_system, acts_as_user
 from compliance.gaming_day import local_time
 from compliance.models import GamingTable
-from compliance.roles import Capability, require_capability
-from compliance.selectors import facilities_for
+from compliance.roles import Capability
+from compliance.service_checks import require_at_facility
 from compliance.submissions import selectors
 from compliance.submissions.catalogue import money_text
 from compliance.submissions.models import NOTICE, WagerLimitChange
@@ -44,9 +44,7 @@ State = WagerLimitChange.State
 
 
 def _allowed(user: Any, table: GamingTable) -> None:
-    require_capability(user, Capability.CHANGE_WAGER_LIMITS)
-    if not facilities_for(user).filter(pk=table.facility_id).exists():
-        raise ValidationError(f"You do not work at {table.facility.name}.")
+    require_at_facility(user, table.facility, Capability.CHANGE_WAGER_LIMITS)
 
 
 def _amount(value: Any, what: str) -> Decimal:

@@ -21,8 +21,8 @@ from compliance.bounds import EARLIEST_DAY, LATEST_DAY
 from compliance.games.math.core import OptionError
 from compliance.gaming_day import gaming_day
 from compliance.models import Facility, Game, GamingTable
-from compliance.roles import Capability, require_capability
-from compliance.selectors import facilities_for
+from compliance.roles import Capability
+from compliance.service_checks import clean_text, require_at_facility
 from compliance.services import record_sign
 from compliance.submissions import catalogue, selectors
 from compliance.submissions.guides import guide_body
@@ -47,20 +47,8 @@ __all__ = [
 ]
 
 
-def _allowed(user: Any, facility: Facility, capability: Capability) -> date:
-    require_capability(user, capability)
-    if not facilities_for(user).filter(pk=facility.pk).exists():
-        raise ValidationError(f"You do not work at {facility.name}.")
-    return gaming_day(facility)
-
-
-def _text(value: str, limit: int, what: str, *, required: bool = True) -> str:
-    value = (value or "").strip()
-    if required and not value:
-        raise ValidationError(f"Give the {what}.")
-    if len(value) > limit:
-        raise ValidationError(f"The {what} is longer than {limit:,} characters.")
-    return value
+_allowed = require_at_facility
+_text = clean_text
 
 
 def _day(day: date | None, what: str, *, not_after: date | None = None, not_before: date | None = None) -> date:

@@ -18,7 +18,7 @@ from compliance.models import GamingTable
 from compliance.roles import Capability
 from compliance.submissions import catalogue, documents, forms, selectors, services
 from compliance.submissions.guides import option_words
-from compliance.views import CapabilityRequiredMixin, ServiceFormView
+from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
 __all__ = [
     "CompareView",
@@ -40,10 +40,7 @@ CITATION = ("521.8(b)", "575.7(e)", "575.7(f)", "575.11(c)", "575.6(b)(3)", "575
             "675a.2(e)(4)", "539.6(b)", "577.8")
 
 
-def _found(thing: Any) -> Any:
-    if thing is None:
-        raise Http404("No such record")
-    return thing
+_found = found_or_404
 
 
 def _pdf(content: bytes, name: str) -> HttpResponse:

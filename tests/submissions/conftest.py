@@ -10,7 +10,7 @@ import pytest
 import time_machine
 
 from compliance.submissions import services
-from tests.equipment.conftest import make_table
+from tests.equipment.conftest import asia, make_table, sic_bo  # noqa: F401  (the tables of the equipment tests)
 from tests.factories import PASSWORD
 
 NY = ZoneInfo("America/New_York")
@@ -53,13 +53,3 @@ def approved(draft: Any, compliance_officer: Any) -> Any:
 @pytest.fixture
 def hrd(facility: Any) -> Any:
     return make_table(facility, "high-roll-dice", "HRD-1")
-
-
-@pytest.fixture
-def asia(facility: Any) -> Any:
-    return make_table(facility, "asia-poker", "AP-1")
-
-
-@pytest.fixture
-def sic_bo(facility: Any) -> Any:
-    return make_table(facility, "sic-bo", "SB-1")
