@@ -15,7 +15,7 @@ from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import UserChangeForm
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 from django.http import HttpRequest
 from simple_history.admin import SimpleHistoryAdmin
 
@@ -197,3 +197,24 @@ class PersonAdmin(UserAdmin):
     @admin.display(description="Credential")
     def credential(self, user: Any) -> str:
         return getattr(getattr(user, "profile", None), "credential_number", "")
+
+
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class RoleAdmin(admin.ModelAdmin):
+    """Roles are code (``compliance.roles``), made by migrations: shown here, never added, renamed or
+    given other permissions (the application's database role may only read them)."""
+
+    list_display = ["name"]
+    readonly_fields = ["name", "permissions"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

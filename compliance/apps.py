@@ -8,8 +8,7 @@ class ComplianceConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from compliance import actors, db_guarantees, signals  # noqa: F401  (connect receivers)
+        from compliance import actors, signals  # noqa: F401  (connect receivers)
 
+        # Triggers and functions are schema: migrations install them (compliance.db_guards), never a receiver.
         post_migrate.connect(signals.grant_administrator_permissions, sender=self)
-        post_migrate.connect(signals.protect_history_tables, sender=self)
-        post_migrate.connect(db_guarantees.install_signed_record_triggers, sender=self)

@@ -1,11 +1,10 @@
-"""What PostgreSQL itself holds, beside what the models refuse: signed records frozen, evidence append-only.
+"""Which models the database guards, read from the app registry (the guards themselves, as SQL, are
+:mod:`compliance.db_guards`; migrations install them).
 
-* Every concrete subclass of :class:`~compliance.models.RegulatedRecord` gets a trigger
-  (``<table>_signed_frozen``, function ``compliance_refuse_signed_change()`` from migration 0008) that
-  refuses UPDATE and DELETE of a row once a signature exists for it, except a change confined to the
-  model's ``unsigned_fields`` (derived markers a signature does not vouch for). The triggers are
-  installed after every ``migrate`` (:func:`install_signed_record_triggers`, a ``post_migrate``
-  receiver), from the app registry, so a new app's records are covered without a migration of its own.
+* Every concrete subclass of :class:`~compliance.models.RegulatedRecord` (:func:`regulated_models`) gets
+  a trigger (``<table>_signed_frozen``, function ``compliance_refuse_signed_change()``) that refuses
+  UPDATE and DELETE of a row once a signature exists for it, except a change confined to the model's
+  ``unsigned_fields`` (derived markers a signature does not vouch for).
 * The tables the application may only add to (signatures, audit events, ledger lines, every history
   table) are listed by :func:`append_only_tables`; ``manage.py db_roles`` grants the application role
   SELECT and INSERT on them and nothing more.
@@ -18,15 +17,12 @@ own signed removal record).
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.apps import apps
-from django.db import connections, models
+from django.db import models
 
 __all__ = [
     "SIGNED_FROZEN_FUNCTION",
     "append_only_tables",
-    "install_signed_record_triggers",
     "regulated_models",
     "signed_frozen_trigger_args",
     "unsigned_marker_columns",
@@ -74,41 +70,3 @@ def append_only_tables() -> list[str]:
         if issubclass(model, AppendOnly) or (hasattr(model, "instance_type") and model.__name__.startswith("Historical"))
     }
     return sorted(tables)
-
-
-def _existing_triggers(cursor: Any) -> dict[str, tuple[str, ...]]:
-    cursor.execute(
-        "SELECT c.relname, t.tgargs FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-        "WHERE t.tgname = c.relname || '_signed_frozen' AND c.relnamespace = to_regnamespace(current_schema())"
-    )
-    return {
-        table: tuple(part.decode() for part in bytes(args).split(b"\x00") if part)
-        for table, args in cursor.fetchall()
-    }
-
-
-def install_signed_record_triggers(using: str = "default", **kwargs: Any) -> None:
-    """After ``migrate`` (or a test flush): a signed-frozen trigger on every regulated table that lacks one.
-
-    Only missing or outdated triggers are (re)created, so a run with nothing to do issues no DDL and
-    works for a role that owns nothing.
-    """
-    connection = connections[using]
-    if connection.vendor != "postgresql":
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT to_regprocedure(%s) IS NOT NULL", [f"{SIGNED_FROZEN_FUNCTION}()"])
-        if not cursor.fetchone()[0]:
-            return  # migrated to before compliance 0008
-        present_tables = set(connection.introspection.table_names(cursor))
-        existing = _existing_triggers(cursor)
-        for model in regulated_models():
-            table = model._meta.db_table
-            args = signed_frozen_trigger_args(model)
-            if table not in present_tables or existing.get(table) == args:
-                continue
-            quoted_args = ", ".join("'" + arg.replace("'", "''") + "'" for arg in args)
-            cursor.execute(
-                f'CREATE OR REPLACE TRIGGER "{table}_signed_frozen" BEFORE UPDATE OR DELETE ON "{table}" '
-                f"FOR EACH ROW EXECUTE FUNCTION {SIGNED_FROZEN_FUNCTION}({quoted_args})"
-            )

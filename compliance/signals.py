@@ -120,32 +120,6 @@ def grant_administrator_permissions(**kwargs: Any) -> None:
     group.permissions.add(*wanted)
 
 
-def protect_history_tables(using: str = "default", **kwargs: Any) -> None:
-    """On PostgreSQL, make every append-only table append-only in the database itself: every
-    simple_history table and every ``AppendOnly`` model's (redemptions, drop-count lines, ...).
-
-    History rows are the evidence of every change; no code path edits them, so the database refuses
-    UPDATE and DELETE on them as it does on signatures and audit events (migration 0003 defines the
-    function). Runs after every ``migrate``, so tables of apps added later are covered too.
-    """
-    from django.db import connections
-
-    from compliance.db_guarantees import append_only_tables
-
-    connection = connections[using]
-    if connection.vendor != "postgresql":
-        return
-    with connection.cursor() as cursor:
-        present = set(connection.introspection.table_names(cursor))
-    tables = [table for table in append_only_tables() if table in present]
-    with connection.cursor() as cursor:
-        for table in tables:
-            cursor.execute(
-                f'CREATE OR REPLACE TRIGGER "{table}_append_only" BEFORE UPDATE OR DELETE ON "{table}" '
-                "FOR EACH ROW EXECUTE FUNCTION compliance_refuse_change()"
-            )
-
-
 @receiver(m2m_changed, sender=get_user_model().groups.through)
 def refuse_a_role_outside_its_department(
     sender: Any, instance: Any, action: str, reverse: bool, model: Any, pk_set: set[Any] | None, **kwargs: Any

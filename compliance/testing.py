@@ -74,7 +74,7 @@ def install_tamper_function(cursor: Any, role: str) -> None:
     inside the calling test's transaction, so it sees and changes that test's uncommitted rows."""
     cursor.execute(
         f"CREATE OR REPLACE FUNCTION {TAMPER_FUNCTION}(statement text, triggers_off boolean) RETURNS void "
-        "LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$ BEGIN "
+        "LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$ BEGIN "
         "IF triggers_off THEN PERFORM set_config('session_replication_role', 'replica', true); END IF; "
         "EXECUTE statement; PERFORM set_config('session_replication_role', 'origin', true); END $$"
     )

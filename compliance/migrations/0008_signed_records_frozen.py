@@ -1,8 +1,8 @@
 """On PostgreSQL a signed regulated record is frozen: UPDATE and DELETE are refused once it has a signature.
 
-This migration defines the trigger function; ``compliance.db_guarantees.install_signed_record_triggers``
-(run after every ``migrate``) attaches it to every regulated table found in the app registry, with the
-table's content type and the columns left out of the signed content (``unsigned_fields``) as arguments.
+This migration defines the trigger function; each app's guard migration (written from the models'
+declarations by ``manage.py db_guards --makemigrations``, see ``compliance.db_guards``) attaches it to
+every regulated table, with the table's content type and the columns left out of the signed content (``unsigned_fields``) as arguments.
 An UPDATE that changes only those columns passes; anything else on a signed row raises.
 """
 

@@ -5,6 +5,7 @@ from compliance.models.base import (
     RegulatedQuerySet,
     RegulatedRecord,
     RegulatedWriteError,
+    SignedPart,
     SignedRecordError,
     regulated_bulk_create,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "Sealed",
     "Signature",
     "SignatureRequirement",
+    "SignedPart",
     "SignedRecordError",
     "regulated_bulk_create",
 ]

@@ -18,6 +18,7 @@ import contextvars
 import hashlib
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -41,6 +42,7 @@ __all__ = [
     "RegulatedQuerySet",
     "RegulatedRecord",
     "RegulatedWriteError",
+    "SignedPart",
     "SignedRecordError",
     "regulated_bulk_create",
 ]
@@ -127,17 +129,65 @@ class AppendOnly(models.Model):
         raise self.append_only_error(f"{self.append_only_what} are append-only: never deleted{self.append_only_hint}")
 
 
+@dataclass(frozen=True)
+class SignedPart:
+    """Declares a model whose rows are part of a signed record's content (its ``signable_content``): a
+    reconciliation form's figures, an inventory's counts. Once the record is signed, the database refuses
+    to add, change or delete such a row (a trigger generated from this declaration by
+    :mod:`compliance.db_guards`, installed by a migration), and so does ``save()``.
+
+    ``record``: the lookup path from this model to the signed record (``"form"``, ``"run__signoff"``).
+    ``columns``: only these fields are vouched for (default: the whole row).
+    ``insert_allowed_if``: field values that make an insert after signing legitimate (a report's signed
+    copy, written by the approval itself).
+    """
+
+    record: str
+    columns: tuple[str, ...] = ()
+    insert_allowed_if: tuple[tuple[str, str], ...] = ()
+
+
 class AuditedModel(models.Model):
     history = HistoricalRecords(inherit=True, get_user=history_user_getter)
 
     # For rows without a ``facility`` of their own (a form's figures): the foreign key to the record
     # that has one, so the audit trail files their changes under the right facility.
     facility_through: ClassVar[str] = ""
+    # Rows that are part of a signed record's content: frozen with it (see SignedPart).
+    signed_part_of: ClassVar[SignedPart | None] = None
 
     objects = RegulatedManager()
 
     class Meta:
         abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        part = self.signed_part_of
+        if part is not None and not part.columns:
+            signed = self._signed_record_of_part()
+            if signed is not None:
+                raise SignedRecordError(
+                    f"{self._meta.verbose_name} is part of {signed._meta.verbose_name} #{signed.pk}, which is signed: "
+                    "it cannot change; record a correction instead"
+                )
+        super().save(*args, **kwargs)
+
+    def _signed_record_of_part(self) -> RegulatedRecord | None:
+        """The signed record this row (as saved, and as about to be saved) belongs to, if any."""
+        assert self.signed_part_of is not None
+        path = self.signed_part_of.record.split("__")
+        candidates: list[Any] = []
+        if not self._state.adding and self.pk is not None:
+            stored = type(self)._base_manager.filter(pk=self.pk).first()
+            candidates.append(stored)
+        candidates.append(self)
+        for row in candidates:
+            record: Any = row
+            for step in path:
+                record = getattr(record, step, None) if record is not None else None
+            if isinstance(record, RegulatedRecord) and record.is_signed():
+                return record
+        return None
 
     def delete(self, *args: Any, **kwargs: Any) -> Any:
         raise RegulatedWriteError(f"{type(self).__name__} records are never deleted; deactivate or correct them")

@@ -29,6 +29,7 @@ from compliance.models import (
     Meaning,
     RegulatedRecord,
     SignatureRequirement,
+    SignedPart,
     SignedRecordError,
 )
 from compliance.newgames.rules import MAX_PICTURE_BYTES, jurisdictions_text
@@ -174,6 +175,7 @@ class RequestPicture(AppendOnly, AuditedModel):
     append_only_what = "Pictures of a new game request"
     append_only_hint = "; a request that needs other pictures is prepared anew"
     facility_through = "request"
+    signed_part_of = SignedPart("request")
 
     request = models.ForeignKey(NewGameRequest, on_delete=models.PROTECT, related_name="pictures")
     kind = models.CharField(max_length=10, choices=PictureKind.choices, verbose_name="shows")

@@ -25,7 +25,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from compliance.bounds import Bounds
-from compliance.models import AppendOnly, AuditedModel, RegulatedRecord, Sealed
+from compliance.models import AppendOnly, AuditedModel, RegulatedRecord, Sealed, SignedPart
 from compliance.models.signatures import Meaning, SignatureRequirement
 from compliance.roles import Role
 
@@ -51,6 +51,8 @@ class ReportRun(AuditedModel):
         SCHEDULE = "schedule", "On the schedule"
 
     ACTIVE: ClassVar[tuple[str, str]] = (Status.QUEUED, Status.RUNNING)
+    # What a sign-off vouches for of its version (ReportSignoff.signable_content): frozen once signed.
+    signed_part_of = SignedPart("signoff", columns=("kind", "period_start", "period_end", "version", "chain_digest"))
 
     facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=40, help_text="The report's code in the catalogue, e.g. 'quarterly-coupons'")
@@ -130,6 +132,9 @@ class ReportFile(Sealed, AppendOnly):
 
     append_only_what = "Report files"
     append_only_hint = "; produce the period again for a new version"
+    # The sign-off vouches for the version's files by their SHA-256: no file is added once it is signed,
+    # but the signed copy its approval makes.
+    signed_part_of: ClassVar[SignedPart] = SignedPart("run__signoff", insert_allowed_if=(("format", "signed.pdf"),))
 
     class Format(models.TextChoices):
         PDF = "pdf", "PDF"

@@ -13,6 +13,7 @@ from compliance.models import (
     AuditedModel,
     Meaning,
     SignatureRequirement,
+    SignedPart,
 )
 from compliance.roles import Role
 from coupons.models._common import finance_supervisor_slot, marketing_supervisor_slot
@@ -65,6 +66,7 @@ class ReconciliationFigure(AuditedModel):
     """One denomination's line of the reconciliation form, frozen when the form is completed."""
 
     facility_through = "form"
+    signed_part_of = SignedPart("form")
 
     form = models.ForeignKey(ReconciliationForm, on_delete=models.PROTECT, related_name="figures")
     denomination_cents = models.PositiveIntegerField(validators=DENOMINATION.validators)

@@ -12,6 +12,7 @@ from compliance.models import (
     AuditedModel,
     Meaning,
     SignatureRequirement,
+    SignedPart,
 )
 from compliance.roles import Role
 from coupons.models.documents import CouponDocument
@@ -47,6 +48,7 @@ class CouponInventory(CouponDocument):
 
 class InventoryCount(AuditedModel):
     facility_through = "inventory"
+    signed_part_of = SignedPart("inventory")
 
     inventory = models.ForeignKey(CouponInventory, on_delete=models.PROTECT, related_name="counts")
     series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")

@@ -18,6 +18,8 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
 from compliance.db_guarantees import append_only_tables, regulated_models, unsigned_marker_columns
+from compliance.db_guards import declared_guards
+from compliance.guards_installed import guard_differences
 from compliance.services import signature_sign
 from equipment.models import DiceSet
 from tests.factories import GamingTableFactory
@@ -61,6 +63,16 @@ def test_every_regulated_table_carries_the_signed_frozen_trigger():
         cursor.execute("SELECT tgrelid::regclass::text FROM pg_trigger WHERE tgname LIKE '%%_signed_frozen'")
         guarded = {row[0] for row in cursor.fetchall()}
     assert guarded == {model._meta.db_table for model in regulated_models()}
+
+
+@pytest.mark.django_db
+def test_every_guard_the_models_declare_is_installed_by_the_migrations():
+    """The test database is built by the migrations alone (no receiver adds triggers after migrate): a model
+    declaring a guard with no migration for it fails here, naming the command that writes it."""
+    differences = guard_differences()
+    assert not differences, "\n".join([*differences.lines(), "run: manage.py db_guards --makemigrations"])
+    kinds = {guard.name.rsplit("_", 2)[-2] + "_" + guard.name.rsplit("_", 1)[-1] for guard in declared_guards()}
+    assert kinds == {"append_only", "signed_frozen", "signed_part"}
 
 
 @pytest.mark.django_db

@@ -214,7 +214,7 @@ def test_on_postgresql_the_database_refuses_a_change_to_a_signed_request(ready_r
             connection.cursor() as cursor:
         cursor.execute("UPDATE newgames_newgamerequest SET title = 'Rewritten' WHERE id = %s", [ready_request.pk])
     picture = RequestPicture.objects.filter(request=ready_request).first()
-    with pytest.raises((IntegrityError, InternalError), match="is signed: no picture is added"), \
+    with pytest.raises((IntegrityError, InternalError), match="is signed: nothing is added"), \
             transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO newgames_requestpicture (request_id, kind, caption, name, content_type, size, sha256, "

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 
-from compliance.models import Meaning, RegulatedRecord, SignatureRequirement
+from compliance.models import AuditedModel, Meaning, RegulatedRecord, SignatureRequirement, SignedPart
 from compliance.roles import Role
 
 
@@ -32,6 +34,22 @@ class TwoPersonForm(RegulatedRecord):
 
     def __str__(self) -> str:
         return f"Test form #{self.pk}: {self.note}"
+
+    def signable_content(self) -> dict[str, Any]:
+        return super().signable_content() | {"lines": [[line.text] for line in self.lines.order_by("pk")]}
+
+
+class FormLine(AuditedModel):
+    """A line of a two-person form: part of what its signatures vouch for (like a reconciliation form's figures)."""
+
+    facility_through = "form"
+    signed_part_of = SignedPart("form")
+
+    form = models.ForeignKey(TwoPersonForm, on_delete=models.PROTECT, related_name="lines")
+    text = models.CharField(max_length=200)
+
+    def __str__(self) -> str:
+        return self.text
 
 
 class ExaminationForm(RegulatedRecord):

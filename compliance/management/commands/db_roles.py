@@ -8,11 +8,13 @@ twice changes nothing. ``--migrate`` migrates first, as the owner. The applicati
   the signed-frozen triggers of :mod:`compliance.db_guarantees` hold the rest);
 * only read and add rows of the append-only tables (signatures, audit events, ledger lines, every
   history table) — no UPDATE, no DELETE;
-* only read ``django_migrations``; use the sequences.
+* only read ``django_migrations``, ``django_content_type`` and the roles (``auth_group``,
+  ``auth_permission``, ``auth_group_permissions``): roles are code, made by migrations as the owner;
+* use the sequences.
 
-It gets no TRUNCATE, REFERENCES or TRIGGER privilege and no CREATE on the schema, so it cannot run DDL
-(``ALTER TABLE … DISABLE TRIGGER``), empty a table or switch triggers off with
-``session_replication_role``. Tables created by later migrations start with SELECT and INSERT only
+It gets no TRUNCATE, REFERENCES or TRIGGER privilege, no CREATE on the schema and no TEMPORARY on the
+database (revoked from PUBLIC), so it cannot run DDL (``ALTER TABLE … DISABLE TRIGGER``), empty a table,
+switch triggers off with ``session_replication_role`` or shadow a table with a temporary one. Tables created by later migrations start with SELECT and INSERT only
 (default privileges) until this command runs again.
 """
 
@@ -32,7 +34,11 @@ from compliance.db_guarantees import append_only_tables
 
 _CREDENTIALS = ("USER", "PASSWORD", "HOST", "PORT")  # the database itself (NAME) stays the application's
 _ROLE_ATTRIBUTES = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS INHERIT"
-_READ_ONLY_TABLES = ("django_migrations",)
+# Roles are code: the groups, their permissions and the content types are made by migrations (as the owner),
+# so the application only reads them. (The signed-record triggers find a record's signatures through
+# django_content_type: a writable row there would let the application point them elsewhere.)
+_READ_ONLY_TABLES = ("django_migrations", "django_content_type", "auth_group", "auth_permission",
+                     "auth_group_permissions")
 
 
 @contextmanager
@@ -67,8 +73,13 @@ def _ensure_role(cursor: Any, role: str, password: str) -> None:
 
 def _grant(cursor: Any, role: str, owner: str, schema: str, tables: set[str]) -> None:
     r, o, s = sql.Identifier(role), sql.Identifier(owner), sql.Identifier(schema)
+    database = sql.Identifier(cursor.connection.info.dbname)
     statements = [
-        sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(cursor.connection.info.dbname), r),
+        sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(database, r),
+        # No temporary tables: a session's temporary table is searched before the real ones by any
+        # statement that does not name its schema.
+        sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM PUBLIC").format(database),
+        sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM {}").format(database, r),
         sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(s, r),
         sql.SQL("REVOKE CREATE ON SCHEMA {} FROM {}").format(s, r),
         sql.SQL("REVOKE ALL ON ALL TABLES IN SCHEMA {} FROM {}").format(s, r),
@@ -141,4 +152,5 @@ class Command(BaseCommand):
             if migrate:
                 call_command("migrate", interactive=False, verbosity=options.get("verbosity", 1))
             grant_application_role(connection, role, password)
-        self.stdout.write(self.style.SUCCESS(f"Role {role}: owns nothing; append-only tables: SELECT, INSERT."))
+        self.stdout.write(self.style.SUCCESS(f"Role {role}: owns nothing, no temporary tables; append-only tables: "
+                                             "SELECT, INSERT; roles and content types: SELECT."))
