@@ -36,7 +36,8 @@ class TwoPersonForm(RegulatedRecord):
         return f"Test form #{self.pk}: {self.note}"
 
     def signable_content(self) -> dict[str, Any]:
-        return super().signable_content() | {"lines": [[line.text] for line in self.lines.order_by("pk")]}
+        lines = FormLine.objects.filter(form_id=self.pk).order_by("pk")
+        return super().signable_content() | {"lines": [[line.text] for line in lines]}
 
 
 class FormLine(AuditedModel):
