@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db import migrations
 
-__all__ = ["PostgresSQL", "SqliteSQL"]
+__all__ = ["PostgresSQL", "SqliteSQL", "sealed_column"]
 
 
 class _VendorSQL(migrations.RunSQL):
@@ -43,3 +43,86 @@ class SqliteSQL(_VendorSQL):
     """``RunSQL`` that runs on SQLite only."""
 
     vendor = "sqlite"
+
+
+def sealed_column(app_label: str, models_sealed: list[str], history_models: list[str]) -> list[Any]:
+    """The operations that make ``seal`` required on sealed tables (issue 21): rows that still have none are
+    sealed first (with the seal their chain link kept, or anew); then, on PostgreSQL, the column is NOT NULL
+    and never empty; on SQLite (where changing a column rebuilds the table and drops its triggers) a
+    trigger refuses an insert without one. History tables only widen the column (their old rows keep theirs).
+    """
+    from django.db import models
+
+    field = models.CharField(editable=False, max_length=100,
+                             help_text="The key's id and the HMAC-SHA256 of the row's content under that audit chain key")
+    tables = [f"{app_label}_{name}" for name in models_sealed]
+    history_tables = [f"{app_label}_{name}" for name in history_models]
+    pg: list[Any] = [f'ALTER TABLE public."{t}" ALTER COLUMN seal TYPE varchar(100), ALTER COLUMN seal SET NOT NULL, '
+          f"ADD CONSTRAINT \"{t}_sealed\" CHECK (seal <> '')" for t in tables]
+    pg += [f'ALTER TABLE public."{t}" ALTER COLUMN seal TYPE varchar(100)' for t in history_tables]
+    pg_reverse: list[Any] = [f'ALTER TABLE public."{t}" DROP CONSTRAINT IF EXISTS "{t}_sealed", ALTER COLUMN seal DROP NOT NULL'
+                  for t in tables]
+    sqlite: list[Any] = [f'CREATE TRIGGER "{t}_sealed" BEFORE INSERT ON "{t}" WHEN NEW.seal IS NULL OR NEW.seal = \'\' '
+              f"BEGIN SELECT RAISE(ABORT, '{t}: a row is sealed in its own INSERT'); END" for t in tables]
+    return [
+        migrations.RunPython(_seal_unsealed(app_label, models_sealed), migrations.RunPython.noop),
+        migrations.SeparateDatabaseAndState(
+            state_operations=[migrations.AlterField(model_name=name, name="seal", field=field)
+                              for name in [*models_sealed, *history_models]],
+            database_operations=[PostgresSQL(sql=pg, reverse_sql=pg_reverse),
+                                 SqliteSQL(sql=sqlite, reverse_sql=[f'DROP TRIGGER IF EXISTS "{t}_sealed"'
+                                                                    for t in tables])],
+        ),
+    ]
+
+
+def _seal_unsealed(app_label: str, model_names: list[str]) -> Any:
+    def forwards(apps: Any, schema_editor: Any) -> None:
+        for name in model_names:
+            _seal_rows_of(apps, schema_editor, apps.get_model(app_label, name))
+
+    return forwards
+
+
+def _seal_rows_of(apps: Any, schema_editor: Any, model: Any) -> None:
+    """Seal a table's rows that have no seal: with the seal their (scheme 1) chain link kept, else anew.
+    The table's own triggers are set aside for the UPDATE (the owner runs migrations)."""
+    from django.db.models import Q
+
+    from compliance.models.chain import Sealed, canonical
+    from compliance.seal_keys import seal_of
+
+    unsealed = list(model._base_manager.filter(Q(seal__isnull=True) | Q(seal="")).order_by("pk"))
+    if not unsealed:
+        return
+    late: dict[str, str] = {}
+    for kept in apps.get_model("compliance", "ChainLink").objects.filter(chain=model._meta.label).values_list(
+            "late_seals", flat=True):
+        late.update(kept or {})
+    table, connection = model._meta.db_table, schema_editor.connection
+    saved = _set_aside_triggers(connection, table)
+    with connection.cursor() as cursor:
+        for row in unsealed:
+            seal = late.get(str(row.pk)) or seal_of(canonical(Sealed.sealed_content(row)))
+            cursor.execute(f'UPDATE "{table}" SET seal = %s WHERE id = %s', [seal, row.pk])  # noqa: S608
+    _restore_triggers(connection, table, saved)
+
+
+def _set_aside_triggers(connection: Any, table: str) -> list[str]:
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(f'ALTER TABLE "{table}" DISABLE TRIGGER USER')
+            return []
+        cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s", [table])
+        triggers = cursor.fetchall()
+        for name, _ in triggers:
+            cursor.execute(f'DROP TRIGGER "{name}"')
+        return [sql for _, sql in triggers]
+
+
+def _restore_triggers(connection: Any, table: str, saved: list[str]) -> None:
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(f'ALTER TABLE "{table}" ENABLE TRIGGER USER')
+        for sql in saved:
+            cursor.execute(sql)

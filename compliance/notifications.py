@@ -22,7 +22,7 @@ from typing import Any
 
 from celery import shared_task
 from django.conf import settings
-from django.core.mail import send_mail
+from django.core.mail import EmailMessage, send_mail
 
 __all__ = ["RETRY", "Notification", "notification_send", "notification_task"]
 
@@ -42,11 +42,14 @@ class Notification:
     subject: str
     body: str
     recipients: tuple[str, ...]
+    attachments: tuple[tuple[str, str, str], ...] = ()  # (file name, content, MIME type)
 
     @classmethod
-    def to(cls, recipients: Iterable[str], *, subject: str, body: str) -> Notification:
+    def to(cls, recipients: Iterable[str], *, subject: str, body: str,
+           attachments: tuple[tuple[str, str, str], ...] = ()) -> Notification:
         """Addresses cleaned: blanks dropped, each once, in a stable order."""
-        return cls(subject=subject, body=body, recipients=tuple(sorted({r.strip() for r in recipients if r.strip()})))
+        return cls(subject=subject, body=body, recipients=tuple(sorted({r.strip() for r in recipients if r.strip()})),
+                   attachments=attachments)
 
 
 def notification_send(notification: Notification) -> bool:
@@ -55,6 +58,13 @@ def notification_send(notification: Notification) -> bool:
     A delivery failure raises (``SMTPException`` / ``OSError``): the task retries it."""
     if not notification.recipients:
         return False
+    if notification.attachments:
+        message = EmailMessage(notification.subject, notification.body, settings.DEFAULT_FROM_EMAIL,
+                               list(notification.recipients))
+        for name, content, mimetype in notification.attachments:
+            message.attach(name, content, mimetype)
+        message.send(fail_silently=False)
+        return True
     send_mail(
         subject=notification.subject,
         message=notification.body,

@@ -15,6 +15,7 @@ from pathlib import Path
 from celery.schedules import crontab
 
 from compliance.env import ImproperlyConfiguredEnv, env_bool, env_database, env_int, env_list, env_str
+from compliance.seal_keys import KEY_ID, parse_retired_keys
 from compliance.secret_file import embedded_secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -44,6 +45,19 @@ if PRODUCTION and len(AUDIT_CHAIN_KEY) < 32:
     raise ImproperlyConfiguredEnv("AUDIT_CHAIN_KEY must be a random string of at least 32 characters in production")
 if not AUDIT_CHAIN_KEY:
     AUDIT_CHAIN_KEY = "test-only-audit-chain-key" if DJANGO_ENV == "test" else embedded_secret(VAR_DIR / "audit-chain.key")
+# Seals carry the id of the key that made them (compliance.seal_keys): rotating the key keeps the old ones,
+# by id, for checking only. docs/foundation.md, "Where the key lives".
+AUDIT_CHAIN_KEY_ID = env_str("AUDIT_CHAIN_KEY_ID", "1")
+if not KEY_ID.match(AUDIT_CHAIN_KEY_ID):
+    raise ImproperlyConfiguredEnv("AUDIT_CHAIN_KEY_ID: letters, digits, '.', '_' or '-', at most 16 characters")
+try:
+    AUDIT_CHAIN_RETIRED_KEYS = parse_retired_keys(env_str("AUDIT_CHAIN_RETIRED_KEYS", ""))
+except ValueError as error:
+    raise ImproperlyConfiguredEnv(str(error)) from None
+if AUDIT_CHAIN_RETIRED_KEYS.get(AUDIT_CHAIN_KEY_ID, AUDIT_CHAIN_KEY) != AUDIT_CHAIN_KEY:
+    raise ImproperlyConfiguredEnv("AUDIT_CHAIN_RETIRED_KEYS holds another key under the current AUDIT_CHAIN_KEY_ID")
+# The full verification's time limit (the daily incremental one is far shorter).
+AUDIT_VERIFY_TIME_LIMIT_SECONDS = env_int("AUDIT_VERIFY_TIME_LIMIT_SECONDS", 3 * 3600, minimum=60)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
@@ -288,7 +302,9 @@ CELERY_BEAT_SCHEDULE["coupons-monthly-inventory-reminder"] = {
     "task": "coupons.tasks.monthly_inventory_reminder",
     "schedule": crontab(minute=5, hour=6),
 }
-# The audit chain (issue 9): sealed rows linked every minute; every chain and signed record verified daily.
+# The audit chain (issues 9, 21): sealed rows linked every minute; the increment since the last intact verification
+# verified daily, everything weekly (one at a time: an advisory lock); each facility's heads anchored (and e-mailed
+# to the Board) once each gaming day ends.
 CELERY_BEAT_SCHEDULE["compliance-audit-chain-link"] = {
     "task": "compliance.tasks.link_audit_chain",
     "schedule": crontab(minute="*"),
@@ -296,6 +312,15 @@ CELERY_BEAT_SCHEDULE["compliance-audit-chain-link"] = {
 CELERY_BEAT_SCHEDULE["compliance-audit-chain-verify"] = {
     "task": "compliance.tasks.verify_audit_chain",
     "schedule": crontab(minute=40, hour=5),
+    "kwargs": {"incremental": True},
+}
+CELERY_BEAT_SCHEDULE["compliance-audit-chain-verify-full"] = {
+    "task": "compliance.tasks.verify_audit_chain",
+    "schedule": crontab(minute=10, hour=4, day_of_week=0),
+}
+CELERY_BEAT_SCHEDULE["compliance-audit-chain-anchor"] = {
+    "task": "compliance.tasks.anchor_chain_heads",
+    "schedule": crontab(minute=7),
 }
 
 # Reports as Celery jobs (compliance.reports): a job is stopped past its time limit (soft: it marks itself

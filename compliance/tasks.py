@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
 from django.core.management import call_command
 
 from compliance.notifications import notification_task
+
+_VERIFY_LIMIT = settings.AUDIT_VERIFY_TIME_LIMIT_SECONDS
 
 
 @shared_task
@@ -21,15 +24,35 @@ def link_audit_chain() -> int:
     return chain_link_all()
 
 
-@shared_task
-def verify_audit_chain() -> bool:
-    """Beat, daily: walk every chain and signed record; on a break, alert compliance (mail retried alone)."""
-    from compliance.chain import chain_verify
+@shared_task(soft_time_limit=_VERIFY_LIMIT + 120, time_limit=_VERIFY_LIMIT + 300)
+def verify_audit_chain(incremental: bool = False) -> bool | None:
+    """Beat: daily the increment since the last intact verification, weekly everything. The result is kept;
+    on a finding (or a run cut short by its time limit) compliance is alerted. ``None``: another ran."""
+    from compliance.chain import VerificationBusy, chain_verify, verification_record
 
-    report = chain_verify()
+    try:
+        report = chain_verify(incremental=incremental, time_limit=float(_VERIFY_LIMIT))
+    except VerificationBusy:
+        return None
+    verification_record(report)
     if not report.intact:
         send_audit_chain_alert.delay(report.lines())
     return report.intact
+
+
+@shared_task
+def anchor_chain_heads() -> int:
+    """Beat, hourly: each facility's chain heads anchored once its gaming day has ended."""
+    from compliance.chain import anchors_for_ended_days
+
+    return anchors_for_ended_days()
+
+
+@notification_task
+def send_chain_anchor(anchor_id: int) -> bool:
+    from compliance.chain import anchor_send
+
+    return anchor_send(anchor_id)
 
 
 @notification_task
@@ -37,3 +60,18 @@ def send_audit_chain_alert(lines: list[str]) -> bool:
     from compliance.chain import audit_chain_alert_send
 
     return audit_chain_alert_send(lines=lines)
+
+
+@shared_task
+def anchor_facility(facility_id: int, reason: str, subject: str = "", user_id: int | None = None) -> int | None:
+    """Anchor one facility's chain heads now (a report filed); the anchor's id."""
+    from django.contrib.auth import get_user_model
+
+    from compliance.chain import anchor_record
+    from compliance.models import Facility
+
+    facility = Facility.objects.filter(pk=facility_id).first()
+    if facility is None:
+        return None
+    user = get_user_model()._default_manager.filter(pk=user_id).first() if user_id else None
+    return anchor_record(facility, reason=reason, subject=subject, user=user).pk

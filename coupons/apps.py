@@ -23,3 +23,8 @@ class CouponsConfig(AppConfig):
         record_signed.connect(form_correction_signed, sender=FormCorrection, dispatch_uid="coupons-form-correction")
         if seed_coupon_programs not in REFERENCE_SEEDERS:
             REFERENCE_SEEDERS.append(seed_coupon_programs)
+        from compliance.chain import VERIFY_CHECKS
+        from coupons.selectors.ledger_replay import ledger_replay_check
+
+        if ledger_replay_check not in VERIFY_CHECKS:  # the verification replays the ledger against the state
+            VERIFY_CHECKS.append(ledger_replay_check)

@@ -21,7 +21,6 @@ TABLES = (("CR-1", "craps"), ("CR-2", "craps"), ("CR-3", "craps"), ("CR-4", "cra
           ("BJ-1", "blackjack"), ("BJ-2", "blackjack"), ("RO-1", "roulette"), ("RO-2", "roulette"))
 OTHER_TABLES = (("CR-1", "craps"), ("BJ-1", "blackjack"))
 SERVER = "postgres://postgres@127.0.0.1:5432"
-LINK_BATCH = 50_000  # compliance.chain.BATCH: rows per link
 PASSWORD = secrets.token_urlsafe(16)  # the bench people's password, new every run
 REDEMPTION_TABLE = re.compile(r"\bcoupons_redemption\b")
 
@@ -60,8 +59,8 @@ def _rows_present(name: str) -> int | None:
     try:
         with psycopg.connect(f"{_server()}/{name}", autocommit=True) as connection:
             row = connection.execute(
-                "SELECT count(*), (SELECT max(id) FROM coupons_redemption) <= (SELECT max(floor) FROM "
-                "compliance_chainlink WHERE chain = 'coupons.Redemption') FROM coupons_redemption r "
+                "SELECT count(*), (SELECT count(*) FROM coupons_redemption) <= (SELECT coalesce(sum(row_count), 0) "
+                "FROM compliance_chainlink WHERE model = 'coupons.Redemption') FROM coupons_redemption r "
                 "JOIN compliance_facility f ON f.id = r.facility_id WHERE f.code = %s AND r.gaming_date "
                 "BETWEEN %s AND %s", [FACILITY, *Q3]).fetchone()
             return int(row[0]) if row and row[0] and row[1] else None
@@ -158,7 +157,11 @@ def _seal_sql(label: str) -> str:
     if sealed != set(text):
         raise SystemExit(f"Redemption's sealed fields changed: {sorted(sealed ^ set(text))}; update _seal_sql")
     fields = " || ',' || ".join(f"'\"{key}\":' || {text[key]}" for key in sorted(text))
-    return f"encode(sha256(%(opad)s || sha256(%(ipad)s || convert_to('{{' || {fields} || '}}', 'UTF8'))), 'hex')"
+    from django.conf import settings
+
+    prefix = f"{settings.AUDIT_CHAIN_KEY_ID}:"  # the key's id (compliance.seal_keys)
+    return (f"'{prefix}' || encode(sha256(%(opad)s || sha256(%(ipad)s || convert_to('{{' || {fields} || '}}', "
+            "'UTF8'))), 'hex')")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -222,33 +225,14 @@ def _insert(segments: list[Segment], dealer: int, time_zone: str) -> int:
 
 
 def _link_direct() -> int:
-    """The redemption chain's links, as ``chain_link`` writes them, reading the rows once (ids in order)."""
-    from django.db import connection, transaction
-
-    from compliance.chain import _link_hash
+    """The redemption chains' links, by the linker itself (one pass over the rows, in id order)."""
+    from compliance.chain import chain_link
     from compliance.models import ChainLink
-    from compliance.models.chain import encode_ids
     from coupons.models import Redemption
 
-    label = Redemption.chain_label()
-    head = ChainLink.objects.filter(chain=label).order_by("-sequence").first()
-    if head is not None:
-        raise SystemExit("The redemption chain already has links: the bench needs a fresh database.")
-    sequence, previous, last, made = 0, "", 0, 0
-    with transaction.atomic():
-        while True:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT id, seal FROM coupons_redemption WHERE id > %s ORDER BY id LIMIT %s",
-                               [last, LINK_BATCH])
-                entries = [(int(pk), str(seal)) for pk, seal in cursor.fetchall()]
-            if not entries:
-                return made
-            sequence += 1
-            ids = [pk for pk, _ in entries]
-            link = ChainLink.objects.create(
-                chain=label, sequence=sequence, previous=previous, link_hash=_link_hash(label, sequence, previous, entries),
-                ids=encode_ids(ids), first_id=ids[0], last_id=ids[-1], row_count=len(ids), floor=ids[-1], late_seals={})
-            previous, last, made = link.link_hash, ids[-1], made + 1
+    if ChainLink.objects.filter(model=Redemption._meta.label).exists():
+        raise SystemExit("The redemption chains already have links: the bench needs a fresh database.")
+    return chain_link(Redemption)
 
 
 def _settle(one_more: Segment, dealer: int, time_zone: str) -> int:
@@ -258,16 +242,18 @@ def _settle(one_more: Segment, dealer: int, time_zone: str) -> int:
     redeem one more coupon (another facility, after the quarter), link it; the floor it leaves."""
     from django.utils import timezone
 
-    from compliance.chain import MARGIN, chain_link
+    from compliance.chain import chain_link
+    from compliance.chain.link import MARGIN
     from compliance.models import ChainLink
     from coupons.models import Redemption
 
-    newest = ChainLink.objects.filter(chain=Redemption.chain_label()).order_by("-sequence").first()
+    newest = ChainLink.objects.filter(model=Redemption._meta.label).order_by("-pk").first()
     if newest is not None:
         time.sleep(max(0.0, (newest.linked_at + MARGIN - timezone.now()).total_seconds() + 1))
     _insert([one_more], dealer, time_zone)
-    link = chain_link(Redemption)
-    return link.floor if link is not None else 0
+    chain_link(Redemption)
+    return ChainLink.objects.filter(model=Redemption._meta.label).order_by("-pk").values_list(
+        "floor", flat=True).first() or 0
 
 
 def _seals_sampled(samples: int = 2000) -> tuple[int, int]:

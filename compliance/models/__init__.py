@@ -1,3 +1,4 @@
+from compliance.models.anchors import ChainAnchor, ChainAnchorDelivery, ChainVerification, heads_digest
 from compliance.models.audit import AuditEvent
 from compliance.models.base import (
     AppendOnly,
@@ -10,7 +11,7 @@ from compliance.models.base import (
     regulated_bulk_create,
 )
 from compliance.models.chain import ChainLink, Sealed
-from compliance.models.facility import Department, Facility, Profile
+from compliance.models.facility import Department, Facility, Profile, email_lines
 from compliance.models.signatures import Meaning, Signature, SignatureRequirement
 from compliance.models.tables import Game, GamingTable
 
@@ -18,7 +19,10 @@ __all__ = [
     "AppendOnly",
     "AuditEvent",
     "AuditedModel",
+    "ChainAnchor",
+    "ChainAnchorDelivery",
     "ChainLink",
+    "ChainVerification",
     "Department",
     "Facility",
     "Game",
@@ -33,5 +37,7 @@ __all__ = [
     "SignatureRequirement",
     "SignedPart",
     "SignedRecordError",
+    "email_lines",
+    "heads_digest",
     "regulated_bulk_create",
 ]

@@ -109,6 +109,10 @@ class AuditEvent(Sealed, AppendOnly):
     def __str__(self) -> str:
         return f"{self.occurred_at:%Y-%m-%d %H:%M} {self.action} {self.model_label} #{self.object_id}"
 
+    @classmethod
+    def belongs_to(cls, content: dict[str, Any]) -> str:
+        return f"the audit trail of {content.get('model_label')} #{content.get('object_id')}"
+
     # Changes are stored as the code wrote them: ``{field: [old, new]}`` for a history row,
     # ``{field: {"added": [...], "removed": [...]}}`` for a many-to-many change, and plain facts
     # (``{"slot": ..., "content_hash": ...}``) for a signature or correction. They are put in words here,

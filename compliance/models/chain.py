@@ -1,12 +1,17 @@
-"""Seals and the keyed hash chain: evidence no one can rewrite unseen, not even with the database.
+"""Seals and the hash chain: evidence no one can rewrite unseen, not even with the database.
 
-Every signature, audit event and coupon ledger line is *sealed* as it is inserted: ``seal`` is an
-HMAC-SHA256 of the row's content under ``settings.AUDIT_CHAIN_KEY``, a secret kept out of the
-database. Sealing needs nothing but the row itself, so concurrent inserts never wait on each other.
-A frequent job (:mod:`compliance.chain`) then links the sealed rows of each table into a chain of
-:class:`ChainLink` rows: each link names the rows it covers and carries an HMAC over the previous
-link's hash and every covered row's seal. Whoever changes a row must recompute its seal, which needs
-the key; whoever removes or adds a row breaks a link.
+Every signature, audit event, coupon ledger line, redemption, report file, anchor and verification is
+*sealed* in its own INSERT: ``seal`` is ``<key id>:`` and an HMAC-SHA256 of the row's canonical content
+under the audit chain key (:mod:`compliance.seal_keys`), a secret kept out of the database; the column is
+NOT NULL. Sealing needs nothing but the row itself, so concurrent inserts never wait on each other.
+
+A frequent job (:mod:`compliance.chain`) then links the sealed rows into chains, one per facility and
+kind (rows with no facility in chains of their own), of :class:`ChainLink` rows. A link names the rows
+it covers and keeps each row's digest (SHA-256 of its canonical content and seal); its ``link_hash`` is a
+plain SHA-256 over the chain, its sequence, the previous link's hash, the ids and the digests, so anyone
+holding the rows can recompute it without the key; ``link_mac`` seals that hash with the key. The
+facility's chain heads are anchored outside the casino (:class:`ChainAnchor`, e-mailed to the Board), so
+even someone holding the key cannot rewrite, reorder or cut short what came before an anchor unseen.
 """
 
 from __future__ import annotations
@@ -17,30 +22,40 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
-from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from compliance.bounds import COUNT_FROM_ONE, ROW_ID, ROW_POSITION
+from compliance.bounds import COUNT_FROM_ONE, ROW_ID, ROW_POSITION, Bounds
 from compliance.models.base import AppendOnly, RegulatedQuerySet, _plain
+from compliance.seal_keys import LEGACY_KEY_ID, key_ring, seal_check, seal_of
 
-__all__ = ["ChainLink", "Sealed", "chain_hmac", "decode_ids", "encode_ids", "seal_rows"]
+__all__ = ["ChainLink", "Sealed", "canonical", "chain_hmac", "decode_ids", "encode_ids", "legacy_hmac",
+           "row_digest", "seal_rows"]
 
 # Fields a seal does not cover: the row's id (assigned by the database after the seal is computed;
 # the chain binds it) and the seal itself.
 _UNSEALED = frozenset({"id", "seal"})
 
 
-def _key() -> bytes:
-    key = settings.AUDIT_CHAIN_KEY
-    if not key:
-        raise RuntimeError("AUDIT_CHAIN_KEY is not set: rows cannot be sealed")
-    return key.encode()
-
-
 def chain_hmac() -> hmac.HMAC:
-    """A fresh HMAC-SHA256 under the chain key."""
-    return hmac.new(_key(), digestmod=hashlib.sha256)
+    """A fresh HMAC-SHA256 under the current chain key."""
+    return hmac.new(key_ring().current, digestmod=hashlib.sha256)
+
+
+def legacy_hmac() -> hmac.HMAC | None:
+    """An HMAC-SHA256 under key 1, the key of the links made before chains had digests (None: not held)."""
+    key = key_ring().keys.get(LEGACY_KEY_ID)
+    return hmac.new(key, digestmod=hashlib.sha256) if key is not None else None
+
+
+def canonical(content: dict[str, Any]) -> bytes:
+    """The bytes a seal and a digest are made of: sorted keys, no spaces, anything else as text."""
+    return json.dumps(content, sort_keys=True, separators=(",", ":"), default=str).encode()
+
+
+def row_digest(payload: bytes, seal: str | None) -> bytes:
+    """A row's entry in its link: SHA-256 of its canonical content and its seal."""
+    return hashlib.sha256(payload + b"\n" + (seal or "").encode()).digest()
 
 
 def _stored(field: models.Field[Any, Any], value: Any) -> Any:
@@ -59,15 +74,15 @@ def _stored(field: models.Field[Any, Any], value: Any) -> Any:
 class Sealed(models.Model):
     """A row sealed with the chain key at insert (see the module docstring)."""
 
-    # Null for rows inserted before sealing existed; nullable also so that SQLite adds the column in
-    # place rather than rebuilding the table, which would drop the table's append-only triggers.
+    # Set in the row's own INSERT, never after: NOT NULL in the database (PostgreSQL; a trigger on SQLite,
+    # where changing the column would rebuild the table and drop its triggers).
     seal = models.CharField(
-        max_length=64, null=True, blank=True, editable=False,
-        help_text="HMAC-SHA256 of the row's content under the audit chain key (empty: inserted before sealing)",
+        max_length=100, editable=False,
+        help_text="The key's id and the HMAC-SHA256 of the row's content under that audit chain key",
     )
 
-    # The chain a model's rows are linked in: its label, unless a model says otherwise.
-    chain_name: ClassVar[str] = ""
+    # The lookup from a row to its facility: each facility's rows form chains of their own.
+    chain_facility: ClassVar[str] = "facility"
 
     class Meta:
         abstract = True
@@ -78,8 +93,15 @@ class Sealed(models.Model):
         super().save(*args, **kwargs)
 
     @classmethod
-    def chain_label(cls) -> str:
-        return cls.chain_name or cls._meta.label
+    def chain_label(cls, facility_id: int | None = None) -> str:
+        """The chain of this model's rows of one facility (``@-``: rows with no facility)."""
+        return f"{cls._meta.label}@{facility_id if facility_id is not None else '-'}"
+
+    @classmethod
+    def belongs_to(cls, content: dict[str, Any]) -> str:
+        """The record a row of this model is evidence of, in words, from its sealed content (a signature names
+        the record it signs; a ledger line, its document). Models override it."""
+        return ""
 
     def sealed_content(self) -> dict[str, Any]:
         content = {
@@ -89,14 +111,19 @@ class Sealed(models.Model):
         }
         return content | {"model": self._meta.label}
 
+    def canonical_content(self) -> bytes:
+        return canonical(self.sealed_content())
+
     def compute_seal(self) -> str:
-        mac = chain_hmac()
-        mac.update(json.dumps(self.sealed_content(), sort_keys=True, separators=(",", ":"), default=str).encode())
-        return mac.hexdigest()
+        return seal_of(self.canonical_content())
+
+    def seal_problem(self) -> str:
+        """Why the row fails its seal ("" when it holds): none, an unknown key, or content changed."""
+        return seal_check(self.seal, self.canonical_content())
 
     def seal_intact(self) -> bool:
-        """True unless the row's content no longer matches its seal (rows from before sealing: True)."""
-        return not self.seal or hmac.compare_digest(self.seal, self.compute_seal())
+        """False when the row has no seal or no longer matches it."""
+        return not self.seal_problem()
 
 
 def seal_rows(objs: Iterable[models.Model]) -> None:
@@ -129,6 +156,9 @@ def decode_ids(text: str) -> Iterator[int]:
         yield from range(int(first), int(last or first) + 1)
 
 
+SCHEME = Bounds(1, 2)
+
+
 class ChainLinkQuerySet(RegulatedQuerySet["ChainLink"]):
     pass
 
@@ -136,15 +166,24 @@ class ChainLinkQuerySet(RegulatedQuerySet["ChainLink"]):
 class ChainLink(AppendOnly):
     """One batch of a table's sealed rows joined to the chain.
 
-    ``link_hash`` = HMAC(key, chain, sequence, previous, each covered row's id and seal in id order).
-    ``floor``: every row of the chain with an id at or below it is covered by this link or an earlier
-    one (the linker rescans only above it). ``late_seals``: seals computed at linking for rows inserted
-    before sealing existed (their ``seal`` is empty).
+    Scheme 2 (every link made since chains were per facility): ``link_hash`` = SHA-256 over the chain,
+    sequence, previous hash, ``ids`` and ``digests`` (each covered row's :func:`row_digest`, in id order);
+    ``link_mac`` seals ``link_hash`` with the key. ``model`` is the sealed model's label, ``facility`` the
+    chain's facility (none: the chain of rows with no facility). ``floor``: every row of the *model* with
+    an id at or below it is covered by some link (the linker rescans only above it).
+
+    Scheme 1 (the links made before, one chain per model, kept as they were and still verified):
+    ``link_hash`` = HMAC(key 1, chain, sequence, previous, each covered row's id and seal); ``late_seals``
+    the seals computed at linking for rows inserted before sealing existed.
     """
 
     append_only_what = "Chain links"
 
-    chain = models.CharField(max_length=100, help_text="The label of the sealed model")
+    chain = models.CharField(max_length=100, help_text="The sealed model's label and the facility (@id, @- for none)")
+    model = models.CharField(max_length=100, blank=True, help_text="The sealed model's label (scheme 2)")
+    facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, null=True, blank=True,
+                                 related_name="+")
+    scheme = models.PositiveSmallIntegerField(default=1, validators=SCHEME.validators)
     sequence = models.PositiveBigIntegerField(validators=ROW_ID.validators)
     previous = models.CharField(max_length=64, blank=True, help_text="link_hash of the previous link")
     link_hash = models.CharField(max_length=64)
@@ -155,6 +194,8 @@ class ChainLink(AppendOnly):
     floor = models.BigIntegerField(default=0, validators=ROW_POSITION.validators)
     late_seals = models.JSONField(default=dict, blank=True)
     linked_at = models.DateTimeField(default=timezone.now)
+    digests = models.BinaryField(default=b"", blank=True, help_text="Each covered row's SHA-256 digest, in id order")
+    link_mac = models.CharField(max_length=100, blank=True, help_text="link_hash sealed with the key (scheme 2)")
 
     objects = ChainLinkQuerySet.as_manager()
 
@@ -165,8 +206,14 @@ class ChainLink(AppendOnly):
             *ROW_ID.checks("sequence", "first_id", "last_id"),
             *COUNT_FROM_ONE.checks("row_count"),
             *ROW_POSITION.checks("floor"),
+            *SCHEME.checks("scheme"),
         ]
-        indexes = [models.Index(fields=["chain", "last_id"], name="chain_link_last_id")]
+        indexes = [
+            models.Index(fields=["chain", "last_id"], name="chain_link_last_id"),
+            models.Index(fields=["model", "last_id"], name="chain_link_model_last_id"),
+            models.Index(fields=["model", "first_id"], name="chain_link_model_first_id"),
+            models.Index(fields=["model", "linked_at"], name="chain_link_model_linked_at"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.chain} link {self.sequence} ({self.row_count} rows)"

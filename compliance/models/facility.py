@@ -11,7 +11,25 @@ from django.db import models
 
 from compliance.models.base import AuditedModel
 
-__all__ = ["Department", "Facility", "Profile"]
+__all__ = ["Department", "Facility", "Profile", "email_lines"]
+
+
+def email_lines(value: str) -> list[str]:
+    """The addresses of a one-a-line field (commas and blanks also separate them)."""
+    return [part for part in value.replace(",", "\n").split() if part]
+
+
+def validate_email_lines(value: str) -> None:
+    from django.core.validators import validate_email
+
+    bad = []
+    for address in email_lines(value):
+        try:
+            validate_email(address)
+        except ValidationError:
+            bad.append(address)
+    if bad:
+        raise ValidationError(f"Not an e-mail address: {', '.join(bad[:5])}. Put one address on each line.")
 
 
 def _validate_time_zone(value: str) -> None:
@@ -34,6 +52,11 @@ class Facility(AuditedModel):
         "morning); records are dated by the gaming day, not the calendar date",
     )
     notification_email = models.EmailField(blank=True, help_text="Where alerts for this facility are copied")
+    board_recipients = models.TextField(
+        blank=True, validators=[validate_email_lines],
+        help_text="Where the audit chain's anchors are e-mailed at the Gaming Control Board, one address a line "
+        "(the facility's compliance officers receive them too)",
+    )
 
     class Meta:
         verbose_name_plural = "facilities"

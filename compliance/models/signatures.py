@@ -12,6 +12,7 @@ unique index forbids the same signer twice on one record among the slots marked 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from django.contrib.contenttypes.fields import GenericForeignKey
@@ -24,7 +25,16 @@ from compliance.models.base import AppendOnly, RegulatedQuerySet, SignedRecordEr
 from compliance.models.chain import Sealed
 from compliance.roles import Role
 
-__all__ = ["Meaning", "Signature", "SignatureRequirement"]
+__all__ = ["Meaning", "Signature", "SignatureRequirement", "record_label"]
+
+
+def record_label(content_type_id: Any) -> str:
+    """``app_label.Model`` of a content type id (cached by Django), or a word when it is gone."""
+    try:
+        model = ContentType.objects.get_for_id(int(content_type_id)).model_class()
+    except (ContentType.DoesNotExist, TypeError, ValueError):
+        return f"record of unknown type #{content_type_id}"
+    return model._meta.label if model is not None else f"record of a removed type #{content_type_id}"
 
 
 class Meaning(models.TextChoices):
@@ -119,6 +129,12 @@ class Signature(Sealed, AppendOnly):
 
     def __str__(self) -> str:
         return f"{self.get_meaning_display()} by {self.printed_name} ({self.credential_number})"
+
+    @classmethod
+    def belongs_to(cls, content: dict[str, Any]) -> str:
+        """The record signed, named: "coupons.CouponReceipt #12 (its 'recorded' signature, by Jane Doe)"."""
+        return (f"{record_label(content.get('content_type_id'))} #{content.get('object_id')} "
+                f"(its '{content.get('slot')}' signature, by {content.get('printed_name')})")
 
     @property
     def printed(self) -> str:

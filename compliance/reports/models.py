@@ -135,6 +135,7 @@ class ReportFile(Sealed, AppendOnly):
     # The sign-off vouches for the version's files by their SHA-256: no file is added once it is signed,
     # but the signed copy its approval makes.
     signed_part_of: ClassVar[SignedPart] = SignedPart("run__signoff", insert_allowed_if=(("format", "signed.pdf"),))
+    chain_facility: ClassVar[str] = "run__facility"
 
     class Format(models.TextChoices):
         PDF = "pdf", "PDF"
@@ -163,6 +164,10 @@ class ReportFile(Sealed, AppendOnly):
 
     def __str__(self) -> str:
         return self.name
+
+    @classmethod
+    def belongs_to(cls, content: dict[str, Any]) -> str:
+        return f"report version #{content.get('run_id')} (its file {content.get('name')})"
 
     @property
     def content_type(self) -> str:

@@ -47,7 +47,7 @@ class Production:
             ("Version", str(self.version)),
             ("Produced", self.produced_at),
             ("Asked for by", self.requested_by),
-            ("Audit chain head (SHA-256)", self.chain_digest or "—"),
+            ("Audit chain anchor (SHA-256 of the heads sent to the Board)", self.chain_digest or "—"),
         ]
 
 
@@ -151,8 +151,11 @@ def content_pdf(content: ReportContent, production: Production, *, signoff: Any 
         story += [Spacer(1, 0.2 * inch),
                   KeepTogether([Paragraph("Signatures", styles["Heading2"]), signature_block(signoff)])]
     if production.chain_links:
-        story += [Spacer(1, 0.2 * inch), Paragraph("Audit chain head at production", styles["Heading2"]),
-                  Paragraph(f"Digest <b>{markup_safe(production.chain_digest)}</b>", styles["Normal"]),
+        story += [Spacer(1, 0.2 * inch), Paragraph("Audit chain heads anchored at production", styles["Heading2"]),
+                  Paragraph("These heads were e-mailed to the Board's recipients when this version was produced: every "
+                            "record up to them must still lead to them (verify_audit_chain --anchors, or the Board's "
+                            f"verifier on an evidence bundle). Digest <b>{markup_safe(production.chain_digest)}</b>",
+                            styles["Normal"]),
                   data_table(["Chain", "Last link", "Link hash"],
                              [[label, str(seq), link_hash] for label, seq, link_hash in production.chain_links],
                              [2.4 * inch, 0.9 * inch, width - 3.3 * inch], wrap=CELL)]

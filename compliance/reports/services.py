@@ -26,10 +26,10 @@ from django.utils import timezone
 
 from compliance.actors import acting_as, acts_as_system, acts_as_user, system_user
 from compliance.bounds import require_filter_day
-from compliance.chain import chain_head
+from compliance.chain import anchor_record
 from compliance.documents import printed_for
 from compliance.gaming_day import gaming_day, local_time
-from compliance.models import Facility
+from compliance.models import ChainAnchor, Facility
 from compliance.models.signatures import SignatureRequirement
 from compliance.reports import selectors
 from compliance.reports.content import ReportContent
@@ -231,17 +231,17 @@ def _render(run: ReportRun, kind: ReportKind) -> _Rendered:
     if period.end >= gaming_day(run.facility):
         as_of = local_time(run.facility)
         content.period += f" — incomplete: the period has not ended; records as of {as_of:%d %b %Y %H:%M} {as_of.tzname()}"
-    _progress(run, 50, "Recording the audit chain head")
-    head = chain_head()
-    links = {label: [seq, h] for label, (seq, h) in head.links.items()}
-    production = _production(run, head.digest, links)
+    _progress(run, 50, "Anchoring the audit chain")
+    anchor = anchor_record(run.facility, reason=ChainAnchor.Reason.REPORT, subject=f"{run.kind_title}, {run}")
+    links = {str(chain): [seq, h] for chain, seq, h in anchor.heads}
+    production = _production(run, anchor.digest, links)
     stem = kind.file_stem(run.facility.code, period, run.version)
     _progress(run, 60, "Writing the PDF")
     pdf = content_pdf(content, production, signoff=_Unsigned() if kind.signed else None)
     _progress(run, 85, "Writing the CSV")
     csv = content_csv(content, production)
     return _Rendered(content, [(ReportFile.Format.PDF, f"{stem}.pdf", pdf), (ReportFile.Format.CSV, f"{stem}.csv", csv),
-                               (ReportFile.Format.DATA, f"{stem}.json", content.to_json())], head.digest, links)
+                               (ReportFile.Format.DATA, f"{stem}.json", content.to_json())], anchor.digest, links)
 
 
 def _store(run: ReportRun, fmt: str, name: str, data: bytes) -> ReportFile:
@@ -412,8 +412,18 @@ def filing_record(*, run: ReportRun, filed_on: date, method: str, reference: str
                                   f"({approved_on:%d %b %Y}): a report is filed once approved.")
     if method not in ReportFiling.Method.values:
         raise ValidationError("Choose how the report was sent.")
-    return ReportFiling.objects.create(facility_id=run.facility_id, run=run, filed_on=filed_on, method=method,
-                                       reference=reference.strip(), notes=notes.strip(), filed_by=user)
+    filing = ReportFiling.objects.create(facility_id=run.facility_id, run=run, filed_on=filed_on, method=method,
+                                         reference=reference.strip(), notes=notes.strip(), filed_by=user)
+    _anchor_after_commit(run, user)
+    return filing
+
+
+def _anchor_after_commit(run: ReportRun, user: Any) -> None:
+    """The facility's chain heads as they stand once the filing is recorded, anchored and sent to the Board."""
+    from compliance.tasks import anchor_facility
+
+    facility_id, subject, user_id = run.facility_id, f"Filed: {run.kind_title}, {run}", user.pk
+    transaction.on_commit(lambda: anchor_facility.delay(facility_id, ChainAnchor.Reason.FILING, subject, user_id))
 
 
 def stale_words(run: ReportRun, kind: ReportKind) -> str:

@@ -3,7 +3,7 @@ current state (see the package docstring)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
@@ -88,6 +88,14 @@ class LedgerLine(Sealed, AppendOnly, AuditedModel):
         if self.first_serial is None or self.last_serial is None:
             return ""
         return self.series.span(self.first_serial, self.last_serial)
+
+    @classmethod
+    def belongs_to(cls, content: dict[str, Any]) -> str:
+        from compliance.models.signatures import record_label
+
+        serials = f"serials {content.get('first_serial')}–{content.get('last_serial')}"
+        return (f"{record_label(content.get('document_type_id'))} #{content.get('document_id')} "
+                f"(its ledger line: {content.get('kind')} {serials} of series #{content.get('series_id')})")
 
 
 class CouponRange(AuditedModel):

@@ -125,6 +125,11 @@ class Redemption(Sealed, AppendOnly, AuditedModel):
     def __str__(self) -> str:
         return f"{self.coupon} redeemed at table {self.table.number}"
 
+    @classmethod
+    def belongs_to(cls, content: dict[str, Any]) -> str:
+        return (f"the redemption of serial {content.get('serial')} of series #{content.get('series_id')} "
+                f"at table #{content.get('table_id')} on {content.get('gaming_date')}")
+
     @property
     def coupon(self) -> str:
         return self.series.serial(self.serial)

@@ -154,14 +154,16 @@ def test_the_database_refuses_an_update_past_the_bound():
 def test_the_database_refuses_an_insert_past_the_bound():
     _refused_by(
         "compliance_chainlink_row_count_bounds",
-        "INSERT INTO compliance_chainlink (chain, sequence, previous, link_hash, ids, first_id, last_id, row_count, "
-        "floor, late_seals, linked_at) VALUES ('bounds.Test', 1, '', 'x', '1', 1, 1, 0, 0, '{}', now())",
+        "INSERT INTO compliance_chainlink (chain, model, scheme, sequence, previous, link_hash, link_mac, ids, digests, "
+        "first_id, last_id, row_count, floor, late_seals, linked_at) VALUES ('bounds.Test@-', 'bounds.Test', 2, 1, '', "
+        "'x', '', '1', '', 1, 1, 0, 0, '{}', now())",
         [],
     )
     _refused_by(
         "compliance_chainlink_sequence_bounds",
-        "INSERT INTO compliance_chainlink (chain, sequence, previous, link_hash, ids, first_id, last_id, row_count, "
-        "floor, late_seals, linked_at) VALUES ('bounds.Test', 0, '', 'x', '1', 1, 1, 1, 0, '{}', now())",
+        "INSERT INTO compliance_chainlink (chain, model, scheme, sequence, previous, link_hash, link_mac, ids, digests, "
+        "first_id, last_id, row_count, floor, late_seals, linked_at) VALUES ('bounds.Test@-', 'bounds.Test', 2, 0, '', "
+        "'x', '', '1', '', 1, 1, 1, 0, '{}', now())",
         [],
     )
-    assert not ChainLink.objects.filter(chain="bounds.Test").exists()
+    assert not ChainLink.objects.filter(model="bounds.Test").exists()

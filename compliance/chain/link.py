@@ -1,0 +1,186 @@
+"""Joining sealed rows to their chains: one chain per facility and sealed model, the work linear in the rows.
+
+:func:`chain_link` (beat every minute, and on demand) reads a model's rows above its *floor* (every row
+at or below it is linked) once, in id order, skips those links above the floor already cover, and files
+each remaining row's digest in its facility's chain, a link per 50,000 rows or per run. Each link keeps the
+digests, their SHA-256 with the chain, sequence, previous hash and ids (``link_hash``: anyone holding the
+rows can recompute it, no key needed) and that hash sealed with the key (``link_mac``).
+
+A row whose transaction commits after a higher id was linked is found by the next run (it scans above the
+floor); the floor rises only past links older than every transaction still running, so no row is lost or
+linked twice. Linkers of one model take turns (a PostgreSQL advisory lock: the application's role may only
+read and add chain links); an insert never waits for a linker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from django.db import connection, transaction
+from django.db.models import Max, Q
+from django.utils import timezone
+
+from compliance.chain.rows import read_rows, sealed_models
+from compliance.models import ChainLink, Facility, Sealed
+from compliance.models.chain import encode_ids, row_digest
+from compliance.seal_keys import seal_of
+
+__all__ = ["BATCH", "Coverage", "chain_heads", "chain_link", "chain_link_all", "link_hash_of", "runs_of"]
+
+BATCH = 50_000
+# How long before the oldest running transaction a link must be for the floor to pass it.
+MARGIN = timedelta(seconds=60)
+
+
+def link_hash_of(chain: str, sequence: int, previous: str, ids: str, digests: bytes) -> str:
+    """A link's hash: SHA-256 of its chain, sequence, previous hash and ids, then its rows' digests."""
+    digest = hashlib.sha256(f"{chain}\n{sequence}\n{previous}\n{ids}\n".encode())
+    digest.update(digests)
+    return digest.hexdigest()
+
+
+def runs_of(ids: str) -> Iterable[tuple[int, int]]:
+    """``1-250,252`` as (1, 250), (252, 252)."""
+    for run in filter(None, ids.split(",")):
+        first, _, last = run.partition("-")
+        yield int(first), int(last or first)
+
+
+class Coverage:
+    """Which ids some links cover, asked in ascending order (runs merged, a pointer moving forward)."""
+
+    def __init__(self, runs: Iterable[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for first, last in sorted(runs):
+            if merged and first <= merged[-1][1] + 1:
+                merged[-1][1] = max(merged[-1][1], last)
+            else:
+                merged.append([first, last])
+        self.runs = merged
+        self.at = 0
+
+    def covers(self, pk: int) -> bool:
+        while self.at < len(self.runs) and self.runs[self.at][1] < pk:
+            self.at += 1
+        return self.at < len(self.runs) and self.runs[self.at][0] <= pk
+
+    @classmethod
+    def of_links(cls, label: str, above: int, *, before_pk: int | None = None) -> Coverage:
+        links = ChainLink.objects.filter(model=label, scheme=2, last_id__gt=above)
+        if before_pk is not None:
+            links = links.filter(pk__lte=before_pk)
+        runs = ((max(first, above + 1), last) for ids in links.values_list("ids", flat=True).iterator()
+                for first, last in runs_of(ids) if last > above)
+        return cls(runs)
+
+
+def _horizon() -> datetime:
+    """Before this instant, every transaction that could still add a row had already begun (PostgreSQL: the
+    oldest running transaction in this database; SQLite has one writer at a time)."""
+    now = timezone.now()
+    if connection.vendor != "postgresql":
+        return now - MARGIN
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT min(xact_start) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND xact_start IS NOT NULL AND pid <> pg_backend_pid()"
+        )
+        oldest = cursor.fetchone()[0]
+    return min(oldest, now) - MARGIN if oldest else now - MARGIN
+
+
+def _take_turns(label: str) -> None:
+    """Linkers of one model take turns until their transaction ends; inserts never ask."""
+    if connection.vendor == "postgresql":
+        key = int.from_bytes(hashlib.sha256(f"audit-chain:{label}".encode()).digest()[:8], "big", signed=True)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def _floor(label: str) -> int:
+    return ChainLink.objects.filter(model=label, scheme=2).order_by("-pk").values_list("floor", flat=True).first() or 0
+
+
+def _settled(label: str, floor: int) -> int:
+    """The highest id every row up to which exists by now: the last row of links made before the horizon."""
+    found = ChainLink.objects.filter(model=label, scheme=2, last_id__gt=floor, linked_at__lt=_horizon()).aggregate(
+        top=Max("last_id"))["top"]
+    return max(floor, found or 0)
+
+
+class _Linker:
+    def __init__(self, model: type[Sealed]) -> None:
+        self.model, self.label = model, model._meta.label
+        self.started = timezone.now()
+        self.heads: dict[str, tuple[int, str]] = {}
+        self.made = 0
+
+    def head(self, chain: str) -> tuple[int, str]:
+        if chain not in self.heads:
+            last = ChainLink.objects.filter(chain=chain).order_by("-sequence").values_list(
+                "sequence", "link_hash").first()
+            self.heads[chain] = (int(last[0]), str(last[1])) if last else (0, "")
+        return self.heads[chain]
+
+    def emit(self, facility_id: int | None, batch: list[tuple[int, bytes]], floor: int) -> None:
+        chain = self.model.chain_label(facility_id)
+        sequence, previous = self.head(chain)
+        sequence += 1
+        ids = encode_ids(pk for pk, _ in batch)
+        digests = b"".join(digest for _, digest in batch)
+        link_hash = link_hash_of(chain, sequence, previous, ids, digests)
+        ChainLink.objects.create(
+            chain=chain, model=self.label, facility_id=facility_id, scheme=2, sequence=sequence, previous=previous,
+            link_hash=link_hash, link_mac=seal_of(link_hash.encode()), ids=ids, first_id=batch[0][0],
+            last_id=batch[-1][0], row_count=len(batch), floor=floor, linked_at=self.started, digests=digests,
+        )
+        self.heads[chain] = (sequence, link_hash)
+        self.made += 1
+
+
+@transaction.atomic
+def chain_link(model: type[Sealed]) -> int:
+    """Join the model's unlinked rows to their facilities' chains; the number of links made."""
+    linker = _Linker(model)
+    _take_turns(linker.label)
+    floor = _floor(linker.label)
+    new_floor = _settled(linker.label, floor)
+    coverage = Coverage.of_links(linker.label, floor)
+    pending: dict[int | None, list[tuple[int, bytes]]] = defaultdict(list)
+    for row in read_rows(model, above=floor):
+        if coverage.covers(row.id):
+            continue
+        batch = pending[row.facility_id]
+        batch.append((row.id, row_digest(row.payload, row.seal)))
+        if len(batch) >= BATCH:
+            linker.emit(row.facility_id, batch, new_floor)
+            batch.clear()
+    for facility_id, batch in pending.items():
+        if batch:
+            linker.emit(facility_id, batch, new_floor)
+    return linker.made
+
+
+def chain_link_all() -> int:
+    """Link every sealed model's waiting rows; the number of links made."""
+    return sum(chain_link(model) for model in sealed_models())
+
+
+def chain_heads(facility: Facility | None = None) -> list[list[object]]:
+    """``[[chain, sequence, link hash], ...]`` of the facility's chains and of the chains of rows with no
+    facility (every chain, with no facility given), as an anchor records them."""
+    links = ChainLink.objects.filter(scheme=2)
+    if facility is not None:
+        links = links.filter(Q(facility=facility) | Q(facility__isnull=True))
+    tops = links.values("chain").annotate(top=Max("sequence"))
+    wanted = Q()
+    for top in tops:
+        wanted |= Q(chain=top["chain"], sequence=top["top"])
+    if not tops:
+        return []
+    heads = ChainLink.objects.filter(wanted).values_list("chain", "sequence", "link_hash")
+    return sorted([chain, int(sequence), str(link_hash)] for chain, sequence, link_hash in heads)
+

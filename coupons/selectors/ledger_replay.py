@@ -1,0 +1,77 @@
+"""The coupons' check in the audit chain's verification: the sealed ledger replayed against the current state.
+
+Every serial's current state (its open range row) must be what the ledger's lines, applied in order, leave it
+in: a range rewritten without a line, a line deleted or slipped in, shows as serials whose two answers
+differ, named by span, series and both states. A line that moves serials from a state they were not in is
+named too. Registered in ``coupons.apps`` as one of ``compliance.chain.VERIFY_CHECKS``; per series, in
+memory proportional to the runs of serials of one series, never to the ledger's length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from coupons.models import CouponRange, CouponSeries, CouponState, LedgerLine
+from coupons.replay import Run, StateMap, differences
+
+__all__ = ["ledger_replay_check"]
+
+K = LedgerLine.Kind
+NOT_MOVEMENTS = (K.INVENTORY,)  # a count: its serials are a summary of what was found, nothing moves
+
+
+def _words(run: Run | None) -> str:
+    if run is None:
+        return "in no state"
+    state = str(CouponState(run.state).label).lower() if run.state in CouponState.values else (run.state or "nowhere")
+    return state + (f" (place #{run.place})" if run.place else "")
+
+
+def _merged(spans: Iterator[tuple[int, int, Run | None, Run | None]]) -> Iterator[tuple[int, int, Any, Any]]:
+    """Adjacent spans that disagree the same way, as one."""
+    pending: list[Any] | None = None
+    for first, last, ledger, now in spans:
+        key = (_words(ledger), _words(now))
+        if pending is not None and pending[1] + 1 == first and pending[4] == key:
+            pending[1] = last
+            continue
+        if pending is not None:
+            yield tuple(pending[:4])
+        pending = [first, last, ledger, now, key]
+    if pending is not None:
+        yield tuple(pending[:4])
+
+
+def _replay(series: CouponSeries, add: Any) -> StateMap:
+    state = StateMap()
+    lines = (LedgerLine.objects.filter(series=series, first_serial__isnull=False, last_serial__isnull=False)
+             .exclude(kind__in=NOT_MOVEMENTS).order_by("pk")
+             .values_list("pk", "kind", "from_state", "to_state", "first_serial", "last_serial", "location_id"))
+    for pk, kind, from_state, to_state, first, last, place in lines.iterator(chunk_size=5000):
+        for run in state.apply(first, last, "" if kind == K.RECEIVE else from_state, to_state, place):
+            what = "were already received" if kind == K.RECEIVE else f"were {_words(run)}, not {from_state}"
+            add("STATE", f"coupons.LedgerLine #{pk} ({kind}) moves serials {series.span(run.first, run.last)} of "
+                         f"{series.name}, which by the ledger before it {what}")
+    return state
+
+
+def _current(series: CouponSeries) -> list[Run]:
+    rows = CouponRange.objects.filter(series=series, closed_by__isnull=True).order_by("first_serial").values_list(
+        "first_serial", "last_serial", "state", "location_id")
+    return [Run(first, last, state, place) for first, last, state, place in rows.iterator(chunk_size=5000)]
+
+
+def ledger_replay_check(report: Any, since: datetime | None) -> None:
+    """Replay each series (``since``: only those the ledger moved since then) and name every disagreement."""
+    series_ids = LedgerLine.objects.all()
+    if since is not None:
+        series_ids = series_ids.filter(occurred_at__gte=since)
+    wanted = sorted(set(series_ids.values_list("series_id", flat=True).distinct()))
+    for series in CouponSeries.objects.filter(pk__in=wanted).order_by("pk").iterator():
+        replayed = _replay(series, report.add)
+        for first, last, ledger, now in _merged(differences(replayed, _current(series))):
+            report.add("STATE", f"Serials {series.span(first, last)} of {series.name} (series #{series.pk}): the sealed "
+                                f"ledger has them {_words(ledger)}, the current state {_words(now)} — the current state "
+                                "was changed without the ledger")
