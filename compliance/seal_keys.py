@@ -70,14 +70,15 @@ def seal_of(payload: bytes) -> str:
     return f"{ring.current_id}:{hmac.digest(ring.current, payload, 'sha256').hex()}"
 
 
-def seal_check(seal: str | None, payload: bytes) -> str:
-    """Why ``seal`` is not the seal of ``payload`` ("" when it is)."""
+def seal_check(seal: str | None, payload: bytes, ring: KeyRing | None = None) -> str:
+    """Why ``seal`` is not the seal of ``payload`` ("" when it is). ``ring``: the keys, read once by a caller
+    checking many rows."""
     if not seal:
         return "it has no seal"
     key_id, colon, mac = seal.partition(":")
     if not colon:
         key_id, mac = LEGACY_KEY_ID, seal
-    key = key_ring().keys.get(key_id)
+    key = (ring or key_ring()).keys.get(key_id)
     if key is None:
         return f"it is sealed with key {key_id!r}, which this installation does not hold (AUDIT_CHAIN_RETIRED_KEYS)"
     if not hmac.compare_digest(mac, hmac.digest(key, payload, "sha256").hex()):

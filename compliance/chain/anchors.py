@@ -153,8 +153,8 @@ def heads_check(held: Held) -> list[tuple[str, bool, str]]:
     the stored hashes of every link before it following one another. The full verification
     (``verify_audit_chain --anchors``) recomputes every link from its rows."""
     from compliance.chain.link import link_hash_of, runs_of
+    from compliance.chain.records import model_of
     from compliance.chain.rows import read_rows
-    from compliance.chain.verify import _model_of
     from compliance.models import ChainLink
     from compliance.models.chain import row_digest
     from compliance.seal_keys import seal_check
@@ -177,7 +177,7 @@ def heads_check(held: Held) -> list[tuple[str, bool, str]]:
                 problems.append("its hash is not the hash of its digests")
             if seal_check(link.link_mac, link.link_hash.encode()):
                 problems.append("its seal does not match")
-            model = _model_of(chain)
+            model = model_of(chain)
             ids = [pk for first, last_id in runs_of(link.ids) for pk in range(first, last_id + 1)]
             digests = bytes(link.digests)
             rows = {row.id: row for row in read_rows(model, ids=ids)} if model is not None else {}

@@ -23,7 +23,7 @@ from django.db import connection, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from compliance.chain.rows import read_rows, sealed_models
+from compliance.chain.rows import read_ids, read_runs, sealed_models, uncovered_runs
 from compliance.models import ChainLink, Facility, Sealed
 from compliance.models.chain import encode_ids, row_digest
 from compliance.seal_keys import seal_of
@@ -149,10 +149,9 @@ def chain_link(model: type[Sealed]) -> int:
     floor = _floor(linker.label)
     new_floor = _settled(linker.label, floor)
     coverage = Coverage.of_links(linker.label, floor)
+    runs = uncovered_runs(read_ids(model, above=floor), coverage.covers)  # the ids alone: an index-only scan
     pending: dict[int | None, list[tuple[int, bytes]]] = defaultdict(list)
-    for row in read_rows(model, above=floor):
-        if coverage.covers(row.id):
-            continue
+    for row in read_runs(model, runs):  # then only the rows to link, whole
         batch = pending[row.facility_id]
         batch.append((row.id, row_digest(row.payload, row.seal)))
         if len(batch) >= BATCH:

@@ -1,27 +1,31 @@
 """Sealed rows read fast, as the canonical bytes their seals and digests are made of.
 
 The linker and the verification read millions of rows: not as model instances but as tuples of the
-concrete fields, each put in the form :meth:`compliance.models.Sealed.sealed_content` gives it (datetimes
-in UTC ISO, dates ISO, the rest as stored), so the bytes are the ones the seal was made of at insert.
-``tests/compliance/test_chain_rows.py`` holds the two equal for every sealed model.
+concrete fields from a server-side cursor, each field written straight into the canonical JSON that
+:meth:`compliance.models.Sealed.canonical_content` gives (sorted keys, no spaces, datetimes in UTC ISO,
+non-ASCII escaped), so the bytes are the ones the seal was made of at insert. The dictionary of a row's
+content is built only when asked for (to name a record in a finding, to put it in an evidence bundle).
+``tests/compliance/test_chain_rows.py`` holds the bytes equal to the model's for every sealed model.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from django.apps import apps
-from django.db import models
+from django.db import connection, models, transaction
 
 from compliance.models import Sealed
-from compliance.models.chain import _stored, canonical
+from compliance.models.chain import _stored
 
-__all__ = ["SealedRow", "read_rows", "row_reader", "sealed_models"]
+__all__ = ["SealedRow", "read_ids", "read_rows", "read_runs", "row_reader", "sealed_models", "uncovered_runs"]
 
 CHUNK = 5000
+_dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
 
 
 def sealed_models() -> list[type[Sealed]]:
@@ -29,62 +33,132 @@ def sealed_models() -> list[type[Sealed]]:
     return sorted((m for m in apps.get_models() if issubclass(m, Sealed)), key=lambda m: m._meta.label)
 
 
-@dataclass(frozen=True)
 class SealedRow:
-    id: int
-    seal: str | None
-    payload: bytes  # the canonical content: what the seal is the HMAC of
-    facility_id: int | None
-    content: dict[str, Any]
+    """One row as read: id, seal, canonical content (``payload``), facility; its content on demand."""
+
+    __slots__ = ("_values", "facility_id", "id", "payload", "reader", "seal")
+
+    def __init__(self, reader: RowReader, pk: int, seal: str | None, payload: bytes, facility_id: int | None,
+                 values: tuple[Any, ...]) -> None:
+        self.reader, self.id, self.seal, self.payload, self.facility_id = reader, pk, seal, payload, facility_id
+        self._values = values
+
+    @property
+    def content(self) -> dict[str, Any]:
+        return self.reader.content(self._values)
 
 
-def _datetime(value: Any) -> Any:
-    return value.astimezone(UTC).isoformat() if isinstance(value, datetime) else value
+# Each field's value as the canonical JSON writes it (json.dumps with sort_keys, no spaces, default=str).
+def _text(value: Any) -> str:
+    return "null" if value is None else encode_basestring_ascii(value)
 
 
-def _date(value: Any) -> Any:
-    return value.isoformat() if isinstance(value, date) else value
+def _number(value: Any) -> str:
+    return "null" if value is None else str(int(value))
 
 
-def _same(value: Any) -> Any:
-    return value
+def _boolean(value: Any) -> str:
+    return "null" if value is None else ("true" if value else "false")
 
 
-_PLAIN = (models.CharField, models.TextField, models.IntegerField, models.BooleanField, models.ForeignKey,
-          models.JSONField)
+def _moment(value: Any) -> str:
+    return "null" if value is None else '"' + value.astimezone(UTC).isoformat() + '"'
 
 
-def _converter(field: models.Field[Any, Any]) -> Callable[[Any], Any]:
+def _day(value: Any) -> str:
+    return "null" if value is None else '"' + value.isoformat() + '"'
+
+
+def _json(value: Any) -> str:
+    return _dumps(json.loads(value) if isinstance(value, str) else value)
+
+
+def _encoder(field: models.Field[Any, Any]) -> Callable[[Any], str]:
     if isinstance(field, models.DateTimeField):
-        return _datetime
+        return _moment
     if isinstance(field, models.DateField):
-        return _date
-    if isinstance(field, _PLAIN):  # as the database gives them back (JSON decoded by the field)
-        return _same
-    return lambda value: _stored(field, value)
+        return _day
+    if isinstance(field, models.BooleanField):
+        return _boolean
+    if isinstance(field, models.JSONField):
+        return _json
+    if isinstance(field, models.IntegerField | models.ForeignKey):
+        return _number
+    if isinstance(field, models.CharField | models.TextField):
+        return _text
+    return lambda value: _dumps(_stored(field, value))
+
+
+def _plain(field: models.Field[Any, Any]) -> Callable[[Any], Any]:
+    """The value as ``sealed_content`` holds it (for the content dictionary)."""
+    if isinstance(field, models.DateTimeField):
+        return lambda v: v.astimezone(UTC).isoformat() if isinstance(v, datetime) else v
+    if isinstance(field, models.DateField):
+        return lambda v: v.isoformat() if isinstance(v, date) else v
+    if isinstance(field, models.JSONField):
+        return lambda v: json.loads(v) if isinstance(v, str) else v
+    return lambda v: _stored(field, v)
 
 
 class RowReader:
-    """How to read one sealed model's rows: its columns, their conversions, its facility."""
+    """How to read one sealed model's rows: its columns, their encoding, its facility."""
 
     def __init__(self, model: type[Sealed]) -> None:
-        self.model = model
-        self.label = model._meta.label
+        self.model, self.label = model, model._meta.label
         self.fields = [f for f in model._meta.concrete_fields if f.name not in ("id", "seal")]
         self.names = [str(f.attname) for f in self.fields]
-        self.converters = [_converter(f) for f in self.fields]
-        path = model.chain_facility  # "facility", "run__facility" (a join), or "" (no facility)
-        self.facility = "" if not path else (path if "__" in path else f"{path}_id")
+        self.plain = [_plain(f) for f in self.fields]
+        pieces = [(name, index) for index, name in enumerate(self.names)] + [("model", -1)]
+        self.encode = self._compiled(sorted(pieces))
+        self.table = model._meta.db_table
+        self.facility_sql, self.joins = self._facility(model.chain_facility)
 
-    def columns(self) -> list[str]:
-        return ["pk", "seal", *self.names, *([self.facility] if self.facility else [])]
+    def _facility(self, path: str) -> tuple[str, str]:
+        """The SQL of a row's facility id and the joins it needs (a path of foreign keys, e.g. run__facility)."""
+        if not path:
+            return "NULL", ""
+        current: Any = self.model
+        alias, joins = "t", list[str]()
+        steps = path.split("__")
+        for number, step in enumerate(steps):
+            field = current._meta.get_field(step)
+            if number == len(steps) - 1:
+                return f'{alias}."{field.column}"', " ".join(joins)
+            target = field.related_model
+            joins.append(f'LEFT JOIN "{target._meta.db_table}" j{number} ON j{number}."{target._meta.pk.column}" = '
+                         f'{alias}."{field.column}"')
+            alias, current = f"j{number}", target
+        return "NULL", ""
+
+    def select(self) -> str:
+        columns = ", ".join(f't."{f.column}"' for f in self.fields)
+        return (f'SELECT t."{self.model._meta.pk.column}", t.seal, {columns}, {self.facility_sql} '  # noqa: S608
+                f'FROM "{self.table}" t {self.joins}')
+
+    def _compiled(self, pieces: list[tuple[str, int]]) -> Callable[[tuple[Any, ...]], str]:
+        """One function writing a row's canonical JSON from its columns (values[2:] are the fields), generated
+        from the model's fields once: the keys in order, each value through its field's encoder."""
+        names: dict[str, Any] = {}
+        terms = []
+        for number, (name, index) in enumerate(pieces):
+            key = encode_basestring_ascii(name) + ":"
+            prefix = ("{" if number == 0 else ",") + key
+            if index < 0:
+                terms.append(repr(prefix + encode_basestring_ascii(self.label)))
+            else:
+                names[f"e{index}"] = _encoder(self.fields[index])
+                terms.append(f"{prefix!r} + e{index}(v[{index + 2}])")
+        source = f"def encode(v):\n    return {' + '.join(terms)} + '}}'\n"
+        exec(compile(source, f"<canonical {self.label}>", "exec"), names)  # noqa: S102 - our own fields' names
+        return names["encode"]
 
     def row(self, values: tuple[Any, ...]) -> SealedRow:
-        pk, seal, *rest = values
-        content = {name: convert(value) for name, convert, value in zip(self.names, self.converters, rest, strict=False)}
+        return SealedRow(self, values[0], values[1], self.encode(values).encode(), values[-1], values[2:-1])
+
+    def content(self, values: tuple[Any, ...]) -> dict[str, Any]:
+        content = {name: plain(value) for name, plain, value in zip(self.names, self.plain, values, strict=True)}
         content["model"] = self.label
-        facility_id = rest[-1] if self.facility else None
-        return SealedRow(pk, seal, canonical(content), facility_id, content)
+        return content
 
 
 _READERS: dict[type[Sealed], RowReader] = {}
@@ -96,18 +170,99 @@ def row_reader(model: type[Sealed]) -> RowReader:
     return _READERS[model]
 
 
+def _cursor_rows(sql: str, params: list[Any], chunk: int) -> Iterator[tuple[Any, ...]]:
+    """Rows from a server-side cursor (PostgreSQL, binary: datetimes decoded in C), else a plain one."""
+    connection.ensure_connection()
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            while batch := cursor.fetchmany(chunk):
+                yield from batch
+        return
+    with transaction.atomic(), connection.connection.cursor(name=f"sealed_rows_{id(sql)}", binary=True) as cursor:
+        cursor.itersize = chunk
+        cursor.execute(sql, params)
+        yield from cursor
+
+
+def _datetimes_aware(model: type[Sealed], values: Iterator[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+    """SQLite gives datetimes back as text or naive values: as Django reads them (UTC)."""
+    if connection.vendor != "sqlite":
+        yield from values
+        return
+    reader = row_reader(model)
+    kinds = [(i + 2, f) for i, f in enumerate(reader.fields) if isinstance(f, models.DateField | models.JSONField |
+                                                                           models.BooleanField)]
+    for row in values:
+        mutable = list(row)
+        for index, field in kinds:
+            value = mutable[index]
+            if value is not None and not isinstance(field, models.JSONField):
+                mutable[index] = field.to_python(value)
+                if isinstance(mutable[index], datetime) and mutable[index].tzinfo is None:
+                    mutable[index] = mutable[index].replace(tzinfo=UTC)
+        yield tuple(mutable)
+
+
 def read_rows(model: type[Sealed], *, above: int | None = None, upto: int | None = None,
               ids: Iterable[int] | None = None, chunk: int = CHUNK) -> Iterator[SealedRow]:
     """The model's rows with ids above ``above`` (every row: None) and up to ``upto``, or exactly ``ids``, in
     id order."""
     reader = row_reader(model)
-    rows = model._base_manager.order_by("pk")
+    where, params = ["TRUE"], []
     if ids is not None:
-        rows = rows.filter(pk__in=list(ids))
-    else:
-        if above is not None:
-            rows = rows.filter(pk__gt=above)
-        if upto is not None:
-            rows = rows.filter(pk__lte=upto)
-    for values in rows.values_list(*reader.columns()).iterator(chunk_size=chunk):
+        wanted = sorted(set(ids))
+        for start in range(0, len(wanted), 10_000):
+            part = wanted[start:start + 10_000]
+            if connection.vendor == "postgresql":
+                yield from _read(reader, 't."id" = ANY(%s)', [part], chunk)
+            else:
+                yield from _read(reader, f't."id" IN ({", ".join(["%s"] * len(part))})', part, chunk)
+        return
+    if above is not None:
+        where.append('t."id" > %s')
+        params.append(above)
+    if upto is not None:
+        where.append('t."id" <= %s')
+        params.append(upto)
+    yield from _read(reader, " AND ".join(where), params, chunk)
+
+
+def _read(reader: RowReader, where: str, params: list[Any], chunk: int) -> Iterator[SealedRow]:
+    sql = f'{reader.select()} WHERE {where} ORDER BY t."id"'
+    for values in _datetimes_aware(reader.model, _cursor_rows(sql, params, chunk)):
         yield reader.row(values)
+
+
+def read_ids(model: type[Sealed], *, above: int | None = None) -> Iterator[int]:
+    """Only the ids (an index-only scan), above ``above``, ascending."""
+    sql = f'SELECT t."id" FROM "{model._meta.db_table}" t'  # noqa: S608 - our table
+    params: list[Any] = []
+    if above is not None:
+        sql += ' WHERE t."id" > %s'
+        params.append(above)
+    for (pk,) in _cursor_rows(sql + ' ORDER BY t."id"', params, 20_000):
+        yield pk
+
+
+def uncovered_runs(ids: Iterator[int], covered: Callable[[int], bool]) -> list[tuple[int, int]]:
+    """The runs of ids, among ``ids`` (ascending), that ``covered`` does not cover: consecutive uncovered ids
+    with no covered one between them make one run."""
+    runs: list[list[int]] = []
+    broken = True
+    for pk in ids:
+        if covered(pk):
+            broken = True
+            continue
+        if broken or not runs:
+            runs.append([pk, pk])
+            broken = False
+        else:
+            runs[-1][1] = pk
+    return [(first, last) for first, last in runs]
+
+
+def read_runs(model: type[Sealed], runs: Iterable[tuple[int, int]]) -> Iterator[SealedRow]:
+    """The rows in these runs of ids (ascending, not overlapping), in id order."""
+    for first, last in runs:
+        yield from read_rows(model, above=first - 1, upto=last)

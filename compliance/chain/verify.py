@@ -1,8 +1,7 @@
 """Verifying the chains: every row against its seal and its link, every link against the one before it and
 the heads the Board holds, every signed record against its signatures, and the apps' own checks.
 
-Streams in constant memory: rows are read once, in id order, beside the links that cover them (ordered by
-their first row); a link's digests are held only while the rows it covers go by. Two modes:
+Streams in constant memory (the row scan: :mod:`compliance.chain.scan`). Two modes:
 
 * **full**: every link and row (weekly by beat, and on demand);
 * **incremental**: from where the last intact verification ended (each chain's last verified link, which
@@ -16,32 +15,24 @@ signature, by Jane Doe)"), not only the row.
 from __future__ import annotations
 
 import hashlib
-import heapq
-import hmac
-import itertools
-import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
-from django.db.models import Q
 from django.utils import timezone
 
-from compliance.chain.link import Coverage, link_hash_of, runs_of
-from compliance.chain.rows import SealedRow, read_rows, sealed_models
-from compliance.models import ChainAnchor, ChainLink, ChainVerification, Sealed, Signature
-from compliance.models.chain import decode_ids, legacy_hmac, row_digest
+from compliance.chain.link import link_hash_of
+from compliance.chain.records import verify_legacy_links, verify_signed_records
+from compliance.chain.report import ChainReport, Clock, OutOfTime
+from compliance.chain.rows import sealed_models
+from compliance.chain.scan import verify_rows
+from compliance.models import ChainAnchor, ChainLink, ChainVerification, Signature
 from compliance.seal_keys import seal_check
 
 __all__ = ["VERIFY_CHECKS", "ChainReport", "VerificationBusy", "chain_verify", "recent_verifications",
            "verification_record"]
-
-ALTERED = "altered since signed"
-KEPT = 10_000  # findings kept in full; the rest are counted
 
 # Checks the apps add (AppConfig.ready): each gets the report and, in the incremental mode, the instant the
 # last verification covered (None: everything). coupons replays its ledger against the coupons' state.
@@ -50,160 +41,6 @@ VERIFY_CHECKS: list[Callable[[ChainReport, datetime | None], None]] = []
 
 class VerificationBusy(Exception):
     """Another verification is running."""
-
-
-class _OutOfTime(Exception):
-    pass
-
-
-@dataclass
-class ChainReport:
-    """What a verification found. ``findings``: in words, the first :data:`KEPT`; ``finding_count``: all."""
-
-    mode: str = ChainVerification.Mode.FULL
-    findings: list[str] = field(default_factory=list)
-    finding_count: int = 0
-    rows: int = 0
-    links: int = 0
-    records: int = 0
-    anchors: int = 0
-    pending: int = 0
-    complete: bool = True
-    through: dict[str, list[Any]] = field(default_factory=dict)
-    started_at: datetime = field(default_factory=timezone.now)
-
-    def add(self, kind: str, text: str) -> None:
-        self.finding_count += 1
-        if len(self.findings) < KEPT:
-            self.findings.append(f"{kind}: {text}")
-
-    @property
-    def intact(self) -> bool:
-        return self.complete and not self.finding_count
-
-    @property
-    def altered(self) -> list[str]:
-        return [line for line in self.findings if not line.startswith("BROKEN LINK")]
-
-    @property
-    def broken(self) -> list[str]:
-        return [line for line in self.findings if line.startswith("BROKEN LINK")]
-
-    def lines(self) -> list[str]:
-        verdict = "intact" if self.intact else ("NOT intact" if self.complete else "INCOMPLETE (time limit)")
-        more = [f"… and {self.finding_count - len(self.findings):,} more"] if self.finding_count > len(self.findings) else []
-        summary = (f"{self.mode} verification: {self.links:,} links, {self.rows:,} sealed rows ({self.pending:,} "
-                   f"awaiting their link), {self.records:,} signed records, {self.anchors:,} anchored heads checked: "
-                   f"{verdict}")
-        return [*self.findings, *more, summary]
-
-
-def _named(model: type[Sealed], row: SealedRow) -> str:
-    owner = model.belongs_to(row.content)
-    return f"{model._meta.label} #{row.id}" + (f" — {owner}" if owner else "")
-
-
-class _Clock:
-    def __init__(self, limit: float | None) -> None:
-        self.deadline = time.monotonic() + limit if limit else None
-        self.count = 0
-
-    def tick(self) -> None:
-        self.count += 1
-        if self.deadline is not None and not self.count % 1000 and time.monotonic() > self.deadline:
-            raise _OutOfTime
-
-
-@dataclass
-class _Expected:
-    """A link whose rows are going by: the ids still expected and their digests."""
-
-    chain: str
-    sequence: int
-    ids: Iterator[int]
-    digests: bytes
-    index: int = 0
-    missing: int = 0
-
-
-def _links_by_first_row(label: str, snapshot: int, chains: dict[str, int] | None) -> Iterator[tuple[_Expected, int]]:
-    links = ChainLink.objects.filter(model=label, scheme=2, pk__lte=snapshot)
-    if chains is not None:  # incremental: only the links after each chain's verified one
-        wanted = Q(pk__in=[])
-        for chain, sequence in chains.items():
-            wanted |= Q(chain=chain, sequence__gt=sequence)
-        links = links.filter(wanted)
-    rows = links.order_by("first_id", "pk").values_list("chain", "sequence", "ids", "digests", "first_id")
-    for chain, sequence, ids, digests, first_id in rows.iterator(chunk_size=200):
-        yield _Expected(chain, sequence, decode_ids(ids), bytes(digests)), first_id
-
-
-class _RowScan:
-    """Rows in id order against the links expecting them."""
-
-    def __init__(self, model: type[Sealed], report: ChainReport, clock: _Clock) -> None:
-        self.model, self.report, self.clock = model, report, clock
-        self.heap: list[tuple[int, int, _Expected]] = []
-        self.order = itertools.count()
-
-    def push(self, expected: _Expected) -> None:
-        following = next(expected.ids, None)
-        if following is not None:
-            heapq.heappush(self.heap, (following, next(self.order), expected))
-
-    def gone(self, pk: int, expected: _Expected) -> None:
-        expected.missing += 1
-        if expected.missing <= 20:
-            self.report.add("BROKEN LINK", f"{expected.chain} link {expected.sequence}: row #{pk} it covers is gone "
-                                           f"({self.model._meta.label} #{pk} deleted)")
-        expected.index += 1
-
-    def match(self, row: SealedRow) -> bool:
-        matched = False
-        while self.heap and self.heap[0][0] == row.id:
-            _, _, expected = heapq.heappop(self.heap)
-            if matched:
-                self.report.add("BROKEN LINK", f"{expected.chain} link {expected.sequence}: row #{row.id} is linked twice")
-            else:
-                stored = expected.digests[expected.index * 32:(expected.index + 1) * 32]
-                if stored != row_digest(row.payload, row.seal) and not seal_check(row.seal, row.payload):
-                    self.report.add("ALTERED", f"{_named(self.model, row)}: changed since it was linked in "
-                                               f"{expected.chain} link {expected.sequence} (its seal was made anew: "
-                                               "someone holding the key rewrote it)")
-                matched = True
-            expected.index += 1
-            self.push(expected)
-        return matched
-
-    def run(self, rows: Iterator[SealedRow], links: Iterator[tuple[_Expected, int]], floor: int,
-            elsewhere: Coverage | None) -> None:
-        upcoming = next(links, None)
-        for row in rows:
-            self.clock.tick()
-            self.report.rows += 1
-            while upcoming is not None and upcoming[1] <= row.id:
-                self.push(upcoming[0])
-                upcoming = next(links, None)
-            while self.heap and self.heap[0][0] < row.id:
-                pk, _, expected = heapq.heappop(self.heap)
-                self.gone(pk, expected)
-                self.push(expected)
-            problem = seal_check(row.seal, row.payload)
-            if problem:  # missing, of an unknown key, or wrong: the application never makes such a row
-                self.report.add("FORGED", f"{_named(self.model, row)}: {problem}")
-            if not self.match(row) and not (elsewhere is not None and elsewhere.covers(row.id)):
-                if row.id <= floor:
-                    self.report.add("BROKEN LINK", f"{_named(self.model, row)}: appeared among the linked rows "
-                                                   "without a link (inserted behind the chain's back)")
-                else:
-                    self.report.pending += 1
-        while upcoming is not None:
-            self.push(upcoming[0])
-            upcoming = next(links, None)
-        while self.heap:
-            pk, _, expected = heapq.heappop(self.heap)
-            self.gone(pk, expected)
-            self.push(expected)
 
 
 def _check_link(report: ChainReport, chain: str, sequence: int, previous_hash: str, values: dict[str, Any]) -> None:
@@ -266,134 +103,6 @@ def _check_anchored(report: ChainReport, chain: str, sequence: int, stored: str,
                              f"{stored[:16]}…: the chain was rewritten, reordered or cut at or before that link")
 
 
-def _verify_rows(model: type[Sealed], report: ChainReport, clock: _Clock, snapshot: int,
-                 start: dict[str, int] | None) -> set[int]:
-    """The row scan of one model; the ids it saw (signatures only, for the records they sign)."""
-    label = model._meta.label
-    floor = ChainLink.objects.filter(model=label, scheme=2, pk__lte=snapshot).order_by("-pk").values_list(
-        "floor", flat=True).first() or 0
-    if start is None:
-        links = _links_by_first_row(label, snapshot, None)
-        rows = read_rows(model)
-        elsewhere = None
-    else:
-        firsts = [first for first in (ChainLink.objects.filter(chain=chain, sequence__gt=seq, pk__lte=snapshot)
-                  .order_by("first_id").values_list("first_id", flat=True).first() for chain, seq in start.items())
-                  if first is not None]
-        begin = min([*firsts, floor + 1])
-        links = _links_by_first_row(label, snapshot, start)
-        rows = read_rows(model, above=begin - 1)
-        elsewhere = _covered_before(label, snapshot, start, begin)
-    seen: set[int] = set()
-    scan = _RowScan(model, report, clock)
-    scan.run(_noting(rows, seen) if model is Signature else rows, links, floor, elsewhere)
-    return seen
-
-
-def _covered_before(label: str, snapshot: int, start: dict[str, int], begin: int) -> Coverage:
-    """Ids the already verified links cover from ``begin`` on (rows the increment meets but need not check)."""
-    earlier = Q(pk__in=[])
-    for chain, seq in start.items():
-        earlier |= Q(chain=chain, sequence__lte=seq)
-    links = ChainLink.objects.filter(earlier, model=label, scheme=2, last_id__gte=begin, pk__lte=snapshot)
-    return Coverage(run for ids in links.values_list("ids", flat=True).iterator() for run in runs_of(ids))
-
-
-def _noting(rows: Iterator[SealedRow], seen: set[int]) -> Iterator[SealedRow]:
-    for row in rows:
-        seen.add(row.id)
-        yield row
-
-
-def _verify_legacy_links(report: ChainReport, clock: _Clock) -> None:
-    """Links of the first scheme (one chain per model, before chains had digests), still checked as made."""
-    mac = legacy_hmac()
-    chains = ChainLink.objects.filter(scheme=1).values_list("chain", flat=True).distinct()
-    for chain in sorted(set(chains)):
-        model = _model_of(chain)
-        previous, expected = "", 1
-        for link in ChainLink.objects.filter(chain=chain, scheme=1).order_by("sequence").iterator(chunk_size=100):
-            clock.tick()
-            report.links += 1
-            ids = list(decode_ids(link.ids))
-            seals = dict(model._base_manager.filter(pk__in=ids).values_list("pk", "seal")) if model else {}
-            problem = _legacy_problem(link, expected, previous, ids, seals, mac)
-            if problem:
-                report.add("BROKEN LINK", f"{chain} link {link.sequence} (first scheme): {problem}")
-            previous, expected = link.link_hash, link.sequence + 1
-
-
-def _legacy_problem(link: ChainLink, expected: int, previous: str, ids: list[int], seals: dict[int, str],
-                    mac: Any) -> str:
-    if link.sequence != expected:
-        return f"link {expected} is missing"
-    if link.previous != previous:
-        return "it does not follow the previous link"
-    missing = [pk for pk in ids if pk not in seals]
-    if missing:
-        return f"row(s) #{', #'.join(map(str, missing[:20]))} it covers are gone"
-    if mac is None:
-        return "key 1, which made these links, is not held (AUDIT_CHAIN_RETIRED_KEYS)"
-    digest = mac.copy()
-    digest.update(f"{link.chain}\n{link.sequence}\n{link.previous}\n".encode())
-    late = link.late_seals or {}
-    for pk in ids:
-        digest.update(f"{pk}:{seals[pk] or late.get(str(pk), '')}\n".encode())
-    if not hmac.compare_digest(link.link_hash, digest.hexdigest()):
-        return "its hash does not match its rows' seals (a row's seal was rewritten, or the link was)"
-    return ""
-
-
-def _model_of(chain: str) -> type[Sealed] | None:
-    label = chain.split("@", 1)[0]
-    return next((m for m in sealed_models() if m._meta.label == label), None)
-
-
-def _verify_signed_records(report: ChainReport, clock: _Clock, only: set[int] | None) -> None:
-    """Each signed record's content against the hash its signatures vouch for, in chunks of records."""
-    signatures = Signature.objects.order_by("content_type_id", "object_id", "pk")
-    if only is not None:  # the records signed since the last verification, with all their signatures
-        by_type: dict[int, set[int]] = defaultdict(set)
-        for type_id, object_id in Signature.objects.filter(pk__in=only).values_list("content_type_id", "object_id"):
-            by_type[type_id].add(object_id)
-        wanted = Q(pk__in=[])
-        for type_id, object_ids in by_type.items():
-            wanted |= Q(content_type_id=type_id, object_id__in=sorted(object_ids))
-        signatures = signatures.filter(wanted)
-    rows = signatures.values_list("content_type_id", "object_id", "slot", "printed_name", "content_hash")
-    chunk: list[tuple[Any, ...]] = []
-    for values in rows.iterator(chunk_size=2000):
-        chunk.append(values)
-        if len(chunk) >= 2000 and chunk[-1][:2] != chunk[-2][:2]:
-            _records_of(report, clock, chunk[:-1])
-            chunk = chunk[-1:]
-    _records_of(report, clock, chunk)
-
-
-def _records_of(report: ChainReport, clock: _Clock, signatures: list[tuple[Any, ...]]) -> None:
-    by_type: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
-    for values in signatures:
-        by_type[values[0]].append(values)
-    for type_id, group in by_type.items():
-        model = ContentType.objects.get_for_id(type_id).model_class()
-        if model is None:
-            continue
-        records = model._base_manager.in_bulk({values[1] for values in group})
-        hashes: dict[int, str] = {}
-        for _, object_id, slot, printed_name, content_hash in group:
-            clock.tick()
-            record, name = records.get(object_id), f"{model._meta.label} #{object_id}"
-            if record is None:
-                report.add("ALTERED", f"{name}: signed ('{slot}', by {printed_name}) but gone")
-                continue
-            if object_id not in hashes:
-                report.records += 1
-                hashes[object_id] = record.content_hash()  # type: ignore[attr-defined]
-            if hashes[object_id] != content_hash:
-                report.add("ALTERED", f"{name} ({record}): {ALTERED} — its content no longer matches the '{slot}' "
-                                      f"signature of {printed_name}")
-
-
 def _db_anchors(since: datetime | None) -> dict[str, dict[int, tuple[str, str]]]:
     anchors = ChainAnchor.objects.order_by("made_at")
     if since is not None:
@@ -445,7 +154,7 @@ def chain_verify(*, incremental: bool = False, anchors: dict[str, dict[int, tupl
     holds (``anchors``: ``{chain: {sequence: (hash, where it came from)}}``) besides the database's own."""
     previous = _last_intact() if incremental else None
     report = ChainReport(mode=ChainVerification.Mode.INCREMENTAL if previous else ChainVerification.Mode.FULL)
-    clock = _Clock(time_limit)
+    clock = Clock(time_limit)
     key = _lock()
     outermost = not connection.in_atomic_block
     try:
@@ -453,8 +162,12 @@ def chain_verify(*, incremental: bool = False, anchors: dict[str, dict[int, tupl
             if outermost and connection.vendor == "postgresql":  # one snapshot for rows and links alike
                 with connection.cursor() as cursor:
                     cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            _verify_all(report, clock, previous, anchors or {})
-    except _OutOfTime:
+            connection._verify_snapshot_ok = outermost  # type: ignore[attr-defined]  # others may share it
+            try:
+                _verify_all(report, clock, previous, anchors or {})
+            finally:
+                connection._verify_snapshot_ok = False  # type: ignore[attr-defined]
+    except OutOfTime:
         report.complete = False
         report.findings.append(f"INCOMPLETE: stopped at the time limit ({time_limit or 0:.0f} s) after {report.rows:,} "
                                "rows: what follows was not verified")
@@ -463,7 +176,7 @@ def chain_verify(*, incremental: bool = False, anchors: dict[str, dict[int, tupl
     return report
 
 
-def _verify_all(report: ChainReport, clock: _Clock, previous: ChainVerification | None,
+def _verify_all(report: ChainReport, clock: Clock, previous: ChainVerification | None,
                 anchors: dict[str, dict[int, tuple[str, str]]]) -> None:
     snapshot = ChainLink.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
     since = previous.through if previous else None
@@ -472,12 +185,12 @@ def _verify_all(report: ChainReport, clock: _Clock, previous: ChainVerification 
     for model in sealed_models():
         label = model._meta.label
         start = _walk_chains(label, report, snapshot, since, held)
-        seen = _verify_rows(model, report, clock, snapshot, start if since is not None else None)
+        seen = verify_rows(model, report, clock, snapshot, start if since is not None else None)
         if model is Signature:
             signatures_seen = seen
     if since is None:
-        _verify_legacy_links(report, clock)
-    _verify_signed_records(report, clock, signatures_seen if since is not None else None)
+        verify_legacy_links(report, clock)
+    verify_signed_records(report, clock, signatures_seen if since is not None else None)
     for check in VERIFY_CHECKS:
         check(report, previous.started_at if previous else None)
 

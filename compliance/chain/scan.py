@@ -1,0 +1,186 @@
+"""The row scan: each sealed row against its seal and against the digest its link keeps, in id order.
+
+Rows are read once, in id order, beside the links that cover them (ordered by their first row); a link's
+digests are held only while the rows it covers go by, so memory does not grow with the table. A large table
+is scanned by as many processes as the machine has cores, each over its own range of ids, in one snapshot
+of the database (:mod:`compliance.chain.parallel`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import hmac
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from django.db.models import Q
+
+from compliance.chain.link import Coverage, runs_of
+from compliance.chain.parallel import parallel_worth_it, scan_in_parallel
+from compliance.chain.report import ChainReport, Clock, named
+from compliance.chain.rows import SealedRow, read_ids, read_rows, read_runs, uncovered_runs
+from compliance.models import ChainLink, Sealed, Signature
+from compliance.models.chain import decode_ids, row_digest
+from compliance.seal_keys import LEGACY_KEY_ID, key_ring, seal_check
+
+__all__ = ["Expected", "RowScan", "after", "links_by_first_row", "verify_rows"]
+
+
+@dataclass
+class Expected:
+    """A link whose rows are going by: the ids still expected and their digests."""
+
+    chain: str
+    sequence: int
+    ids: Iterator[int]
+    digests: bytes
+    index: int = 0
+    missing: int = 0
+
+
+def _clipped(ids: str, low: int | None, high: int | None) -> tuple[Iterator[int], int]:
+    """A link's ids within ``low``–``high``, and how many of its ids come before ``low`` (its digests' offset)."""
+    if low is None and high is None:
+        return decode_ids(ids), 0
+    runs = list(runs_of(ids))
+    before = sum(min(last, low - 1) - first + 1 for first, last in runs if low is not None and first < low)
+    inside = ((max(first, low or first), min(last, high if high is not None else last)) for first, last in runs)
+    return (pk for first, last in inside for pk in range(first, last + 1)), before
+
+
+def links_by_first_row(label: str, snapshot: int, chains: dict[str, int] | None, *, low: int | None = None,
+                       high: int | None = None) -> Iterator[tuple[Expected, int]]:
+    """The model's links (``chains``: only those after each chain's verified one) in order of their first row,
+    each with the id at which the scan takes it up; ``low``–``high``: only their rows in that range."""
+    links = ChainLink.objects.filter(model=label, scheme=2, pk__lte=snapshot)
+    if chains is not None:
+        links = links.filter(after(chains))
+    if low is not None:
+        links = links.filter(last_id__gte=low)
+    if high is not None:
+        links = links.filter(first_id__lte=high)
+    rows = links.order_by("first_id", "pk").values_list("chain", "sequence", "ids", "digests", "first_id")
+    for chain, sequence, ids, digests, first_id in rows.iterator(chunk_size=200):
+        clipped, offset = _clipped(ids, low, high)
+        yield Expected(chain, sequence, clipped, bytes(digests), index=offset), max(first_id, low or first_id)
+
+
+class RowScan:
+    """Rows in id order against the links expecting them."""
+
+    def __init__(self, model: type[Sealed], report: ChainReport, clock: Clock) -> None:
+        self.model, self.report, self.clock = model, report, clock
+        self.ring = key_ring()
+        self.keys = self.ring.keys
+        self.heap: list[tuple[int, int, Expected]] = []
+        self.order = itertools.count()
+
+    def push(self, expected: Expected) -> None:
+        following = next(expected.ids, None)
+        if following is not None:
+            heapq.heappush(self.heap, (following, next(self.order), expected))
+
+    def gone(self, pk: int, expected: Expected) -> None:
+        expected.missing += 1
+        if expected.missing <= 20:
+            self.report.add("BROKEN LINK", f"{expected.chain} link {expected.sequence}: row #{pk} it covers is gone "
+                                           f"({self.model._meta.label} #{pk} deleted)")
+        expected.index += 1
+
+    def match(self, row: SealedRow) -> bool:
+        matched = False
+        while self.heap and self.heap[0][0] == row.id:
+            _, _, expected = heapq.heappop(self.heap)
+            if matched:
+                self.report.add("BROKEN LINK", f"{expected.chain} link {expected.sequence}: row #{row.id} is linked twice")
+            else:
+                stored = expected.digests[expected.index * 32:(expected.index + 1) * 32]
+                if stored != row_digest(row.payload, row.seal) and not seal_check(row.seal, row.payload, self.ring):
+                    self.report.add("ALTERED", f"{named(self.model, row)}: changed since it was linked in "
+                                               f"{expected.chain} link {expected.sequence} (its seal was made anew: "
+                                               "someone holding the key rewrote it)")
+                matched = True
+            expected.index += 1
+            self.push(expected)
+        return matched
+
+    def sealed(self, row: SealedRow) -> bool:
+        """The row's seal is the HMAC of its content under the key it names (inline: the hottest line)."""
+        seal = row.seal
+        if not seal:
+            return False
+        key_id, colon, mac = seal.partition(":")
+        key = self.keys.get(key_id) if colon else self.keys.get(LEGACY_KEY_ID)
+        return key is not None and hmac.compare_digest(mac if colon else seal,
+                                                       hmac.digest(key, row.payload, "sha256").hex())
+
+    def run(self, rows: Iterator[SealedRow], links: Iterator[tuple[Expected, int]], floor: int) -> None:
+        upcoming = next(links, None)
+        heap, clock = self.heap, self.clock
+        for row in rows:
+            clock.tick()
+            self.report.rows += 1
+            while upcoming is not None and upcoming[1] <= row.id:
+                self.push(upcoming[0])
+                upcoming = next(links, None)
+            while heap and heap[0][0] < row.id:
+                pk, _, expected = heapq.heappop(heap)
+                self.gone(pk, expected)
+                self.push(expected)
+            if not self.sealed(row):  # missing, of an unknown key, or wrong: the application never makes such a row
+                self.report.add("FORGED", f"{named(self.model, row)}: {seal_check(row.seal, row.payload, self.ring)}")
+            if not (heap and heap[0][0] == row.id and self.match(row)):
+                if row.id <= floor:
+                    self.report.add("BROKEN LINK", f"{named(self.model, row)}: appeared among the linked rows "
+                                                   "without a link (inserted behind the chain's back)")
+                else:
+                    self.report.pending += 1
+        while upcoming is not None:
+            self.push(upcoming[0])
+            upcoming = next(links, None)
+        while heap:
+            pk, _, expected = heapq.heappop(heap)
+            self.gone(pk, expected)
+            self.push(expected)
+
+
+def verify_rows(model: type[Sealed], report: ChainReport, clock: Clock, snapshot: int,
+                 start: dict[str, int] | None) -> set[int]:
+    """The row scan of one model (``start``: incremental, from each chain's verified link); the ids it saw
+    (signatures only, for the records they sign)."""
+    label = model._meta.label
+    floor = ChainLink.objects.filter(model=label, scheme=2, pk__lte=snapshot).order_by("-pk").values_list(
+        "floor", flat=True).first() or 0
+    links = links_by_first_row(label, snapshot, start)
+    if start is None and parallel_worth_it(model):
+        scan_in_parallel(model, report, clock, snapshot, floor)
+        return set()
+    if start is None:
+        rows = read_rows(model)
+    else:  # the rows the new links cover, and those no link covers yet: nothing else is read
+        every_link = Coverage.of_links(label, floor, before_pk=snapshot)
+        waiting = uncovered_runs(read_ids(model, above=floor), every_link.covers)
+        new_links = ChainLink.objects.filter(after(start), model=label, scheme=2, pk__lte=snapshot)
+        runs = Coverage([*waiting, *(run for ids in new_links.values_list("ids", flat=True).iterator()
+                                     for run in runs_of(ids))]).runs
+        rows = read_runs(model, [(first, last) for first, last in runs])
+    seen: set[int] = set()
+    scan = RowScan(model, report, clock)
+    scan.run(_noting(rows, seen) if model is Signature else rows, links, floor)
+    return seen
+
+
+def after(start: dict[str, int]) -> Q:
+    wanted = Q(pk__in=[])
+    for chain, sequence in start.items():
+        wanted |= Q(chain=chain, sequence__gt=sequence)
+    return wanted
+
+
+def _noting(rows: Iterator[SealedRow], seen: set[int]) -> Iterator[SealedRow]:
+    for row in rows:
+        seen.add(row.id)
+        yield row
+
+
