@@ -40,6 +40,8 @@ NAVIGATION: tuple[NavItem, ...] = (
     NavItem("People", "people-list", "Compliance"),
     NavItem("Signatures", "signature-list", "Compliance"),
     NavItem("Audit trail", "audit-list", "Compliance"),
+    NavItem("Audit chain", "chain-status", "Compliance"),
+    NavItem("Evidence bundle", "evidence", "Compliance"),
     NavItem("Regulations", "regulation-list", "Compliance"),
     # Reports as Celery jobs (issue 12)
     NavItem("Reports", "reports:home", "Compliance"),

@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from compliance import views, views_accounts
+from compliance import views, views_accounts, views_chain
 
 urlpatterns = [
     path("", views.DashboardView.as_view(), name="dashboard"),
@@ -19,6 +19,11 @@ urlpatterns = [
     path("signatures/<int:pk>/", views.SignatureDetailView.as_view(), name="signature-detail"),
     path("audit/", views.AuditListView.as_view(), name="audit-list"),
     path("audit/export.csv", views.AuditCsvView.as_view(), name="audit-csv"),
+    path("audit/chain/", views_chain.ChainStatusView.as_view(), name="chain-status"),
+    path("audit/chain/anchors/<int:pk>.json", views_chain.AnchorJsonView.as_view(), name="chain-anchor-json"),
+    path("audit/evidence/", views_chain.EvidenceView.as_view(), name="evidence"),
+    path("audit/evidence/bundle.zip", views_chain.EvidenceBundleView.as_view(), name="evidence-bundle"),
+    path("audit/evidence/verify_bundle.py", views_chain.VerifierView.as_view(), name="evidence-verifier"),
     path("regulations/", views.RegulationListView.as_view(), name="regulation-list"),
     path("tables/", views.TableListView.as_view(), name="table-list"),
     path("people/", views.PeopleListView.as_view(), name="people-list"),
