@@ -117,21 +117,28 @@ def ledger_pdf(facility: Any, filters: dict[str, Any], rows: Iterable[dict[str, 
 
     period = " to ".join(str(filters[k]) for k in ("date_from", "date_to") if filters.get(k))
     header = ["Date", "Entry", "Series", "Denom.", "Serials", "Qty", *[LEDGER_STATE_SHORT[S(s)] for s in LEDGER_STATES]]
-    body = [
-        [f"{r['gaming_date']:%d %b %Y}", r["kind_label"], r["series_name"], r["denomination"], r["span"],
-         f"{r['quantity']:,}", *[f"{b:,}" for b in r["balances"]]]
-        for r in rows
-    ]
+    body, altered = [], []
+    for r in rows:
+        entry = r["kind_label"] + ("\nALTERED SINCE SIGNED" if r.get("altered") else "")
+        if r.get("altered"):
+            altered.append(len(body) + 1)
+        body.append([f"{r['gaming_date']:%d %b %Y}", entry, r["series_name"], r["denomination"], r["span"],
+                     f"{r['quantity']:,}", *[f"{b:,}" for b in r["balances"]]])
     widths = [0.75 * inch, 1.1 * inch, 1.1 * inch, 0.5 * inch, 1.7 * inch, 0.5 * inch] + [0.45 * inch] * len(LEDGER_STATES)
     table = Table([header, *body] if body else [header, ["No entries"] + [""] * (len(header) - 1)],
                   colWidths=widths, repeatRows=1)
-    style = TableStyle([*_GRID.getCommands(), ("FONTSIZE", (0, 0), (-1, -1), 7), ("ALIGN", (5, 1), (-1, -1), "RIGHT")])
+    style = TableStyle([*_GRID.getCommands(), ("FONTSIZE", (0, 0), (-1, -1), 7), ("ALIGN", (5, 1), (-1, -1), "RIGHT"),
+                        *[("TEXTCOLOR", (0, row), (-1, row), colors.red) for row in altered]])
     table.setStyle(style)
     story: list[Any] = [
         table,
         Spacer(1, 4),
         Paragraph("Balances are the running totals for the line's denomination after the entry.", _SMALL),
     ]
+    if altered:
+        story.append(Paragraph(f"{len(altered):,} line(s) marked ALTERED SINCE SIGNED: the line no longer matches its "
+                               "seal, or its document what its signatures vouch for. manage.py verify_audit_chain names "
+                               "each record.", _SMALL))
     meta = DocumentMeta(
         title="Match Play Coupon ledger", facility_name=facility.name,
         citation=("525.21(d)", "525.21(f)", "525.21(h)", "525.21(l)", "525.21(n)"),

@@ -11,7 +11,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.utils import timezone
 
-from compliance.chain import altered_ids
+from compliance.chain import altered_ids, altered_records
 from compliance.models import Facility, Signature
 from coupons.models import (
     CouponState,
@@ -119,7 +119,8 @@ def _as_row(columns: list[str], values: tuple[Any, ...]) -> dict[str, Any]:
 def _with_documents(facility: Facility, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Name each row's document ("Receipt #2") and its signers as printed, with their Board-issued
     credential numbers (§ 525.21(f)(4), (h)(3)): one query for the rows' signatures; and whether each line
-still matches its seal (compliance.chain): one more."""
+still matches its seal, and its document what its signatures vouch for (compliance.chain): a line is marked
+altered when either changed."""
     keys = {(row["document_type_id"], row["document_id"]) for row in rows}
     signers: dict[tuple[int, int], list[str]] = defaultdict(list)
     if keys:
@@ -132,8 +133,9 @@ still matches its seal (compliance.chain): one more."""
             if (type_id, object_id) in keys:
                 signers[(type_id, object_id)].append(f"{name} ({credential})")
     altered = altered_ids(LedgerLine, [row["id"] for row in rows])
+    altered_documents = altered_records(keys)  # the receipt, the issuance… changed since it was signed
     for row in rows:
-        row["altered"] = row["id"] in altered
+        row["altered"] = row["id"] in altered or (row["document_type_id"], row["document_id"]) in altered_documents
         model = ContentType.objects.get_for_id(row["document_type_id"]).model_class()
         label = getattr(model, "kind_label", "") or (str(model._meta.verbose_name).capitalize() if model else "Document")
         row["document_name"] = f"{label} #{row['document_id']}"

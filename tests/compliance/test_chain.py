@@ -18,6 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 import psycopg
+from pypdf import PdfReader
 import pytest
 import time_machine
 from django.contrib.contenttypes.models import ContentType
@@ -151,8 +152,11 @@ def test_a_recomputed_plain_sha256_is_named_as_the_record_whose_signature_was_fo
 
 
 @pytest.mark.django_db
-def test_a_signed_record_altered_without_touching_its_signatures_is_named(program, receive):
+def test_a_signed_record_altered_without_touching_its_signatures_is_named_and_marked_in_every_export(
+    program, receive, finance_supervisor, client_for
+):
     receipt = receive(1, 100)
+    receive(101, 200)
     chain_link_all()
     _behind_the_apps_back("UPDATE coupons_couponreceipt SET invoice_number = 'INV-9' WHERE id = %s", [receipt.pk])
 
@@ -162,6 +166,14 @@ def test_a_signed_record_altered_without_touching_its_signatures_is_named(progra
     receipt.refresh_from_db()
     texts = [str(cell.text) for row in signature_block(receipt)._cellvalues for cell in row]
     assert any("ALTERED SINCE SIGNED" in text for text in texts)
+    # Its ledger lines, in the ledger's CSV and PDF, are marked with it; the other receipt's are not.
+    client = client_for(finance_supervisor)
+    rows = _csv(client, reverse("coupons:ledger-csv"))
+    marked = {row["document"] for row in rows if row["integrity"]}
+    assert marked == {f"Receipt #{receipt.pk}"}, marked
+    pdf = client.get(reverse("coupons:ledger-pdf"), {"date_from": "2026-11-01", "date_to": "2026-11-30"}).content
+    text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
+    assert "ALTERED SINCE SIGNED" in text and "marked ALTERED SINCE SIGNED" in text
 
 
 @pytest.mark.django_db
