@@ -18,7 +18,6 @@ from datetime import timedelta
 from typing import Any
 
 import psycopg
-from pypdf import PdfReader
 import pytest
 import time_machine
 from django.contrib.contenttypes.models import ContentType
@@ -27,6 +26,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection, connections, transaction
 from django.urls import reverse
 from django.utils import timezone
+from pypdf import PdfReader
 
 from compliance.actors import acting_as
 from compliance.chain import chain_head, chain_link, chain_link_all, chain_verify
