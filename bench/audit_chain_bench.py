@@ -45,6 +45,7 @@ def _setup_django(database: str) -> None:
     os.environ["DATABASE_URL"] = f"{base}/{database}"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "compliance.settings")
     os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"
+    os.environ["DEBUG"] = "0"  # no query log: production's settings
     os.environ.pop("REDIS_URL", None)
     import django
 
@@ -162,7 +163,7 @@ def _verify_stage(incremental: bool) -> None:
     worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest scanning process
     from compliance.chain.parallel import _workers
 
-    workers = _workers() if worker else 0
+    workers = _workers() - 1 if worker else 0  # the verifying process scans one range itself
     print(json.dumps({"seconds": seconds, "rows": report.rows, "links": report.links, "intact": report.intact,
                       "findings": report.findings[:5], "peak_mb": own + workers * worker, "own_mb": own,
                       "worker_mb": worker, "workers": workers}))

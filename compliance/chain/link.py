@@ -28,9 +28,12 @@ from compliance.models import ChainLink, Facility, Sealed
 from compliance.models.chain import encode_ids, row_digest
 from compliance.seal_keys import seal_of
 
-__all__ = ["BATCH", "Coverage", "chain_heads", "chain_link", "chain_link_all", "link_hash_of", "runs_of"]
+__all__ = ["BATCH", "LINKS_AT_ONCE", "Coverage", "chain_heads", "chain_link", "chain_link_all", "link_hash_of", "runs_of"]
 
 BATCH = 50_000
+# Links fetched at once where their digests are read: a full link's are 1.6 MB (32 bytes a row), held by the
+# database driver outside Python until the next fetch.
+LINKS_AT_ONCE = 4
 # How long before the oldest running transaction a link must be for the floor to pass it.
 MARGIN = timedelta(seconds=60)
 

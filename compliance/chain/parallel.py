@@ -1,10 +1,10 @@
 """A large table's row scan shared by processes, one range of ids each, all in one snapshot of the database.
 
 The full verification of a big table is bound by the CPU (each row's canonical content, its seal, its
-digest): the parent exports its snapshot (``pg_export_snapshot``), splits the ids into as many ranges as the
-machine has cores, and each process (started afresh: nothing of the parent's connection is shared) scans its
-range with :class:`compliance.chain.scan.RowScan` inside that same snapshot; the parent adds up what they
-found. A link whose rows straddle two ranges is checked by both, each from its own offset in the link.
+digest): the verifying process exports its snapshot (``pg_export_snapshot``), splits the ids into as many ranges
+as the machine has cores, scans the first itself and gives each other range to a process of its own (started
+afresh: nothing of the parent's connection is shared), which scans it with
+:class:`compliance.chain.scan.RowScan` inside that same snapshot; then it adds up what they found. A link whose rows straddle two ranges is checked by both, each from its own offset in the link.
 """
 
 from __future__ import annotations
@@ -59,16 +59,27 @@ def _bounds(model: type[Sealed], parts: int) -> list[tuple[int | None, int | Non
 
 
 def scan_in_parallel(model: type[Sealed], report: ChainReport, clock: Clock, snapshot_pk: int, floor: int) -> None:
+    """The first range of ids is scanned here, the others each by a process of its own, all at once."""
+    from compliance.chain.rows import read_rows
+    from compliance.chain.scan import RowScan, links_by_first_row
+
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_export_snapshot()")
         snapshot = cursor.fetchone()[0]
     database = {key: connection.settings_dict.get(key) for key in _DATABASE_KEYS}
     keys = (settings.AUDIT_CHAIN_KEY_ID, settings.AUDIT_CHAIN_KEY, dict(settings.AUDIT_CHAIN_RETIRED_KEYS))
-    bounds = _bounds(model, _workers())
-    with ProcessPoolExecutor(len(bounds), mp_context=multiprocessing.get_context("spawn"), initializer=start_child,
-                             initargs=(database, keys)) as pool:
-        futures = [pool.submit(scan_part, model._meta.label, low, high, snapshot_pk, floor, snapshot,
-                               clock.remaining()) for low, high in bounds]
+    (low, high), *others = _bounds(model, _workers())
+    label = model._meta.label
+    with ProcessPoolExecutor(max(1, len(others)), mp_context=multiprocessing.get_context("spawn"),
+                             initializer=start_child, initargs=(database, keys)) as pool:
+        futures = [pool.submit(scan_part, label, other_low, other_high, snapshot_pk, floor, snapshot,
+                               clock.remaining()) for other_low, other_high in others]
+        complete = True
+        try:
+            RowScan(model, report, clock).run(read_rows(model, above=None if low is None else low - 1, upto=high),
+                                              links_by_first_row(label, snapshot_pk, None, low=low, high=high), floor)
+        except OutOfTime:
+            complete = False
         results = [future.result() for future in futures]
     for result in results:
         for line in result["findings"]:
@@ -77,5 +88,5 @@ def scan_in_parallel(model: type[Sealed], report: ChainReport, clock: Clock, sna
         report.finding_count += result["finding_count"] - len(result["findings"])
         report.rows += result["rows"]
         report.pending += result["pending"]
-    if not all(result["complete"] for result in results):
+    if not complete or not all(result["complete"] for result in results):
         raise OutOfTime

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
-from compliance.chain.link import Coverage, runs_of
+from compliance.chain.link import LINKS_AT_ONCE, Coverage, runs_of
 from compliance.chain.parallel import parallel_worth_it, scan_in_parallel
 from compliance.chain.report import ChainReport, Clock, named
 from compliance.chain.rows import SealedRow, read_ids, read_rows, read_runs, uncovered_runs
@@ -61,7 +61,7 @@ def links_by_first_row(label: str, snapshot: int, chains: dict[str, int] | None,
     if high is not None:
         links = links.filter(first_id__lte=high)
     rows = links.order_by("first_id", "pk").values_list("chain", "sequence", "ids", "digests", "first_id")
-    for chain, sequence, ids, digests, first_id in rows.iterator(chunk_size=200):
+    for chain, sequence, ids, digests, first_id in rows.iterator(chunk_size=LINKS_AT_ONCE):
         clipped, offset = _clipped(ids, low, high)
         yield Expected(chain, sequence, clipped, bytes(digests), index=offset), max(first_id, low or first_id)
 

@@ -23,7 +23,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from compliance.chain.link import link_hash_of
+from compliance.chain.link import LINKS_AT_ONCE, link_hash_of
 from compliance.chain.records import verify_legacy_links, verify_signed_records
 from compliance.chain.report import ChainReport, Clock, OutOfTime
 from compliance.chain.rows import sealed_models
@@ -72,7 +72,7 @@ def _walk_chains(label: str, report: ChainReport, snapshot: int, since: dict[str
         links = ChainLink.objects.filter(chain=chain, pk__lte=snapshot, sequence__gte=max(1, int(verified_seq)))
         previous, sequence, last = "", max(1, int(verified_seq)), 0
         fields = ("sequence", "previous", "link_hash", "link_mac", "ids", "digests", "first_id", "last_id")
-        for values in links.order_by("sequence").values(*fields).iterator(chunk_size=200):
+        for values in links.order_by("sequence").values(*fields).iterator(chunk_size=LINKS_AT_ONCE):
             if since is not None and values["sequence"] == int(verified_seq) and verified_seq:
                 if values["link_hash"] != verified_hash:
                     report.add("BROKEN LINK", f"{chain} link {verified_seq}: its hash changed since it was last verified")

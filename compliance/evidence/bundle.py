@@ -31,7 +31,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q
 from django.utils import timezone
 
-from compliance.chain.link import Coverage, runs_of
+from compliance.chain.link import LINKS_AT_ONCE, Coverage, runs_of
 from compliance.chain.rows import read_rows, sealed_models
 from compliance.db_guarantees import regulated_models
 from compliance.gaming_day import day_bounds
@@ -145,7 +145,7 @@ class _Writer:
 
 def _links(span: ChainSpan) -> Iterator[dict[str, Any]]:
     links = ChainLink.objects.filter(chain=span.chain, sequence__gte=span.first, sequence__lte=span.last)
-    for link in links.order_by("sequence").iterator(chunk_size=100):
+    for link in links.order_by("sequence").iterator(chunk_size=LINKS_AT_ONCE):
         yield {"sequence": link.sequence, "previous": link.previous, "link_hash": link.link_hash, "ids": link.ids,
                "digests": bytes(link.digests).hex(), "linked_at": link.linked_at.isoformat(), "mac": link.link_mac}
 
