@@ -23,6 +23,7 @@ run: install
 	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_staffing_demo
 	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_reports_demo
 	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_submissions_demo
+	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py link_audit_chain --anchor
 	@echo ""
 	@echo "  Table games compliance is starting at http://127.0.0.1:8000/"
 	@echo "  Sign in with a demo login printed above (new passwords: $(PY) manage.py seed_demo --reset-passwords)."

@@ -95,6 +95,8 @@ def demo_seed(*, facility_code: str = "demo", reset_passwords: bool = False) -> 
             "name": "Keystone Downs Casino",
             "certificate_holder": "Keystone Downs Gaming, LLC",
             "address": "1 Casino Way, Harrisburg, PA 17101",
+            # Where the audit chain's anchors go at the Board (a demo address: mail stays on this machine).
+            "board_recipients": "anchors@pgcb.example",
         },
     )
     logins: list[DemoLogin] = []
