@@ -147,3 +147,21 @@ def test_the_lines_of_an_unsigned_form_may_still_change(facility):
     as_app("UPDATE testapp_formline SET text = 'second' WHERE id = %s", [line.pk])
     as_app("INSERT INTO testapp_formline (form_id, text) VALUES (%s, 'third')", [form.pk])
     assert form.lines.count() == 2
+
+
+# Each table a guard's function reads, and the test that shadows it and attacks the guard anyway. A function
+# that comes to read another table fails here until its attack is written.
+SHADOW_ATTACKS = {
+    "compliance_signature": "test_a_temporary_table_shadowing_what_a_guard_reads_switches_nothing_off",
+    "django_content_type": "test_a_temporary_table_shadowing_what_a_guard_reads_switches_nothing_off",
+    "reports_reportsignoff": "tests/reports/test_quarterly_report.py::test_a_shadowed_sign_off_still_freezes_its_version",
+    "coupons_ledgerline": "tests/coupons/test_range_follows_the_ledger.py::test_shadowed_tables_switch_nothing_off",
+    "coupons_couponrange": "tests/coupons/test_range_follows_the_ledger.py::test_shadowed_tables_switch_nothing_off",
+}
+
+
+def test_every_table_a_guard_reads_has_its_shadow_attack():
+    read = set()
+    for _, source, _ in _our_functions():
+        read |= set(re.findall(r"\bpublic\.([a-z_][a-z0-9_]*)\b(?!\s*\()", source))
+    assert read == set(SHADOW_ATTACKS), f"tables read by guards with no shadow attack: {read - set(SHADOW_ATTACKS)}"

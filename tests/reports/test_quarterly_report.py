@@ -8,6 +8,7 @@ import hashlib
 import io
 from datetime import UTC, date, datetime
 
+import psycopg
 import pytest
 import time_machine
 from django.core.exceptions import ValidationError
@@ -264,3 +265,46 @@ def test_the_dashboard_asks_for_approval_only_once_prepared_and_only_of_the_newe
         assert awaiting(compliance_officer) == [(1, "approved")]
         produce(facility, "quarterly-coupons", *Q3, compliance_officer)
         assert awaiting(compliance_officer) == [] and awaiting(finance_supervisor) == [(2, "prepared")]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's own guarantees")
+def test_a_signed_off_versions_period_and_files_are_frozen_with_it_and_its_filing_is_anchored(
+    facility, quarter, finance_supervisor, compliance_officer, produce, django_capture_on_commit_callbacks
+):
+    """What the sign-off vouches for (the version's period, number and files) is part of its signed content: the
+    database refuses to change it once signed (issue 21), but the signed copy the approval adds."""
+    from compliance.models import ChainAnchor
+    from tests.compliance.attack import refused
+
+    with time_machine.travel(AFTER_Q3, tick=True):
+        run = produce(facility, "quarterly-coupons", *Q3, compliance_officer)
+        produced = ChainAnchor.objects.get(facility=facility, reason=ChainAnchor.Reason.REPORT)
+        assert run.chain_digest == produced.digest
+        assert "Audit chain heads anchored at production" in pdf_text(file_data(run, "pdf"))
+        _sign(run, finance_supervisor, compliance_officer)
+        assert ReportFile.objects.filter(run=run, format=ReportFile.Format.SIGNED_PDF).exists()
+        error = psycopg.errors.IntegrityConstraintViolation
+        assert "part of signed report signoff" in refused(
+            "UPDATE reports_reportrun SET period_end = period_end + 1 WHERE id = %s", [run.pk], error=error)
+        assert "nothing is added" in refused(
+            "INSERT INTO reports_reportfile (run_id, format, name, size, sha256, created_at, seal) "
+            "VALUES (%s, 'extra', 'x', 1, 'x', now(), 'x')", [run.pk], error=error)
+        with django_capture_on_commit_callbacks(execute=True):
+            services.filing_record(run=run, filed_on=date(2026, 11, 3), method="portal", user=compliance_officer)
+        assert ChainAnchor.objects.filter(facility=facility, reason=ChainAnchor.Reason.FILING).count() == 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's own guarantees")
+def test_a_shadowed_sign_off_still_freezes_its_version(facility, quarter, finance_supervisor, compliance_officer,
+                                                        produce):
+    """A temporary table named like the sign-offs (the owner's doing; the application's role may not make one):
+    the guard names its tables with their schema and still refuses."""
+    from tests.compliance.attack import refused, shadow
+
+    with time_machine.travel(AFTER_Q3, tick=True):
+        run = produce(facility, "quarterly-coupons", *Q3, compliance_officer)
+        _sign(run, finance_supervisor, compliance_officer)
+        shadow("reports_reportsignoff")
+        assert "part of signed report signoff" in refused(
+            "UPDATE reports_reportrun SET version = version + 1 WHERE id = %s", [run.pk],
+            error=psycopg.errors.IntegrityConstraintViolation)
