@@ -177,7 +177,7 @@ def chain_heads(facility: Facility | None = None) -> list[list[object]]:
     links = ChainLink.objects.filter(scheme=2)
     if facility is not None:
         links = links.filter(Q(facility=facility) | Q(facility__isnull=True))
-    tops = links.values("chain").annotate(top=Max("sequence"))
+    tops = links.order_by().values("chain").annotate(top=Max("sequence"))
     wanted = Q()
     for top in tops:
         wanted |= Q(chain=top["chain"], sequence=top["top"])

@@ -20,7 +20,8 @@ __all__ = ["model_of", "verify_legacy_links", "verify_signed_records"]
 def verify_legacy_links(report: ChainReport, clock: Clock) -> None:
     """Links of the first scheme (one chain per model, before chains had digests), still checked as made."""
     mac = legacy_hmac()
-    chains = ChainLink.objects.filter(scheme=1).values_list("chain", flat=True).distinct()
+    # order_by(): the model's ordering (chain, sequence) would otherwise make DISTINCT return every link
+    chains = ChainLink.objects.filter(scheme=1).order_by().values_list("chain", flat=True).distinct()
     for chain in sorted(set(chains)):
         model = model_of(chain)
         previous, expected = "", 1

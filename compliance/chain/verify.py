@@ -63,7 +63,8 @@ def _walk_chains(label: str, report: ChainReport, snapshot: int, since: dict[str
                  anchored: dict[str, dict[int, tuple[str, str]]]) -> dict[str, int]:
     """Each chain of the model in sequence: continuity, hashes, seals, anchored heads. The sequence each
     chain was verified from (incremental) for the row scan."""
-    chains = sorted(ChainLink.objects.filter(model=label, scheme=2, pk__lte=snapshot).values_list(
+    # order_by(): the model's ordering (chain, sequence) would otherwise make DISTINCT return every link once
+    chains = sorted(ChainLink.objects.filter(model=label, scheme=2, pk__lte=snapshot).order_by().values_list(
         "chain", flat=True).distinct())
     start: dict[str, int] = {}
     for chain in chains:

@@ -80,7 +80,7 @@ def bundle_plan(facility: Facility, first_day: date, last_day: date) -> BundlePl
     anchored = {chain: int(sequence) for chain, sequence, _ in (anchor.heads if anchor else [])}
     plan = BundlePlan(facility, first_day, last_day, start, end, anchor)
     links = ChainLink.objects.filter(Q(facility=facility) | Q(facility__isnull=True), scheme=2)
-    for chain in sorted(set(links.values_list("chain", flat=True))):
+    for chain in sorted(links.order_by().values_list("chain", flat=True).distinct()):
         of_chain = ChainLink.objects.filter(chain=chain)
         first = of_chain.filter(linked_at__gte=start).order_by("sequence").values_list("sequence", flat=True).first()
         last = anchored.get(chain) or of_chain.order_by("-sequence").values_list("sequence", flat=True).first()
