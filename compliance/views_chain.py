@@ -121,6 +121,8 @@ class EvidenceView(_ChainPage, TemplateView):
 
 class EvidenceBundleView(EvidenceView):
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]
+        if not request.GET:  # no period asked for yet: the page that asks for one
+            return super().get(request, *args, **kwargs)
         form = self.form(bound_always=True)
         if not form.is_valid():
             return self.render_to_response(self.get_context_data(form=form), status=400)

@@ -116,6 +116,15 @@ class RowScan:
                                                        hmac.digest(key, row.payload, "sha256").hex())
 
     def run(self, rows: Iterator[SealedRow], links: Iterator[tuple[Expected, int]], floor: int) -> None:
+        try:
+            self._run(rows, links, floor)
+        finally:  # stopped early (the time limit): close the cursors now, inside the transaction they belong to
+            for stream in (rows, links):
+                close = getattr(stream, "close", None)
+                if close is not None:
+                    close()
+
+    def _run(self, rows: Iterator[SealedRow], links: Iterator[tuple[Expected, int]], floor: int) -> None:
         upcoming = next(links, None)
         heap, clock = self.heap, self.clock
         for row in rows:

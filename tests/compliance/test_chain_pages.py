@@ -99,7 +99,7 @@ def test_the_inspector_downloads_a_bundle_that_verifies_and_the_verifier(anchore
     {"first_day": "2026-01-01", "last_day": "2026-11-03"},
     {"first_day": "2026-11-03", "last_day": "2099-11-03"},
     {"first_day": "yesterday", "last_day": "\x00"},
-    {},
+    {"last_day": "2026-11-03"},
 ])
 def test_a_bad_period_is_answered_in_words_and_no_bundle_is_made(anchored, inspector, client_for, query):
     client = client_for(inspector)

@@ -95,7 +95,8 @@ def test_shadowed_tables_switch_nothing_off(program, receive, table):
     row = _open_row(program.series)
     with pytest.raises(IntegrityError, match="without the ledger line that explains it"), transaction.atomic():
         shadow(table)
-        with connection.cursor() as cursor:
-            cursor.execute("UPDATE coupons_couponrange SET closed_by_id = opened_by_id WHERE id = %s", [row.pk])
-            cursor.execute(INSERT_RANGE, [row.facility_id, row.series_id, 1, 100, "distributed", row.opened_by_id,
-                                          row.opened_by_id])
+        with connection.cursor() as cursor:  # the attack names the real tables; the check must read them too
+            cursor.execute("UPDATE public.coupons_couponrange SET closed_by_id = opened_by_id WHERE id = %s",
+                           [row.pk])
+            cursor.execute(INSERT_RANGE.replace("INTO coupons_couponrange", "INTO public.coupons_couponrange"),
+                           [row.facility_id, row.series_id, 1, 100, "distributed", row.opened_by_id, row.opened_by_id])
