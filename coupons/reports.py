@@ -117,7 +117,8 @@ def ledger_pdf(facility: Any, filters: dict[str, Any], rows: Iterable[dict[str, 
 
     period = " to ".join(str(filters[k]) for k in ("date_from", "date_to") if filters.get(k))
     header = ["Date", "Entry", "Series", "Denom.", "Serials", "Qty", *[LEDGER_STATE_SHORT[S(s)] for s in LEDGER_STATES]]
-    body, altered = [], []
+    body: list[list[str]] = []
+    altered: list[int] = []
     for r in rows:
         entry = r["kind_label"] + ("\nALTERED SINCE SIGNED" if r.get("altered") else "")
         if r.get("altered"):
