@@ -257,7 +257,7 @@ def test_a_signature_forged_with_a_made_up_seal_is_named_as_forged_with_the_reco
 ):
     receipt = receive(1, 100)
     chain_link_all()
-    genuine = Signature.objects.filter(object_id=receipt.pk).order_by("pk").first()
+    genuine = Signature.objects.filter(content_type=ContentType.objects.get_for_model(receipt), object_id=receipt.pk).order_by("pk").first()
     with connection.cursor() as cursor:  # as the application's own login, which holds no key
         cursor.execute(
             "INSERT INTO compliance_signature (facility_id, content_type_id, object_id, slot, meaning, signer_id, "
@@ -279,7 +279,7 @@ def test_a_seal_moved_into_the_links_late_seals_no_longer_hides_a_rewritten_reco
     rewrite the record and the signature's content hash."""
     receipt = receive(1, 100)
     chain_link_all()
-    signature = Signature.objects.filter(object_id=receipt.pk, slot="recorded").get()
+    signature = Signature.objects.filter(content_type=ContentType.objects.get_for_model(receipt), object_id=receipt.pk, slot="recorded").get()
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the test's own pending checks, before the owner's DDL
     _behind_the_apps_back("ALTER TABLE compliance_signature ALTER COLUMN seal DROP NOT NULL", [])

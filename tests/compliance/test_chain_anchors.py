@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import time_machine
+from django.contrib.contenttypes.models import ContentType
 from django.core import mail
 from django.core.management import CommandError, call_command
 from django.db import connection, connections
@@ -133,7 +134,7 @@ def test_a_signature_forged_with_the_key_is_found_against_the_boards_anchor(prog
     anchor = anchor_record(program.facility, reason=ChainAnchor.Reason.ON_DEMAND)
     path = tmp_path / "anchor.json"
     path.write_text(anchor.as_json())
-    genuine = Signature.objects.filter(object_id=receipt.pk).order_by("pk").first()
+    genuine = Signature.objects.filter(content_type=ContentType.objects.get_for_model(receipt), object_id=receipt.pk).order_by("pk").first()
     behind_the_applications_back(
         "INSERT INTO compliance_signature (facility_id, content_type_id, object_id, slot, meaning, signer_id, "
         "printed_name, credential_number, department, role, signed_at, content_hash, distinct_person, citation, seal) "
