@@ -15,6 +15,7 @@ there. So an event written while a transaction is open is kept aside for the req
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -40,11 +41,16 @@ __all__ = [
     "LOCKED_OUT_MESSAGE",
     "SECOND_FACTOR_ROLES",
     "account_event",
+    "backup_device",
+    "code_already_used",
     "confirmed_device",
     "deferred_account_events",
+    "display_name",
     "needs_second_factor",
     "own_change_refused",
     "password_is_temporary",
+    "sign_in_locked",
+    "sign_in_refused",
     "signing_failure_record",
     "signing_locked",
     "totp_secret",
@@ -102,6 +108,12 @@ def account_event(
         pending.append({"subject": subject, **kwargs})
         return
     _write(subject, **kwargs)
+
+
+def display_name(user: Any) -> str:
+    """The person's name as their profile gives it, or their username."""
+    profile = Profile.objects.filter(user_id=user.pk).only("full_name").first() if user.pk else None
+    return profile.full_name if profile is not None and profile.full_name else user.get_username()
 
 
 def own_change_refused(user_id: Any, what: list[str]) -> str:
@@ -171,11 +183,11 @@ def signing_locked(user: Any) -> bool:
     return _events_about(user, EVENT_SIGNING_LOCKED).filter(occurred_at__gt=since).exists()
 
 
-def signing_failure_record(user: Any, *, co_signer: bool) -> None:
-    """Count a wrong password typed to sign as ``user``; the fifth within 15 minutes (since the last
-    lock) locks their signing for 15 minutes."""
+def signing_failure_record(user: Any, *, co_signer: bool = False, where: str = "") -> None:
+    """Count a wrong password typed to sign as ``user`` (or to change their password: the same password, the
+    same lock); the fifth within 15 minutes (since the last lock) locks their signing for 15 minutes."""
     now = timezone.now()
-    where = "as a co-signer at another person's screen" if co_signer else "at their own screen"
+    where = where or ("as a co-signer at another person's screen" if co_signer else "at their own screen")
     account_event(user, event=EVENT_SIGN_FAILED, actor=user, reason=f"Wrong password typed {where}.")
     since = now - SIGNING_LOCK
     last_lock = _events_about(user, EVENT_SIGNING_LOCKED).order_by("-occurred_at").values_list(
@@ -191,6 +203,76 @@ def signing_failure_record(user: Any, *, co_signer: bool) -> None:
                       reason=f"{SIGNING_FAILURE_LIMIT} wrong passwords within 15 minutes.")
 
 
+# Refused sign-ins under names no one holds are evidence of guessing, not of a person: one event per address
+# per quarter of an hour, and at most UNKNOWN_NAME_EVENTS_PER_HOUR of them in all, so an anonymous caller
+# cannot grow the audit trail without bound (the counts themselves are django-axes' records).
+UNKNOWN_NAME_WINDOW = timedelta(minutes=15)
+UNKNOWN_NAME_EVENTS_PER_HOUR = 60
+EVENT_UNKNOWN_NAMES = "Sign-ins refused under names no one holds"
+
+
+def _recorded_once_per_window(key: str, window: timedelta) -> bool:
+    """True the first time ``key`` is seen in ``window`` (the cache remembers; Redis in production)."""
+    from django.core.cache import cache
+
+    return bool(cache.add(f"accounts:{key}", 1, timeout=int(window.total_seconds())))
+
+
+def _within_hourly_budget() -> bool:
+    from django.core.cache import cache
+
+    hour = timezone.now().strftime("%Y%m%d%H")
+    key = f"accounts:unknown-names:{hour}"
+    cache.add(key, 0, timeout=3600)
+    try:
+        return int(cache.incr(key)) <= UNKNOWN_NAME_EVENTS_PER_HOUR
+    except ValueError:  # expired between add and incr
+        return _within_hourly_budget()
+
+
+def sign_in_refused(request: Any, username: str) -> None:
+    """A refused sign-in, on the trail: every one for a person's account until it locks (django-axes then
+    refuses before any password is read, and the lock is the one event); names no one holds, bounded."""
+    from django.contrib.auth import get_user_model
+
+    from compliance.client_address import client_address
+
+    # Refused by the lock before any password was read (django-axes counted nothing): the lock is the record.
+    # The failure that set the lock was counted (``axes_failures_since_start``) and is written.
+    if (request is not None and getattr(request, "axes_locked_out", False)
+            and getattr(request, "axes_failures_since_start", None) is None):
+        return
+    username = username[:150]
+    address = client_address(request) if request is not None else ""
+    user = get_user_model()._default_manager.filter(username=username).first() if username else None
+    if user is not None:
+        account_event(user, event=EVENT_SIGNIN_FAILED, actor=None, details={"username": username, "address": address})
+        return
+    if _recorded_once_per_window(f"unknown:{address}", UNKNOWN_NAME_WINDOW) and _within_hourly_budget():
+        account_event(None, event=EVENT_UNKNOWN_NAMES, actor=None, details={
+            "address": address, "first name tried": username,
+            "recorded": "once per address per 15 minutes; django-axes counts every try"})
+
+
+def sign_in_locked(request: Any, username: str) -> None:
+    """A username locked after repeated failures: on the person's trail, or once in the bounded record of
+    unknown names."""
+    from django.contrib.auth import get_user_model
+
+    from compliance.client_address import client_address
+
+    address = client_address(request) if request is not None else ""
+    user = get_user_model()._default_manager.filter(username=username[:150]).first() if username else None
+    if user is not None:
+        # django-axes says so again at each try during the lock: the lock is one event.
+        if not _events_about(user, EVENT_LOCKED_OUT).filter(occurred_at__gt=timezone.now() - SIGNING_LOCK).exists():
+            account_event(user, event=EVENT_LOCKED_OUT, actor=None,
+                          details={"username": username, "address": address})
+    elif _recorded_once_per_window(f"unknown-lock:{address}", UNKNOWN_NAME_WINDOW) and _within_hourly_budget():
+        account_event(None, event=EVENT_LOCKED_OUT, actor=None, details={"username": username[:150],
+                                                                          "address": address})
+
+
 def needs_second_factor(user: Any) -> bool:
     return bool(user.is_superuser or user.is_staff or roles_of(user) & SECOND_FACTOR_ROLES)
 
@@ -199,6 +281,24 @@ def confirmed_device(user: Any) -> Any:
     from django_otp.plugins.otp_totp.models import TOTPDevice
 
     return TOTPDevice.objects.filter(user=user, confirmed=True).first()
+
+
+def backup_device(user: Any) -> Any:
+    """The person's backup codes (django-otp's static device), if they made any."""
+    from django_otp.plugins.otp_static.models import StaticDevice
+
+    return StaticDevice.objects.filter(user=user, confirmed=True).first()
+
+
+def code_already_used(device: Any, token: str) -> bool:
+    """``token`` is the device's code for a time step it has already accepted (django-otp takes each once)."""
+    from django_otp.oath import hotp
+
+    if not token.isascii() or not token.isdigit() or device.last_t < 0:
+        return False
+    now = (int(time.time()) - device.t0) // device.step + device.drift
+    return any(hotp(device.bin_key, step, digits=device.digits) == int(token)
+               for step in range(now - device.tolerance, min(now + device.tolerance, device.last_t) + 1))
 
 
 def totp_secret(device: Any) -> str:

@@ -3,8 +3,9 @@
 Signatures and audit events are shown read-only: they are append-only by design. An administrator
 cannot give themselves more power: their own roles, permissions, staff and superuser status and
 facilities are changed by another administrator (refused here in words, and by the guards in
-``compliance.signals`` whatever the path). A password they set for someone is temporary
-(``compliance.accounts``).
+``compliance.signals`` whatever the path). They never type or see another person's password: creating an
+account or resetting its password sends the person a set-password link (``compliance.password_links``). They
+manage only the people of the facilities they hold (``compliance.admin_scope``).
 """
 
 from __future__ import annotations
@@ -12,15 +13,34 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import UserChangeForm
 from django.contrib.auth.models import Group, User
-from django.http import HttpRequest
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Q
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django_otp.plugins.otp_static.models import StaticDevice
+from django_otp.plugins.otp_totp.models import TOTPDevice
 from simple_history.admin import SimpleHistoryAdmin
 
+from compliance import admin_scope
 from compliance.accounts import own_change_refused
-from compliance.models import AuditEvent, Department, Facility, Game, GamingTable, Profile, Signature
+from compliance.models import (
+    AuditEvent,
+    Department,
+    Facility,
+    Game,
+    GamingTable,
+    Profile,
+    SecondFactorReset,
+    Signature,
+)
+from compliance.numbers import NUMBER_FORMFIELDS
+from compliance.password_links import masked_address, set_password_link_issue
 from compliance.roles import role_combination_refusal, role_department_refusal
 
 _OWN_ACCOUNT_FIELDS = {
@@ -57,6 +77,7 @@ class ProfileForm(forms.ModelForm):
 
 
 class NoDeleteHistoryAdmin(SimpleHistoryAdmin):
+    formfield_overrides = NUMBER_FORMFIELDS  # numbers typed with the digits 0–9, as on every other form
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
@@ -83,6 +104,17 @@ class ProfileAdmin(NoDeleteHistoryAdmin):
         form = super().get_form(request, obj, change=change, **kwargs)
         form.editor_id = request.user.pk
         return form
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return super().get_queryset(request).filter(user__in=admin_scope.people_managed(request.user))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # a profile is made with its account, on the person's page
+
+    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "facilities":
+            kwargs["queryset"] = admin_scope.facilities_held(request.user)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
 
 
 @admin.register(Game)
@@ -131,6 +163,12 @@ class ProfileInline(admin.StackedInline):
     filter_horizontal = ["facilities"]
     extra = 1
     max_num = 1
+    min_num = 1  # every person an administrator creates has their regulated identity
+
+    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "facilities":
+            kwargs["queryset"] = admin_scope.facilities_held(request.user)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
         formset = super().get_formset(request, obj, **kwargs)
@@ -175,12 +213,55 @@ class PersonChangeForm(UserChangeForm):
         return profile.department if profile is not None else None
 
 
+class PersonCreationForm(forms.ModelForm):
+    """A new account: its username and the person's own e-mail, where the link to choose a password goes. No
+    password field: no administrator types or sees another person's password."""
+
+    email = forms.EmailField(label="The person's own e-mail",
+                             help_text="The link to choose their password is sent here, and only here.")
+
+    class Meta:
+        model = User
+        fields = ["username", "email"]
+
+    def save(self, commit: bool = True) -> Any:
+        user = super().save(commit=False)
+        user.set_unusable_password()
+        if commit:
+            user.save()
+        return user
+
+
+_SET_BY_THE_PERSON = ("No administrator sets or sees a password. To give this person a new one, use “Send a "
+                      "set-password link” above: their password stops working and a link to choose a new one goes "
+                      "to their own e-mail.")
+
+
 @admin.register(User)
 class PersonAdmin(UserAdmin):
     form = PersonChangeForm
+    add_form = PersonCreationForm
+    add_fieldsets = ((None, {"classes": ("wide",), "fields": ("username", "email")}),)
+    fieldsets = (
+        (None, {"fields": ("username", "password")}),
+        ("Personal info", {"fields": ("first_name", "last_name", "email")}),
+        ("Access", {"fields": ("is_active", "is_staff", "is_superuser", "groups")}),
+        ("Important dates", {"fields": ("last_login", "date_joined")}),
+    )
+    filter_horizontal = ("groups",)
     inlines = [ProfileInline]
     list_display = ["username", "full_name", "credential", "is_active"]
     list_select_related = ["profile"]
+    change_form_template = "admin/compliance/person_change_form.html"
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        managed = admin_scope.people_managed(request.user).values("pk")
+        return super().get_queryset(request).filter(Q(pk__in=managed) | Q(pk=request.user.pk))
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if obj is not None and not admin_scope.manages(request.user, obj):
+            return False  # themselves, or a person who also works at a facility they do not hold: view only
+        return super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # people who signed records stay; deactivate them instead
@@ -188,7 +269,48 @@ class PersonAdmin(UserAdmin):
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         form = super().get_form(request, obj, change=change, **kwargs)
         form.editor_id = request.user.pk  # type: ignore[attr-defined]
+        if "password" in form.base_fields:
+            form.base_fields["password"].help_text = _SET_BY_THE_PERSON
         return form
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        if not change:
+            set_password_link_issue(form.instance, actor=request.user, base_url=request.build_absolute_uri("/"),
+                                    why="account created")
+            messages.info(request, f"A link to choose a password was sent to {masked_address(form.instance.email)}. "
+                                   "It works once, for 24 hours.")
+
+    def get_urls(self) -> list[Any]:
+        own = [path("<id>/set-password-link/", self.admin_site.admin_view(self.set_password_link_view),
+                    name="auth_user_set_password_link")]
+        return own + super().get_urls()
+
+    def user_change_password(self, request: HttpRequest, id: str, form_url: str = "") -> HttpResponse:
+        """Django's "set this person's password" page, replaced: an administrator never sets one."""
+        messages.warning(request, "Administrators do not set passwords. " + _SET_BY_THE_PERSON)
+        return HttpResponseRedirect(reverse("admin:auth_user_change", args=[id]))
+
+    def set_password_link_view(self, request: HttpRequest, id: str) -> HttpResponse:
+        person = get_object_or_404(self.get_queryset(request), pk=id) if str(id).isdigit() else None
+        if person is None:
+            raise PermissionDenied
+        if not self.has_change_permission(request, person):
+            raise PermissionDenied("You do not manage this person's account.")
+        if request.method == "POST":
+            try:
+                set_password_link_issue(person, actor=request.user, base_url=request.build_absolute_uri("/"),
+                                        why="reset by an administrator")
+            except ValidationError as refusal:
+                messages.error(request, " ".join(refusal.messages))
+            else:
+                messages.success(request, f"{self.full_name(person) or person.username}'s password no longer works; "
+                                          f"a link to choose a new one was sent to {masked_address(person.email)}.")
+            return HttpResponseRedirect(reverse("admin:auth_user_change", args=[person.pk]))
+        context = {**self.admin_site.each_context(request), "person": person, "opts": self.model._meta,
+                   "address": masked_address(person.email) if person.email else "",
+                   "title": "Send a set-password link"}
+        return TemplateResponse(request, "admin/compliance/set_password_link.html", context)
 
     @admin.display(description="Full name")
     def full_name(self, user: Any) -> str:
@@ -218,3 +340,90 @@ class RoleAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+# Second factors (issue 22, item 2): no administrator reads or edits a key. The devices are listed without
+# them; a reset is asked by one administrator and approved by another (compliance.second_factor).
+for _device_model in (TOTPDevice, StaticDevice):
+    if admin.site.is_registered(_device_model):
+        admin.site.unregister(_device_model)
+
+
+@admin.register(TOTPDevice)
+class AuthenticatorAdmin(ReadOnlyAdmin):
+    list_display = ["user", "name", "confirmed", "created_at", "last_used_at"]
+    fields = ["user", "name", "confirmed", "created_at", "last_used_at"]
+    list_filter = ["confirmed"]
+    search_fields = ["user__username", "user__profile__full_name"]
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return super().get_queryset(request).filter(user__in=admin_scope.people_managed(request.user))
+
+
+class SecondFactorResetForm(forms.ModelForm):
+    class Meta:
+        model = SecondFactorReset
+        fields = ["person", "reason"]
+
+
+@admin.register(SecondFactorReset)
+class SecondFactorResetAdmin(admin.ModelAdmin):
+    """Ask for a person's second-factor reset (with the reason); a second administrator approves or refuses it
+    from the list. Nothing here is edited afterwards."""
+
+    form = SecondFactorResetForm
+    list_display = ["person", "requested_by", "requested_at", "outcome", "decided_by", "decided_at"]
+    list_filter = ["outcome"]
+    actions = ["approve", "refuse"]
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return super().get_queryset(request).filter(person__in=admin_scope.people_managed(request.user))
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "person":
+            kwargs["queryset"] = admin_scope.people_managed(request.user).filter(
+                Q(totpdevice__isnull=False) | Q(staticdevice__isnull=False)).distinct()
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False if obj is not None else super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return ["person", "reason", "requested_by", "requested_at", "outcome", "decided_by", "decided_at"] if obj else []
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        from compliance import second_factor
+
+        reset = second_factor.reset_request(form.cleaned_data["person"], actor=request.user,
+                                            reason=form.cleaned_data["reason"])
+        obj.pk = reset.pk
+
+    def add_view(self, request: HttpRequest, form_url: str = "", extra_context: Any = None) -> Any:
+        try:
+            return super().add_view(request, form_url, extra_context)
+        except ValidationError as refusal:
+            messages.error(request, " ".join(refusal.messages))
+            return HttpResponseRedirect(request.path)
+
+    def _decide(self, request: HttpRequest, queryset: Any, *, approve: bool) -> None:
+        from compliance import second_factor
+
+        for reset in queryset:
+            try:
+                second_factor.reset_decide(reset, actor=request.user, approve=approve)
+            except ValidationError as refusal:
+                messages.error(request, f"{reset.person}: {' '.join(refusal.messages)}")
+            else:
+                messages.success(request, f"{reset.person}: {'approved' if approve else 'refused'}; they were told.")
+
+    @admin.action(description="Approve: remove the person's authenticator and backup codes")
+    def approve(self, request: HttpRequest, queryset: Any) -> None:
+        self._decide(request, queryset, approve=True)
+
+    @admin.action(description="Refuse")
+    def refuse(self, request: HttpRequest, queryset: Any) -> None:
+        self._decide(request, queryset, approve=False)
+

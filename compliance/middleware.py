@@ -29,10 +29,12 @@ __all__ = [
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 # URL names an inspector may POST to: they change only the inspector's own session, never a record.
-INSPECTOR_ALLOWED_WRITES = frozenset({"login", "logout", "facility-select", "account-second-factor", "password_change"})
+INSPECTOR_ALLOWED_WRITES = frozenset({"login", "logout", "facility-select", "account-second-factor", "password_change",
+                                      "password-set", "account-backup-codes"})
 
 # Pages a person reaches before their account is in order (a second factor, their own password).
-ACCOUNT_PAGES = frozenset({"login", "logout", "account-second-factor", "password_change", "password_change_done"})
+ACCOUNT_PAGES = frozenset({"login", "logout", "account-second-factor", "password_change", "password_change_done",
+                           "password-set"})
 
 
 class ActingUserMiddleware:

@@ -7,7 +7,7 @@ from datetime import date, datetime, time, timedelta
 from functools import cache
 from typing import Any
 
-from django.db.models import CharField, Q, QuerySet
+from django.db.models import BooleanField, CharField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -99,11 +99,14 @@ def audit_events(
     # every facility; a person's profile belongs to the facilities they work at, so an inspector of
     # one facility does not read the staff changes of another.
     staff_here = Profile.objects.filter(facilities=facility).annotate(key=Cast("pk", CharField())).values("key")
+    # Who changed a shared register is named only if they work here (AuditEvent.actor_shown).
+    works_here = Profile.objects.filter(user_id=OuterRef("actor_id"), facilities=facility)
     events = AuditEvent.objects.filter(
         Q(facility=facility)
         | Q(facility__isnull=True, model_label__in=_shared_register_labels())
         | Q(facility__isnull=True, model_label=Profile._meta.label, object_id__in=staff_here)
-    ).select_related("actor__profile")
+    ).select_related("actor__profile").annotate(actor_elsewhere=ExpressionWrapper(
+        Q(facility__isnull=True, actor__profile__isnull=False) & ~Exists(works_here), output_field=BooleanField()))
     if date_from:
         events = events.filter(occurred_at__gte=_day_start(date_from))
     if date_to:

@@ -9,6 +9,7 @@ hardened settings that ``manage.py check --deploy`` verifies.
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import timedelta
 from pathlib import Path
 
@@ -73,6 +74,7 @@ INSTALLED_APPS = [
     "simple_history",
     "django_otp",
     "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",  # backup codes (compliance/second_factor.py)
     "axes",
     "rest_framework",
     "drf_spectacular",
@@ -99,6 +101,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "compliance.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "compliance.request_limits.RequestLimitsMiddleware",  # too large, or a NUL: refused before any view reads it
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -182,12 +185,25 @@ if env_bool("FAST_PASSWORD_HASHER", default=False):
 # django-axes first: it refuses a locked-out sign-in before any password is checked.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "compliance.auth.ActiveProfileBackend"]
 
-# Sign-in (issue 9, item 5; compliance/accounts.py). Five failures for one username, or from one address,
-# lock sign-in there for 15 minutes; the answer is the same whether or not the account exists.
+# The proxies whose X-Forwarded-For is believed (compliance/client_address.py): addresses or networks, e.g.
+# "127.0.0.1,10.0.0.0/24" for nginx on the same host and the load balancers. Empty: REMOTE_ADDR is the client.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfiguredEnv(f"TRUSTED_PROXIES: {_proxy!r} is not an address or a network") from None
+
+# Sign-in (issues 9 and 22; compliance/accounts.py). Five failures for one username lock that username for 15
+# minutes, wherever they came from; never an address alone (behind a proxy, or a casino's NAT, one address is
+# everyone's). The answer is the same whether or not the account exists.
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=15)
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = ["username", ["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "compliance.client_address.client_address"
 AXES_RESET_ON_SUCCESS = True
+# A try during a lock-out does not extend it (the lock ends 15 minutes after the failure that set it).
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "compliance.views_accounts.locked_out"
 AXES_VERBOSE = False
 # TOTP codes (django-otp) for the roles in compliance.accounts.SECOND_FACTOR_ROLES: the issuer authenticator
@@ -198,6 +214,8 @@ OTP_TOTP_ISSUER = env_str("OTP_TOTP_ISSUER", "Table games compliance")
 SESSION_IDLE_MINUTES = env_int("SESSION_IDLE_MINUTES", 30, minimum=1)
 
 LOGIN_URL = "login"
+# A set-password link (compliance/password_links.py) works once, for 24 hours.
+PASSWORD_RESET_TIMEOUT = 24 * 3600
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
 
@@ -223,6 +241,9 @@ STORAGES = {
     },
 }
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# The largest request body accepted (compliance/request_limits.py), refused by its Content-Length before it is
+# read: a patron list of 200,000 patrons is about 15 MB. The proxy's client_max_body_size should match.
+MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", 32 * 1024 * 1024, minimum=1024 * 1024)
 
 # Mail: deviation reports and alerts go out through Django's mail backend.
 EMAIL_BACKEND = env_str(
@@ -335,6 +356,13 @@ CELERY_BEAT_SCHEDULE["reports-quarterly"] = {
     # Hourly: each facility's quarter is produced in the first hour after its last gaming day ends.
     "task": "compliance.reports.tasks.schedule_quarterly_reports",
     "schedule": crontab(minute=25),
+}
+# A report being produced beats every 15 s (compliance/reports/heartbeat.py); one that has not beaten for this
+# long lost its worker, and the sweep below hands it to another at once.
+REPORTS_HEARTBEAT_SECONDS = env_int("REPORTS_HEARTBEAT_SECONDS", 45, minimum=3, maximum=600)
+CELERY_BEAT_SCHEDULE["reports-recover-lost"] = {
+    "task": "compliance.reports.tasks.recover_lost_report_runs",
+    "schedule": crontab(minute="*"),
 }
 CELERY_BEAT_SCHEDULE["reports-fail-stuck"] = {
     "task": "compliance.reports.tasks.fail_stuck_report_runs",

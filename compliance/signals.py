@@ -239,10 +239,9 @@ def audit_a_role_change(
 
 
 def _name_of(user: Any) -> str:
-    from compliance.models import Profile
+    from compliance.accounts import display_name
 
-    profile = Profile.objects.filter(user=user).first()
-    return profile.full_name if profile is not None else user.get_username()
+    return display_name(user)
 
 
 def _role_label(name: str) -> str:
@@ -261,6 +260,8 @@ def refuse_granting_oneself_a_facility(
 
     if action not in ("pre_add", "pre_remove", "pre_clear"):
         return
+    from compliance.admin_scope import facility_grant_refusal
+
     profiles = Profile.objects.filter(pk__in=list(pk_set or ())) if reverse else [instance]
     for profile in profiles:
         if _acting_on_self(profile.user):
@@ -269,18 +270,25 @@ def refuse_granting_oneself_a_facility(
             accounts.own_change_refused(profile.user_id, ["facilities"])
             raise ValidationError("You cannot change the facilities you are assigned to; another administrator "
                                   "does that.")
+    # Only an administrator of a facility assigns people to it or takes them off it (issue 22, item 4).
+    if reverse:
+        touched = {instance.pk}
+    elif action == "pre_clear":
+        touched = set(instance.facilities.values_list("pk", flat=True))
+    else:
+        touched = set(pk_set or ())
+    refusal = facility_grant_refusal(history_user_getter(), touched)
+    if refusal:
+        raise ValidationError(refusal)
 
 
 @receiver(user_login_failed)
 def audit_a_failed_sign_in(sender: Any, credentials: dict[str, Any], request: Any = None, **kwargs: Any) -> None:
-    """Each refused sign-in, on the named person's trail (or as an unknown name); the page answers the
-    same either way."""
+    """Each refused sign-in, on the named person's trail (or as an unknown name, bounded); the page answers the
+    same either way (compliance.accounts.sign_in_refused)."""
     from compliance import accounts
 
-    username = str((credentials or {}).get("username") or "")[:150]
-    user = get_user_model()._default_manager.filter(username=username).first() if username else None
-    accounts.account_event(user, event=accounts.EVENT_SIGNIN_FAILED, actor=None,
-                           details={"username": username, "address": _address(request)})
+    accounts.sign_in_refused(request, str((credentials or {}).get("username") or ""))
 
 
 @receiver(user_locked_out)
@@ -288,13 +296,7 @@ def audit_a_sign_in_lock_out(sender: Any, request: Any = None, username: str = "
                              **kwargs: Any) -> None:
     from compliance import accounts
 
-    user = get_user_model()._default_manager.filter(username=username).first() if username else None
-    accounts.account_event(user, event=accounts.EVENT_LOCKED_OUT, actor=None,
-                           details={"username": username or "", "address": ip_address or _address(request)})
-
-
-def _address(request: Any) -> str:
-    return str(getattr(request, "META", {}).get("REMOTE_ADDR", "")) if request is not None else ""
+    accounts.sign_in_locked(request, username or "")
 
 
 @receiver(user_logged_in)

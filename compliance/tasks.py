@@ -75,3 +75,24 @@ def anchor_facility(facility_id: int, reason: str, subject: str = "", user_id: i
         return None
     user = get_user_model()._default_manager.filter(pk=user_id).first() if user_id else None
     return anchor_record(facility, reason=reason, subject=subject, user=user).pk
+
+
+@notification_task
+def set_password_link_send(user_id: int, base_url: str) -> bool:
+    """A set-password link, made here and e-mailed to the person alone (compliance.password_links)."""
+    from compliance.notifications import notification_send
+    from compliance.password_links import set_password_link_mail
+
+    mail = set_password_link_mail(user_id, base_url)
+    return mail is not None and notification_send(mail)
+
+
+@notification_task
+def second_factor_reset_tell(reset_id: int) -> bool:
+    """The person told of a reset of their second factor asked, approved or refused (compliance.second_factor)."""
+    from compliance.notifications import notification_send
+    from compliance.second_factor import second_factor_reset_mail
+
+    mail = second_factor_reset_mail(reset_id)
+    return mail is not None and notification_send(mail)
+

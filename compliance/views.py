@@ -337,12 +337,12 @@ class AuditCsvView(AuditFilterMixin, View):
                 ]
             )
             for event in events.iterator(chunk_size=2000):
-                profile = getattr(event.actor, "profile", None) if event.actor else None
+                name, credential = event.actor_shown()
                 yield writer.writerow(
                     [
                         timezone.localtime(event.occurred_at).isoformat(),
-                        profile.full_name if profile else (event.actor.username if event.actor else ""),
-                        profile.credential_number if profile else "",
+                        name,
+                        credential,
                         event.action,
                         event.model_label,
                         event.object_id,

@@ -10,7 +10,7 @@ import segno
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
 from django.contrib.auth.signals import user_login_failed
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -24,9 +24,10 @@ from django.views.generic import FormView
 from django_otp import login as otp_login
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from compliance import accounts
+from compliance import accounts, second_factor
 
 __all__ = [
+    "BackupCodesView",
     "LoginForm",
     "LoginView",
     "PasswordChangeDoneView",
@@ -46,6 +47,8 @@ class LoginForm(AuthenticationForm):
         label="Authentication code", required=False, max_length=8, help_text=_CODE_HELP,
         widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
     )
+    refusal_words = ""  # what to do about the second factor, when that is what was missing
+
     error_messages = {
         **AuthenticationForm.error_messages,
         "invalid_login": "Your username, password or authentication code didn't match. Please try again.",
@@ -56,15 +59,35 @@ class LoginForm(AuthenticationForm):
         if not accounts.needs_second_factor(user):
             return
         device = accounts.confirmed_device(user)
-        if device is None:
+        backup = accounts.backup_device(user)
+        if device is None and backup is None:
             return  # signed in, but nothing is reachable until a device is enrolled
-        token = (self.cleaned_data.get("otp_token") or "").strip()
-        if not token or not device.verify_token(token):
-            user_login_failed.send(
-                sender=__name__, credentials={"username": user.get_username()}, request=self.request
-            )
-            raise self.get_invalid_login_error()
-        user.otp_device = device  # django_otp marks the session verified at login
+        token = (self.cleaned_data.get("otp_token") or "").strip().replace(" ", "")
+        if token and device is not None and token.isascii() and token.isdigit() and device.verify_token(token):
+            user.otp_device = device  # django_otp marks the session verified at login
+            return
+        if token and backup is not None and not token.isdigit() and backup.verify_token(token.lower()):
+            user.otp_device = backup
+            left = backup.token_set.count()
+            accounts.account_event(user, event="Signed in with a backup code", actor=user,
+                                   details={"backup codes left": left})
+            if left <= 3 and self.request is not None:
+                messages.warning(self.request, f"You have {left} backup codes left: make a new set on your "
+                                               "second-factor page.")
+            return
+        # A refusal, counted towards the lock-out like a wrong password. The words say what to do: the
+        # password was right (only then is the code asked), so saying so tells a guesser nothing the
+        # lock-out does not already limit.
+        user_login_failed.send(sender=__name__, credentials={"username": user.get_username()}, request=self.request)
+        if not token:
+            self.refusal_words = ("Your role signs in with a code as well: enter the 6 digits your authenticator app "
+                                  "shows now (or one of your backup codes).")
+        elif device is not None and accounts.code_already_used(device, token):
+            self.refusal_words = ("That code was already used to sign in. Each code works once: wait for the next "
+                                  "one (a new code appears every 30 seconds) and enter it.")
+        if self.refusal_words:
+            raise ValidationError(self.refusal_words, code="second_factor")
+        raise self.get_invalid_login_error()
 
 
 class LoginView(auth_views.LoginView):
@@ -142,15 +165,55 @@ class SecondFactorView(FormView):
             device.save(update_fields=["confirmed"])
             TOTPDevice.objects.filter(user=device.user, confirmed=False).delete()
             accounts.account_event(device.user, event="Authenticator app enrolled", actor=device.user)
+            otp_login(self.request, device)
             messages.success(self.request, "Your authenticator app is enrolled; sign-in will ask for its code.")
+            codes = second_factor.backup_codes_make(device.user)
+            return render(self.request, "compliance/account_backup_codes.html", {"codes": codes, "enrolled": True})
         otp_login(self.request, device)
         return HttpResponseRedirect(reverse("dashboard"))
+
+
+class BackupCodesView(FormView):
+    """The person's backup codes: how many are left, and a new set on request (shown this once)."""
+
+    template_name = "compliance/account_backup_codes.html"
+    form_class = forms.Form
+    title = "Backup codes"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        return {**super().get_context_data(**kwargs), "left": second_factor.backup_codes_left(self.request.user),
+                "needs_factor": accounts.needs_second_factor(self.request.user)}
+
+    def form_valid(self, form: forms.Form) -> HttpResponse:
+        if not accounts.needs_second_factor(self.request.user):
+            return HttpResponseRedirect(reverse("dashboard"))
+        codes = second_factor.backup_codes_make(self.request.user)
+        return render(self.request, self.template_name, {"codes": codes, "view": self})
+
+
+class OwnPasswordChangeForm(PasswordChangeForm):
+    """The current password is checked as a signature's is: a wrong one is on the person's trail and counts
+    towards the same lock (five in 15 minutes), and a locked person's guesses are not even checked."""
+
+    def clean_old_password(self) -> str:
+        if accounts.signing_locked(self.user):
+            raise ValidationError(
+                "Five wrong passwords were typed in your name within 15 minutes, so your password is locked "
+                "(signing and changing it) for 15 minutes from the last one. Try again then, or ask an "
+                "administrator to send you a link to set a new one.", code="locked")
+        old = self.cleaned_data.get("old_password") or ""
+        if not self.user.check_password(old):
+            accounts.signing_failure_record(self.user, where="as the current password on the change-password page")
+            raise ValidationError("That is not your current password. Type the password you signed in with.",
+                                  code="password_incorrect")
+        return old
 
 
 @method_decorator(sensitive_post_parameters(), name="dispatch")
 class PasswordChangeView(auth_views.PasswordChangeView):
     """A person chooses their own password (Django's view, under the base layout)."""
 
+    form_class = OwnPasswordChangeForm
     success_url = reverse_lazy("password_change_done")
     title = "Change your password"
 
@@ -162,3 +225,25 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 
 class PasswordChangeDoneView(auth_views.PasswordChangeDoneView):
     title = "Password changed"
+
+
+@method_decorator(sensitive_post_parameters(), name="dispatch")
+class PasswordSetView(auth_views.PasswordResetConfirmView):
+    """The person's set-password link (compliance.password_links): they choose their password; the link then
+    works no more. Their second factor is untouched."""
+
+    template_name = "registration/password_set.html"
+    success_url = reverse_lazy("login")
+    post_reset_login = False
+    title = "Choose your password"
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        from compliance.actors import acting_as
+        from compliance.password_links import EVENT_LINK_USED
+
+        with acting_as(self.user), transaction.atomic():
+            response = super().form_valid(form)
+            accounts.account_event(self.user, event=EVENT_LINK_USED, actor=self.user)
+        messages.success(self.request, "Your password is set. Sign in with it.")
+        return response
+

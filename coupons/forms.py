@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django import forms
@@ -11,6 +10,7 @@ from django.contrib.auth import get_user_model
 from compliance.bounds import MAX_COUNT, MAX_SERIAL, require_filter_day
 from compliance.gaming_day import gaming_day
 from compliance.models import Game
+from compliance.numbers import WholeNumberField, read_amount
 from compliance.roles import Role
 from compliance.selectors import people_holding
 from coupons.models import (
@@ -46,10 +46,7 @@ class PersonChoice(forms.ModelChoiceField):
 
 
 def dollars_to_cents(value: Any) -> int:
-    try:
-        amount = Decimal(str(value).replace("$", "").replace(",", "").strip())
-    except InvalidOperation:
-        raise forms.ValidationError("Enter an amount in dollars, e.g. 25 or 25.00.") from None
+    amount = read_amount(value)
     cents = amount * 100
     if cents != cents.to_integral_value() or cents <= 0:
         raise forms.ValidationError("Enter a whole number of cents above $0, e.g. 25 or 25.50.")
@@ -95,7 +92,7 @@ class SeriesForm(FacilityForm):
     name = forms.CharField(max_length=150, help_text="e.g. $25 Match Play, winter 2026")
     denomination = forms.CharField(label="Denomination ($)", help_text="The stated value, e.g. 25")
     serial_prefix = forms.CharField(max_length=10, required=False, help_text="Printed before the number, e.g. MP")
-    serial_digits = forms.IntegerField(min_value=1, max_value=18, initial=7, help_text="Printed width of the number")
+    serial_digits = WholeNumberField(min_value=1, max_value=18, initial=7, help_text="Printed width of the number")
     expires_on = forms.DateField(widget=DATE, help_text="The expiry date printed on the coupon, § 525.21(c)(5)")
     games = forms.ModelMultipleChoiceField(queryset=Game.objects.filter(banking=True),
                                            widget=forms.CheckboxSelectMultiple,
@@ -124,9 +121,9 @@ class ReceiptForm(FacilityForm):
                                         ("internal", "Printed in house, § 525.21(p)")])
     supplier = forms.CharField(max_length=150, label="Provider or print shop")
     invoice_number = forms.CharField(max_length=60)
-    invoice_quantity = forms.IntegerField(min_value=1, max_value=MAX_COUNT, label="Quantity on the invoice")
-    invoice_first_serial = forms.IntegerField(min_value=0, max_value=MAX_SERIAL, label="First serial on the invoice")
-    invoice_last_serial = forms.IntegerField(min_value=0, max_value=MAX_SERIAL, label="Last serial on the invoice")
+    invoice_quantity = WholeNumberField(min_value=1, max_value=MAX_COUNT, label="Quantity on the invoice")
+    invoice_first_serial = WholeNumberField(min_value=0, max_value=MAX_SERIAL, label="First serial on the invoice")
+    invoice_last_serial = WholeNumberField(min_value=0, max_value=MAX_SERIAL, label="Last serial on the invoice")
     received = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label="Serials received",
                                help_text="Leave empty if exactly the invoice's serials arrived. " + SERIALS_HELP)
     received_on = forms.DateField(widget=DATE, label="Date received")
@@ -169,7 +166,7 @@ class RequisitionForm(FacilityForm):
     needed_for = forms.DateField(widget=DATE, label="Date the coupons are needed", help_text="§ 525.21(g)(2)")
     promotion = forms.CharField(max_length=150, required=False, help_text="Promotion, if any")
     denomination = forms.ChoiceField(label="Denomination", help_text="§ 525.21(g)(3)")
-    quantity = forms.IntegerField(min_value=1, max_value=MAX_COUNT, help_text="Your estimate for the gaming day or promotion")
+    quantity = WholeNumberField(min_value=1, max_value=MAX_COUNT, help_text="Your estimate for the gaming day or promotion")
     password = password_field("Your password (marketing supervisor completing the requisition)")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -250,7 +247,7 @@ class ReconciliationCompleteForm(FacilityForm):
         super().__init__(*args, **kwargs)
         counted: dict[str, forms.Field] = {}
         for cents, label, expected in denominations:
-            counted[f"count_{cents}"] = forms.IntegerField(
+            counted[f"count_{cents}"] = WholeNumberField(
                 min_value=0, max_value=MAX_COUNT, label=f"{label} coupons counted remaining",
                 help_text=f"The ledger expects {expected:,}.")
         self.fields = {**counted, **self.fields}
@@ -301,9 +298,9 @@ class ReturnForm(FacilityForm):
 
 class ProcessForm(FacilityForm):
     gaming_date = forms.DateField(widget=DATE)
-    counted_returned = forms.IntegerField(min_value=0, max_value=MAX_COUNT, label="Returned coupons counted")
-    counted_voided = forms.IntegerField(min_value=0, max_value=MAX_COUNT, label="Voided coupons counted")
-    counted_redeemed = forms.IntegerField(min_value=0, max_value=MAX_COUNT, label="Redeemed coupons counted")
+    counted_returned = WholeNumberField(min_value=0, max_value=MAX_COUNT, label="Returned coupons counted")
+    counted_voided = WholeNumberField(min_value=0, max_value=MAX_COUNT, label="Voided coupons counted")
+    counted_redeemed = WholeNumberField(min_value=0, max_value=MAX_COUNT, label="Redeemed coupons counted")
     restock_location = forms.ModelChoiceField(queryset=StorageLocation.objects.none(), required=False,
                                               label="Returned coupons go back to",
                                               help_text="Approved locked finance area, § 525.21(i)")
@@ -347,7 +344,7 @@ class LedgerFilterForm(FacilityForm):
     series = forms.ModelChoiceField(queryset=CouponSeries.objects.none(), required=False)
     denomination = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Denomination")
     state = forms.ChoiceField(required=False, label="State")
-    serial = forms.IntegerField(required=False, min_value=0, max_value=MAX_SERIAL, label="Serial number")
+    serial = WholeNumberField(required=False, min_value=0, max_value=MAX_SERIAL, label="Serial number")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         from coupons.models import CouponState, LedgerLine

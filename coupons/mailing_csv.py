@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-__all__ = ["MAX_PATRONS", "PatronListError", "PatronRow", "parse_patron_list"]
+__all__ = ["MAX_PATRONS", "PatronListError", "PatronRow", "check_patron_file", "parse_patron_list"]
 
 MAX_PATRONS = 200_000
 MAX_BYTES = 64 * 1024 * 1024
 REQUIRED = ("patron_id", "first_name", "last_name", "address", "city", "state", "zip")
 LIMITS = {"patron_id": 60, "first_name": 100, "last_name": 100, "middle_name": 100, "date_of_birth": 10,
           "address": 200, "city": 100, "state": 2, "zip": 10}
-_ZIP = re.compile(r"^\d{5}(-\d{4})?$")
+_ZIP = re.compile(r"^[0-9]{5}(-[0-9]{4})?$")  # ASCII digits: \d would take other scripts' too
 _STATE = re.compile(r"^[A-Za-z]{2}$")
 
 
@@ -80,9 +80,14 @@ def _text(data: bytes) -> str:
     if len(data) > MAX_BYTES:
         raise PatronListError([f"The file is larger than {MAX_BYTES // 1024 // 1024} MB; split the mailing."])
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise PatronListError(["The file is not UTF-8 text; save it from the spreadsheet as CSV UTF-8."]) from None
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise PatronListError([f"Line {line}: the file holds a NUL character (a binary file, or one saved as "
+                               "UTF-16); save it from the spreadsheet as CSV UTF-8."])
+    return text
 
 
 def _line(number: int, fields: list[str], header: list[str], seen: set[str]) -> PatronRow:
@@ -93,6 +98,18 @@ def _line(number: int, fields: list[str], header: list[str], seen: set[str]) -> 
         raise ValueError(f"patron_id {row.key} appears twice")
     seen.add(row.key)
     return row
+
+
+def check_patron_file(data: bytes) -> None:
+    """What is refused at once, before the file is kept: its size, its encoding, a NUL, its header."""
+    text = _text(data)
+    try:
+        header = next(csv.reader(io.StringIO(text[:65536], newline="")), [])
+    except csv.Error as error:
+        raise PatronListError([f"Line 1: the file is not valid CSV ({error})."]) from None
+    missing = [c for c in REQUIRED if c not in [h.strip().lower() for h in header]]
+    if missing:
+        raise PatronListError([f"Line 1: the header lacks the column(s) {', '.join(missing)}."])
 
 
 def parse_patron_list(data: bytes) -> list[PatronRow]:

@@ -10,6 +10,7 @@ from django import forms
 
 from compliance.bounds import require_filter_day
 from compliance.models import GamingTable
+from compliance.numbers import AmountField
 from coupons.models import Position
 from coupons.models.redemption import CHIPS
 from coupons.services.drop_count import MAX_SCANS
@@ -27,7 +28,7 @@ class TableScanForm(forms.Form):
                                       "class": "scan", "placeholder": "Scan the coupon's barcode"}),
     )
     position = forms.ChoiceField(label="Where the coupon lies (§ 525.22(c))")
-    chips = forms.DecimalField(
+    chips = AmountField(
         label="Chips wagered with it, $ (§ 525.22(b))", max_digits=12, decimal_places=2,
         min_value=Decimal("0.01"), max_value=Decimal(CHIPS.maximum) / 100,
         widget=forms.NumberInput(attrs={"step": "0.01", "inputmode": "decimal"}),

@@ -41,3 +41,13 @@ def screen_mailing(job_id: int) -> str:
 
     job = screening_job_run(job_id)
     return job.status if job is not None else "gone"
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=10 * 60, time_limit=15 * 60)
+def import_mailing_list(job_id: int) -> str:
+    """Read a mailing's uploaded patron list into its recipients, then ask for its screening; harmless twice."""
+    from coupons.services.mailing import list_import_and_screen
+
+    job = list_import_and_screen(job_id)
+    return job.status if job is not None else "gone"
+

@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 
+from compliance.numbers import WholeNumberField
 from equipment.models import DeckSet, DiceMethod, EquipmentRequirement, Malfunction, RemovalReason
 
 _DICE_REASONS = [
@@ -47,11 +48,11 @@ class _WithDealer(_SignedForm):
 
 class DiceChangeForm(_WithDealer):
     reason = forms.ChoiceField(label="Why the set in play leaves play", choices=_DICE_REASONS, required=False)
-    dice_lost = forms.IntegerField(label="Dice lost off the table", min_value=0, max_value=99, initial=0, required=False)
+    dice_lost = WholeNumberField(label="Dice lost off the table", min_value=0, max_value=99, initial=0, required=False)
     note = forms.CharField(label="Note on the removed set", required=False, widget=forms.Textarea(attrs={"rows": 2}))
     identifiers = forms.CharField(label="New dice: serial numbers or lot", max_length=300)
     colours = forms.CharField(label="Colours", max_length=100, required=False)
-    dice_count = forms.IntegerField(label="Number of dice", min_value=1, max_value=99)
+    dice_count = WholeNumberField(label="Number of dice", min_value=1, max_value=99)
     field_order = [
         "reason",
         "dice_lost",
@@ -117,7 +118,7 @@ class InspectionForm(_SignedForm):
         label="Every winning combination was properly illuminated", required=False
     )
     automated_shaker_in_use = forms.BooleanField(label="An automated dice shaker is in use", required=False)
-    shaker_operations = forms.IntegerField(
+    shaker_operations = WholeNumberField(
         label="Times the shaker was operated", min_value=0, max_value=99, initial=0, required=False
     )
     shaker_tossed_properly = forms.BooleanField(label="The dice were properly tossed each time", required=False)

@@ -83,6 +83,15 @@ def _reference_data(request: pytest.FixtureRequest) -> None:
     ensure_reference_data()
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache() -> None:
+    """Each test starts with an empty cache (the local-memory cache of its process: the suite runs without
+    Redis's cache), so a rate kept there by one test does not decide another's."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 def _fresh_content_types() -> None:
     """A flush (transactional tests) empties or renumbers the content types while Django's cache keeps
     the old ids; the next signature would point at a missing one. Recreate them and drop the cache."""

@@ -64,3 +64,20 @@ def test_each_package_states_its_public_api(app):
         declared = [n for n in tree.body if isinstance(n, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)]
         assert declared, f"{init.relative_to(ROOT)} declares no __all__"
+
+
+_PLAIN_NUMBER_FIELDS = ("forms.IntegerField(", "forms.DecimalField(", "forms.FloatField(", "serializers.IntegerField(",
+                        "serializers.DecimalField(", "serializers.FloatField(")
+
+
+def test_every_number_field_reads_the_digits_0_to_9_only():
+    """Django's and DRF's number fields read "١٢٣" as 123 (issue 22): every form and API declares the fields of
+    compliance.numbers instead, the one reading of a typed number."""
+    found = []
+    for app in ("compliance", "coupons", "equipment"):
+        for path in _modules(app):
+            if path.name == "numbers.py":
+                continue
+            text = path.read_text()
+            found += [f"{path.relative_to(ROOT)}: {field}" for field in _PLAIN_NUMBER_FIELDS if field in text]
+    assert not found, f"use compliance.numbers' fields: {found}"

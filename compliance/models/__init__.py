@@ -12,6 +12,7 @@ from compliance.models.base import (
 )
 from compliance.models.chain import ChainLink, Sealed
 from compliance.models.facility import Department, Facility, Profile, email_lines
+from compliance.models.second_factor import SecondFactorReset
 from compliance.models.signatures import Meaning, Signature, SignatureRequirement
 from compliance.models.tables import Game, GamingTable
 
@@ -33,6 +34,7 @@ __all__ = [
     "RegulatedRecord",
     "RegulatedWriteError",
     "Sealed",
+    "SecondFactorReset",
     "Signature",
     "SignatureRequirement",
     "SignedPart",

@@ -118,6 +118,22 @@ class AuditEvent(Sealed, AppendOnly):
     # (``{"slot": ..., "content_hash": ...}``) for a signature or correction. They are put in words here,
     # once, for the page and the CSV alike: reading a facts dict as pairs gave "slot: e → x".
 
+    ANOTHER_FACILITY = "A person of another facility"
+
+    def actor_shown(self) -> tuple[str, str]:
+        """Who acted, as a facility's trail shows it: name and credential; "" for the system. A change to a
+        register shared by every facility (a provider, a game) made by someone who does not work here names no
+        one (``actor_elsewhere``, set by ``compliance.selectors.audit_events``): one facility's trail does not
+        show another's people (issue 22, item 4)."""
+        if self.actor_id is None or self.actor is None:
+            return "", ""
+        if getattr(self, "actor_elsewhere", False):
+            return self.ANOTHER_FACILITY, ""
+        profile = getattr(self.actor, "profile", None)
+        if profile is not None:
+            return profile.full_name, profile.credential_number
+        return self.actor.get_username(), ""
+
     def change_lines(self) -> list[ChangeLine]:
         model = self._model()
         facts = self.action in (self.Action.SIGNED, self.Action.CORRECTED)

@@ -85,6 +85,11 @@ def scheduled_run_exists(facility: Facility, kind: str, period: Period) -> bool:
                                     trigger=ReportRun.Trigger.SCHEDULE).exists()
 
 
+def runs_running(*, started_before: datetime) -> list[ReportRun]:
+    """Runs being produced since before ``started_before``."""
+    return list(ReportRun.objects.filter(status=ReportRun.Status.RUNNING, started_at__lt=started_before).order_by("pk"))
+
+
 def runs_stuck(*, started_before: datetime, queued_before: datetime) -> list[ReportRun]:
     """Runs running since before ``started_before`` or waiting since before ``queued_before``."""
     from django.db.models import Q

@@ -31,7 +31,7 @@ from compliance.documents import printed_for
 from compliance.gaming_day import gaming_day, local_time
 from compliance.models import ChainAnchor, Facility
 from compliance.models.signatures import SignatureRequirement
-from compliance.reports import selectors
+from compliance.reports import heartbeat, selectors
 from compliance.reports.content import ReportContent
 from compliance.reports.models import (
     ReportFile,
@@ -48,12 +48,14 @@ from compliance.roles import Capability, has_capability, require_capability
 
 __all__ = [
     "MAX_ATTEMPTS",
+    "RunBusy",
     "filing_record",
     "quarterly_reports_schedule",
     "run_execute",
     "run_request",
     "run_retry",
     "runs_fail_stuck",
+    "runs_recover_lost",
 ]
 
 log = logging.getLogger(__name__)
@@ -177,12 +179,21 @@ def _fail(run_id: int, reason: str, *, only_if: tuple[str, ...] = (S.QUEUED, S.R
     return run
 
 
+class RunBusy(Exception):
+    """The run is being produced by a process that beat for it a moment ago; ask again later."""
+
+
 def _start(run_id: int) -> ReportRun | None:
     """Mark the run running and count the attempt; None when there is nothing to do."""
     with transaction.atomic():
         run = ReportRun.objects.select_for_update().select_related("facility", "requested_by").filter(pk=run_id).first()
         if run is None or run.status in (S.SUCCEEDED, S.FAILED):
             return None
+        if run.status == S.RUNNING and heartbeat.alive(run.pk):
+            # Another process beat for it within the heartbeat's life: it is producing the run, or died a moment
+            # ago (a pool child killed, its message requeued at once). The task asks again once the beat has had
+            # time to expire (``RunBusy``), and then finds the run done or takes it over.
+            raise RunBusy(run.pk)
         if run.attempts >= MAX_ATTEMPTS:
             run.status, run.finished_at = S.FAILED, timezone.now()
             run.error = (f"Stopped after {run.attempts} attempts: the worker producing this report was lost each "
@@ -278,7 +289,7 @@ def run_execute(run_id: int) -> ReportRun | None:
     kind = kind_of(run.kind)
     if kind is None:
         return _fail(run_id, f"This system no longer knows the report {run.kind!r}.")
-    with acting_as(run.requested_by):
+    with acting_as(run.requested_by), heartbeat.beating(run_id, run.attempts):
         try:
             rendered = _render(run, kind)
             return _finish(run_id, kind, rendered)
@@ -303,6 +314,26 @@ def stuck_after() -> timedelta:
     limit = settings.REPORTS_TIME_LIMIT_SECONDS
     visibility = (getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", None) or {}).get("visibility_timeout", 0)
     return timedelta(seconds=max(limit, int(visibility)) + 5 * 60)
+
+
+def runs_recover_lost(*, now: datetime | None = None) -> int:
+    """Beat, every minute: hand to another worker each run still *running* whose producing process stopped
+    beating (``compliance.reports.heartbeat``: its worker was killed whole, with its host or container), at once
+    rather than after the broker's visibility timeout. Each lost attempt is handed on once. Returns how many."""
+    from compliance.reports import tasks
+
+    now = now or timezone.now()
+    grace = timedelta(seconds=heartbeat.ttl_seconds())
+    handed = 0
+    for run in selectors.runs_running(started_before=now - grace):
+        if heartbeat.alive(run.pk) or not heartbeat.claim_recovery(run.pk, run.attempts):
+            continue
+        log.warning("report run %s: its worker stopped beating (attempt %s); handed to another worker",
+                    run.pk, run.attempts)
+        _progress(run, 5, f"Its worker was lost (attempt {run.attempts}): handed to another worker")
+        tasks.produce_report.delay(run.pk)
+        handed += 1
+    return handed
 
 
 @acts_as_system

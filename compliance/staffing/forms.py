@@ -8,6 +8,7 @@ from django import forms
 
 from compliance.bounds import EARLIEST_DAY, LATEST_DAY
 from compliance.models import Facility
+from compliance.numbers import WholeNumberField
 from compliance.roles import Role
 from compliance.selectors import people_holding, tables_of
 from compliance.staffing.models import Camera, Position, Shift, TableEnd
@@ -29,7 +30,7 @@ __all__ = [
 class ShiftForm(forms.Form):
     name = forms.CharField(max_length=40, help_text="As the pit calls it: Day, Swing, Grave")
     starts_at = forms.TimeField(label="Starts at", help_text="24-hour clock, e.g. 14:00")
-    hours = forms.IntegerField(min_value=1, max_value=24, initial=8)
+    hours = WholeNumberField(min_value=1, max_value=24, initial=8)
 
 
 class RosterForm(forms.Form):

@@ -30,6 +30,7 @@ from functools import lru_cache
 
 from compliance.games.math import registry
 from compliance.games.math.core import Analysis, OptionError, WagerFigures, odds_text
+from compliance.numbers import ascii_number_refusal
 
 __all__ = [
     "ASIA_POKER_LIMIT_FLOOR",
@@ -146,6 +147,8 @@ def _money(text: str, option: RuleOption, title: str) -> str:
             raise OptionError(f"{title}: give the {option.label.lower()} (§ {option.clause}).")
         return ""
     try:
+        if ascii_number_refusal(raw):
+            raise InvalidOperation
         value = Decimal(raw)
     except InvalidOperation:
         raise OptionError(f"{title}: {option.label.lower()} is an amount in dollars such as 1.00, not {text!r}.") from None

@@ -11,6 +11,7 @@ from django import forms
 from compliance.forms import BoundedDateField, SignatureForm
 from compliance.gaming_day import facility_zone
 from compliance.models import Facility, Game
+from compliance.numbers import AmountField
 from compliance.submissions import catalogue
 from compliance.submissions.models import Decision
 
@@ -101,8 +102,8 @@ class TableSettingForm(forms.Form):
 
 
 class LimitForm(forms.Form):
-    minimum = forms.DecimalField(max_digits=12, decimal_places=2, min_value=0, label="New minimum wager ($)")
-    maximum = forms.DecimalField(max_digits=12, decimal_places=2, min_value=0, label="New maximum wager ($)")
+    minimum = AmountField(max_digits=12, decimal_places=2, min_value=0, label="New minimum wager ($)")
+    maximum = AmountField(max_digits=12, decimal_places=2, min_value=0, label="New maximum wager ($)")
     patrons_playing = forms.TypedChoiceField(
         coerce=lambda v: v == "yes", widget=forms.RadioSelect, label="Patrons at the table",
         choices=[("yes", "Patrons are playing: schedule it with 30 minutes' notice, a sign and an announcement"),

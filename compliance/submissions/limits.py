@@ -15,7 +15,7 @@ also holds 30 minutes between the request and the time of effect, and between th
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -25,6 +25,7 @@ from django.utils import timezone
 from compliance.actors import acts_as_system, acts_as_user
 from compliance.gaming_day import local_time
 from compliance.models import GamingTable
+from compliance.numbers import read_amount
 from compliance.roles import Capability
 from compliance.service_checks import require_at_facility
 from compliance.submissions import selectors
@@ -48,11 +49,8 @@ def _allowed(user: Any, table: GamingTable) -> None:
 
 
 def _amount(value: Any, what: str) -> Decimal:
-    try:
-        amount = Decimal(str(value).replace(",", "").replace("$", "").strip())
-    except InvalidOperation:
-        raise ValidationError(f"The {what} is an amount in dollars, such as 25.00.") from None
-    if not amount.is_finite() or not Decimal("0.01") <= amount <= MOST:
+    amount = read_amount(value, what=f"the {what} as an amount in dollars, such as 25.00")
+    if not Decimal("0.01") <= amount <= MOST:
         raise ValidationError(f"The {what} is between $0.01 and ${money_text(MOST)}.")
     if amount != amount.quantize(Decimal("0.01")):
         raise ValidationError(f"The {what} is in dollars and cents.")

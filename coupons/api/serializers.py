@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
+from compliance.numbers import ApiDecimalField, ApiIntegerField
 from coupons.models import Position
 from coupons.models.redemption import CHIPS
 
@@ -20,7 +21,7 @@ class RedemptionRequestSerializer(serializers.Serializer):
                   "be that one.",
     )
     position = serializers.ChoiceField(choices=Position.choices, help_text="Where the coupon lies, § 525.22(c)")
-    chips = serializers.DecimalField(
+    chips = ApiDecimalField(
         max_digits=12, decimal_places=2, min_value=Decimal("0.01"), max_value=Decimal(CHIPS.maximum) / 100,
         help_text="Value of the gaming chips wagered with the coupon, in dollars, § 525.22(b)",
     )
@@ -31,15 +32,15 @@ class RedemptionRequestSerializer(serializers.Serializer):
 
 
 class RedemptionSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = ApiIntegerField()
     coupon = serializers.CharField()
     series = serializers.CharField()
     denomination = serializers.CharField()
-    denomination_cents = serializers.IntegerField()
+    denomination_cents = ApiIntegerField()
     table = serializers.CharField()
     game = serializers.CharField()
     position = serializers.CharField()
-    chips_cents = serializers.IntegerField(allow_null=True)
+    chips_cents = ApiIntegerField(allow_null=True)
     wager = serializers.CharField()
     gaming_date = serializers.DateField()
     redeemed_at = serializers.DateTimeField()

@@ -43,7 +43,15 @@ from coupons.models.documents import (
 from coupons.models.drop import DropCount, DropCountItem
 from coupons.models.inventory import CouponInventory, InventoryCount, InventoryReminder
 from coupons.models.ledger import CouponRange, LedgerLine
-from coupons.models.mailing import MailedCoupon, MailingCampaign, MailingRecipient, MailingScreening, ServiceProvider
+from coupons.models.mailing import (
+    MailedCoupon,
+    MailingCampaign,
+    MailingListFile,
+    MailingListImport,
+    MailingRecipient,
+    MailingScreening,
+    ServiceProvider,
+)
 from coupons.models.program import CouponProgram, CouponSeries, ProgramApproval, StorageLocation
 from coupons.models.redemption import Position, Redemption, RedemptionAnswer, ScannerDevice
 from coupons.models.reports import DeviationReport, ExceptionReport
@@ -75,6 +83,8 @@ __all__ = [
     "LedgerLine",
     "MailedCoupon",
     "MailingCampaign",
+    "MailingListFile",
+    "MailingListImport",
     "MailingRecipient",
     "MailingScreening",
     "Position",

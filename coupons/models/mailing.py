@@ -7,6 +7,8 @@
   which keeps it for reconciliation ((q)(4)). It is screened against the exclusion lists before release
   ((q)(7)); an excluded patron is never exported.
 * :class:`MailingRecipient`: a patron of the list as uploaded (never changed).
+* :class:`MailingListFile` and :class:`MailingListImport`: the patron list as uploaded (its bytes, kept) and its
+  reading into recipients by a Celery job (200,000 patrons are not read inside a web request).
 * :class:`MailingScreening`: a request to screen the list, run as a Celery job, with its outcome.
 * :class:`MailedCoupon`: the serial mailed to a patron, written when the campaign is released — the
   coupons move from marketing's hands to *distributed* (mailed) in the ledger at that moment.
@@ -19,14 +21,15 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
-from compliance.bounds import SERIAL
+from compliance.bounds import COUNT, SERIAL, TOTAL
 from compliance.models import AppendOnly, AuditedModel, Meaning, SignatureRequirement
 from compliance.roles import Role
 from coupons.models._common import FINANCE, marketing_supervisor_slot
 from coupons.models.documents import CouponDocument
 from coupons.models.program import CouponSeries
 
-__all__ = ["MailedCoupon", "MailingCampaign", "MailingRecipient", "MailingScreening", "ServiceProvider"]
+__all__ = ["MailedCoupon", "MailingCampaign", "MailingListFile", "MailingListImport", "MailingRecipient",
+           "MailingScreening", "ServiceProvider"]
 
 
 class ServiceProvider(AuditedModel):
@@ -162,3 +165,54 @@ class MailingScreening(AuditedModel):
     @property
     def active(self) -> bool:
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+
+class MailingListFile(AppendOnly):
+    """The patron list's bytes as marketing uploaded them, kept apart so lists of mailings never load them."""
+
+    append_only_what = "Uploaded patron lists"
+
+    campaign = models.OneToOneField(MailingCampaign, on_delete=models.PROTECT, related_name="list_file")
+    name = models.CharField(max_length=255)
+    size = models.PositiveBigIntegerField(validators=TOTAL.validators)
+    sha256 = models.CharField(max_length=64)
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = TOTAL.checks("size")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.size:,} bytes)"
+
+
+class MailingListImport(AuditedModel):
+    """Reading the uploaded list into the mailing's recipients, as a Celery job: queued, running, done (with how
+    many patrons) or failed (with every problem found, in words; nothing of the list is then kept as recipients).
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Being read"
+        DONE = "done", "Read"
+        FAILED = "failed", "Refused"
+
+    campaign = models.OneToOneField(MailingCampaign, on_delete=models.PROTECT, related_name="list_import")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(default=timezone.now)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    patrons = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    problems = models.JSONField(default=list, blank=True, help_text="Each problem found, in words")
+
+    class Meta:
+        ordering = ["-requested_at", "-pk"]
+        constraints = COUNT.checks("patrons")
+
+    def __str__(self) -> str:
+        return f"Patron list of {self.campaign} ({self.get_status_display().lower()})"
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+

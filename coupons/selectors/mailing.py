@@ -7,9 +7,9 @@ from typing import Any
 from django.db.models import Count, QuerySet
 
 from compliance.models import Facility
-from coupons.models import MailedCoupon, MailingCampaign, MailingRecipient, ServiceProvider
+from coupons.models import MailedCoupon, MailingCampaign, MailingListImport, MailingRecipient, ServiceProvider
 
-__all__ = ["campaign_in", "campaigns_of", "mailed_coupons", "providers_of", "recipients_of"]
+__all__ = ["campaign_in", "campaigns_of", "list_import_of", "mailed_coupons", "providers_of", "recipients_of"]
 
 
 def providers_of(facility: Facility, *, active_only: bool = False) -> QuerySet[ServiceProvider]:
@@ -36,3 +36,9 @@ def mailed_coupons(campaign: MailingCampaign) -> QuerySet[MailedCoupon]:
     """The released list, by serial: what the provider received ((q)(2)) and finance keeps ((q)(4))."""
     return (MailedCoupon.objects.filter(campaign=campaign).select_related("recipient", "series")
             .order_by("serial"))
+
+
+def list_import_of(campaign: MailingCampaign) -> MailingListImport | None:
+    """The reading of the mailing's uploaded list (none for a list read before it was a job)."""
+    return MailingListImport.objects.filter(campaign=campaign).first()
+

@@ -22,13 +22,14 @@ a Code 128 barcode (q)(3).
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
-from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from compliance.actors import acts_as_user
+from compliance.actors import acting_as, acts_as_user
 from compliance.exclusion.matching import Candidate
 from compliance.exclusion.selectors import (
     excluded_keys,
@@ -44,13 +45,15 @@ from compliance.roles import Capability, require_capability
 from compliance.services import signature_sign
 from coupons.days import day_words, today
 from coupons.ledger import lock_open_rows, move
-from coupons.mailing_csv import PatronListError, parse_patron_list
+from coupons.mailing_csv import PatronListError, check_patron_file, parse_patron_list
 from coupons.models import (
     CouponSeries,
     CouponState,
     LedgerLine,
     MailedCoupon,
     MailingCampaign,
+    MailingListFile,
+    MailingListImport,
     MailingRecipient,
     ServiceProvider,
 )
@@ -58,7 +61,10 @@ from coupons.ranges import Span
 from coupons.selectors.mailing import recipients_of
 from coupons.services._common import create, marketing_day_open, require_facility, require_gates
 
-__all__ = ["campaign_create", "campaign_release", "campaign_screen", "provider_register"]
+IS = MailingListImport.Status
+
+__all__ = ["campaign_create", "campaign_release", "campaign_screen", "list_import_and_screen", "list_import_run",
+           "provider_register", "require_list_read"]
 
 
 @transaction.atomic
@@ -69,15 +75,22 @@ def provider_register(*, facility: Facility, name: str, certificate_number: str,
     name, certificate_number = " ".join(name.split())[:150], " ".join(certificate_number.split())[:60]
     if not name or not certificate_number:
         raise ValidationError("Give the provider's name and its Board certification or registration number.")
-    return ServiceProvider.objects.create(facility=facility, name=name, certificate_number=certificate_number,
-                                          contact=contact.strip()[:200], added_by=user)
+    if ServiceProvider.objects.filter(facility=facility, name__iexact=name).exists():
+        raise ValidationError(f"{name} is already an authorized provider of this facility: choose it on the mailing.")
+    try:
+        with transaction.atomic():
+            return ServiceProvider.objects.create(facility=facility, name=name, certificate_number=certificate_number,
+                                                  contact=contact.strip()[:200], added_by=user)
+    except IntegrityError:  # recorded a moment ago by someone else
+        raise ValidationError(f"{name} is already an authorized provider of this facility.") from None
 
 
 @transaction.atomic
 @acts_as_user
 def campaign_create(*, facility: Facility, provider: ServiceProvider, series: CouponSeries, name: str,
-                    patron_file: bytes, user: Any) -> MailingCampaign:
-    """A draft mailing with its patron list, read whole before anything is saved."""
+                    patron_file: bytes, user: Any, file_name: str = "patrons.csv") -> MailingCampaign:
+    """A draft mailing with its patron list kept as uploaded; a Celery job reads the list into recipients
+    (``list_import_run``) once this commits, and the mailing's page follows it."""
     require_capability(user, Capability.MAIL_COUPONS)
     require_facility(series, facility)
     if provider.facility_id != facility.pk or not provider.active:
@@ -90,17 +103,87 @@ def campaign_create(*, facility: Facility, provider: ServiceProvider, series: Co
     if not name:
         raise ValidationError("Name the mailing (the promotion it is for).")
     try:
-        patrons = parse_patron_list(patron_file)
+        check_patron_file(patron_file)  # what can be refused at once: size, encoding, NUL, the header
     except PatronListError as error:
         raise ValidationError(["The patron list was not saved: " + error.problems[0], *error.problems[1:]]) from None
     campaign = create(MailingCampaign, user, facility=facility, gaming_date=day, name=name, provider=provider,
                       series=series)
-    regulated_bulk_create(MailingRecipient, [
-        MailingRecipient(campaign=campaign, key=p.key, full_name=p.full_name, date_of_birth=p.date_of_birth,
-                         address=p.address, city=p.city, state=p.state, zip_code=p.zip_code)
-        for p in patrons
-    ], batch_size=5000)
+    MailingListFile.objects.create(campaign=campaign, name=file_name[:255], size=len(patron_file),
+                                   sha256=hashlib.sha256(patron_file).hexdigest(), data=patron_file)
+    job = MailingListImport.objects.create(campaign=campaign, requested_by=user)
+    from coupons.tasks import import_mailing_list
+
+    transaction.on_commit(lambda: import_mailing_list.delay(job.pk))
     return campaign
+
+
+def list_import_run(job_id: int) -> MailingListImport | None:
+    """Read the kept list into recipients, all or nothing, as the person who uploaded it. Harmless run twice (a job done or refused is left as it is; one found running
+    lost its worker, and its recipients were rolled back with it)."""
+    with transaction.atomic():
+        job = (MailingListImport.objects.select_for_update().select_related("campaign__facility", "requested_by")
+               .filter(pk=job_id).first())
+        if job is None or job.status in (IS.DONE, IS.FAILED):
+            return job
+        with acting_as(job.requested_by):
+            job.status, job.started_at = IS.RUNNING, timezone.now()
+            job.save()
+    data = bytes(MailingListFile.objects.get(campaign_id=job.campaign_id).data)
+    with acting_as(job.requested_by):
+        try:
+            patrons = parse_patron_list(data)
+        except PatronListError as error:
+            return _import_finish(job, IS.FAILED, problems=error.problems)
+        with transaction.atomic():
+            job = MailingListImport.objects.select_for_update().get(pk=job.pk)
+            if job.status != IS.RUNNING or MailingRecipient.objects.filter(campaign_id=job.campaign_id).exists():
+                return job
+            regulated_bulk_create(MailingRecipient, [
+                MailingRecipient(campaign_id=job.campaign_id, key=p.key, full_name=p.full_name,
+                                 date_of_birth=p.date_of_birth, address=p.address, city=p.city, state=p.state,
+                                 zip_code=p.zip_code)
+                for p in patrons
+            ], batch_size=5000)
+            return _import_finish(job, IS.DONE, patrons=len(patrons))
+
+
+def list_import_and_screen(job_id: int) -> MailingListImport | None:
+    """The upload's job: read the list (``list_import_run``), then ask for its screening as the person who
+    uploaded it; a refusal of the screening is kept on the reading, in words, for the mailing's page."""
+    from coupons.services.mailing_screening import screening_request
+
+    job = list_import_run(job_id)
+    if job is None or job.status != IS.DONE or job.campaign.screenings.exists():
+        return job
+    try:
+        screening_request(campaign=job.campaign, user=job.requested_by)
+    except (ValidationError, PermissionDenied) as refusal:
+        words = " ".join(refusal.messages) if isinstance(refusal, ValidationError) else str(refusal)
+        with acting_as(job.requested_by):
+            job = _import_finish(job, IS.DONE, problems=[f"The list is read but not screened yet: {words}"])
+    return job
+
+
+def _import_finish(job: MailingListImport, status: str, **fields: Any) -> MailingListImport:
+    with transaction.atomic():
+        job = MailingListImport.objects.select_for_update().get(pk=job.pk)
+        job.status, job.finished_at = status, timezone.now()
+        for name, value in fields.items():
+            setattr(job, name, value)
+        job.save()
+    return job
+
+
+def require_list_read(campaign: MailingCampaign) -> None:
+    """A mailing is screened and released only once its patron list was read whole."""
+    job = MailingListImport.objects.filter(campaign=campaign).first()
+    if job is None or job.status == IS.DONE:
+        return  # lists uploaded before the job existed were read inside the request
+    if job.active:
+        raise ValidationError("The patron list is still being read; the screening can start when it is done "
+                              "(this mailing's page refreshes until then).")
+    raise ValidationError("The patron list was refused (the mailing's page names each problem): upload a corrected "
+                          "list as a new mailing.")
 
 
 def campaign_screen(*, campaign: MailingCampaign, user: Any) -> Any:
@@ -161,6 +244,7 @@ def campaign_release(*, campaign: MailingCampaign, user: Any, password: str) -> 
         pk=campaign.pk)
     if campaign.is_released:
         raise ValidationError(f"This mailing was already released on {campaign.released_at:%-d %b %Y}.")
+    require_list_read(campaign)
     day = today(campaign.facility)
     marketing_day_open(campaign.facility, day)
     require_gates(campaign.series, day)

@@ -21,7 +21,7 @@ from compliance.actors import acting_as, acts_as_user
 from compliance.exclusion.selectors import facility_today, require_lists_current
 from compliance.roles import Capability, require_capability
 from coupons.models import MailingCampaign, MailingScreening
-from coupons.services.mailing import campaign_screen
+from coupons.services.mailing import campaign_screen, require_list_read
 
 __all__ = ["screening_job_run", "screening_request"]
 
@@ -36,6 +36,7 @@ def screening_request(*, campaign: MailingCampaign, user: Any) -> MailingScreeni
     campaign = MailingCampaign.objects.select_for_update().get(pk=campaign.pk)
     if campaign.is_released:
         raise ValidationError("This mailing was released to the provider; it is not screened again.")
+    require_list_read(campaign)
     require_lists_current(campaign.facility, facility_today(campaign.facility))
     active = MailingScreening.objects.filter(campaign=campaign, status__in=[S.QUEUED, S.RUNNING]).first()
     if active is not None:

@@ -71,14 +71,10 @@ class CampaignCreateView(CouponFormView):
     def perform(self, form: Any) -> str:
         data = form.cleaned_data
         campaign = campaign_create(facility=self.facility, provider=data["provider"], series=data["series"],
-                                   name=data["name"], patron_file=data["patron_file"], user=self.request.user)
-        try:
-            screening_request(campaign=campaign, user=self.request.user)
-        except (ValidationError, PermissionDenied) as error:
-            for message in refusal_messages(error):
-                messages.warning(self.request, f"The list is saved but not screened yet: {message}")
-        else:
-            messages.info(self.request, "The list is saved and being screened; this page shows the outcome.")
+                                   name=data["name"], patron_file=data["patron_file"], user=self.request.user,
+                                   file_name=getattr(self.request.FILES.get("patron_file"), "name", "") or "patrons.csv")
+        messages.info(self.request, "The list is saved. It is being read and then screened; this page shows each step "
+                                    "as it finishes.")
         return campaign.get_absolute_url()
 
 
@@ -99,7 +95,7 @@ class CampaignDetailView(DocumentDetailView):
         context = super().get_context_data(**kwargs)
         record = context["record"]
         run = runs_for(record).first()
-        context.update(run=run, screening=record.screenings.first(), pending=len(pending_keys(run)) if run else 0,
+        context.update(run=run, screening=record.screenings.first(), list_import=reads.list_import_of(record), pending=len(pending_keys(run)) if run else 0,
                        excluded=len(excluded_keys(run)) if run else 0,
                        mailed=reads.mailed_coupons(record).count(), release_form=forms.ReleaseForm())
         context["parts"] = range(1, math.ceil(context["mailed"] / PER_PART) + 1)

@@ -92,7 +92,7 @@ def test_a_temporary_table_shadowing_what_a_guard_reads_switches_nothing_off(sig
 
 
 @pytest.mark.parametrize("table", ["django_content_type", "auth_group", "auth_permission", "auth_group_permissions",
-                                   "django_migrations"])
+                                   "auth_user_user_permissions", "django_migrations"])
 def test_the_application_role_only_reads_content_types_and_roles(table):
     assert as_app(f'SELECT count(*) >= 0 FROM "{table}"') == [(True,)]  # noqa: S608 - our table names
     refused(f'UPDATE "{table}" SET id = id WHERE false')  # noqa: S608
@@ -113,6 +113,12 @@ def test_renaming_a_role_is_refused():
     refused("INSERT INTO auth_group (name) VALUES ('auditor')")
     refused("INSERT INTO auth_group_permissions (group_id, permission_id) SELECT g.id, p.id FROM auth_group g, "
             "auth_permission p LIMIT 1")
+
+
+def test_no_permission_can_be_given_to_a_person_directly():
+    # An administrator holding the database login still cannot give themselves the TOTP-device permissions.
+    refused("INSERT INTO auth_user_user_permissions (user_id, permission_id) SELECT u.id, p.id FROM auth_user u, "
+            "auth_permission p WHERE p.codename = 'view_totpdevice' LIMIT 1")
 
 
 # --- the rows of a signed record's content -------------------------------------------------------------

@@ -46,6 +46,7 @@ def test_a_signature_row_reads_as_the_slot_meaning_and_fingerprint_not_letter_pa
 def test_a_facility_granted_in_the_admin_is_named_as_added(
     facility, other_facility, administrator, dealer, client_for
 ):
+    administrator.profile.facilities.add(other_facility)  # an administrator of both (set up with no one acting)
     profile = dealer.profile
     seen = set(_profile_events(dealer).values_list("pk", flat=True))
     response = client_for(administrator).post(
@@ -72,6 +73,7 @@ def test_a_facility_granted_in_the_admin_is_named_as_added(
 def test_a_facility_taken_away_is_named_as_removed_from_either_side(
     facility, other_facility, dealer, administrator, as_user
 ):
+    administrator.profile.facilities.add(other_facility)  # an administrator of both (set up with no one acting)
     seen = set(_profile_events(dealer).values_list("pk", flat=True))
     with as_user(administrator):
         other_facility.staff.add(dealer.profile)  # from the facility's side

@@ -103,7 +103,7 @@ def test_the_inspector_downloads_a_bundle_that_verifies_and_the_verifier(anchore
 ])
 def test_a_bad_period_is_answered_in_words_and_no_bundle_is_made(anchored, inspector, client_for, query):
     client = client_for(inspector)
-    assert client.get(reverse("evidence"), query).status_code == 200
+    assert client.get(reverse("evidence"), query).status_code in (200, 400)  # a NUL is refused before the page
     response = client.get(reverse("evidence-bundle"), query)
     assert response.status_code == 400
     assert "field-error" in response.content.decode() or "error-box" in response.content.decode()

@@ -109,9 +109,10 @@ def test_the_inspector_sees_no_enabled_submit_button_and_the_forms_read_only(fac
             continue
         html = response.content.decode()
         for form in _parse(html).forms:
-            # Their own session and their own password are the inspector's to change, never a record.
+            # Their own session, password and backup codes are the inspector's to change, never a record.
             if form["method"] != "post" or any(w in form["action"] for w in ("logout", "facility/select",
-                                                                              "accounts/password")):
+                                                                              "accounts/password",
+                                                                              "accounts/backup-codes")):
                 continue
             assert form["submits"] == 0, f"{url} offers the inspector a submit button ({form})"
             assert form["enabled_fields"] == 0, f"{url} offers the inspector a field to fill in ({form})"

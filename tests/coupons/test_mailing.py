@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Any
 
 import pytest
@@ -14,8 +15,15 @@ from django.core.exceptions import ValidationError
 from compliance.exclusion.models import ListKind, ScreeningMatch
 from compliance.exclusion.services import list_import, match_decide
 from compliance.services import signature_sign
-from coupons.models import CouponState, LedgerLine, MailedCoupon, MailingRecipient
-from coupons.services.mailing import campaign_create, campaign_release, campaign_screen, provider_register
+from coupons.models import CouponState, LedgerLine, MailedCoupon, MailingCampaign, MailingRecipient
+from coupons.services.mailing import (
+    campaign_create,
+    campaign_release,
+    campaign_screen,
+    list_import_run,
+    provider_register,
+)
+from coupons.services.mailing_screening import screening_request
 from coupons.services.redemption import Scan, redemption_record
 from tests.coupons.conftest import PASSWORD, states
 from tests.coupons.test_browser import SHOTS
@@ -48,6 +56,7 @@ def campaign(program, receive, issue, lists, compliance_officer, marketing_super
                                  contact="lists@keystonemail.example", user=compliance_officer)
     made = campaign_create(facility=program.facility, provider=provider, series=program.series, name="Winter mailer",
                            patron_file=(HEADER + PATRONS).encode(), user=marketing_supervisor)
+    list_import_run(made.list_import.pk)  # what the upload's job does first
     campaign_screen(campaign=made, user=marketing_supervisor)
     return made
 
@@ -110,16 +119,73 @@ def test_the_lists_age_is_counted_on_the_calendar_not_the_gaming_day(campaign, c
     assert not MailedCoupon.objects.exists()
 
 
-def test_a_malformed_patron_list_is_refused_whole(program, lists, compliance_officer, marketing_supervisor):
+def test_a_malformed_patron_list_is_refused_whole(program, lists, compliance_officer, marketing_supervisor,
+                                                  client_for):
     provider = provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
                                  user=compliance_officer)
     bad = HEADER + PATRONS + "P-6,Eve,,Stone,1988-13-40,1 A St,Erie,PA,16501\nP-7,,,X,,,Erie,PA,1650\n"
-    with pytest.raises(ValidationError) as refusal:
-        campaign_create(facility=program.facility, provider=provider, series=program.series, name="Bad",
-                        patron_file=bad.encode(), user=marketing_supervisor)
-    text = " ".join(refusal.value.messages)
+    made = campaign_create(facility=program.facility, provider=provider, series=program.series, name="Bad",
+                           patron_file=bad.encode(), user=marketing_supervisor)
+    job = list_import_run(made.list_import.pk)
+    assert job.status == "failed" and not MailingRecipient.objects.exists()
+    text = " ".join(job.problems)
     assert "Line 7" in text and "Line 8" in text
-    assert not MailingRecipient.objects.exists()
+    with pytest.raises(ValidationError, match="The patron list was refused"):
+        screening_request(campaign=made, user=marketing_supervisor)
+    page = client_for(marketing_supervisor).get(made.get_absolute_url()).content.decode()
+    assert "The list was refused" in page and "Line 7" in page
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    (HEADER + "P-1,Ann,,Jones,,1 Market St,Lancaster,PA,17601\x00\n", "NUL character"),
+    ("patron_id,last_name\nP-1,Jones\n", "the header lacks the column(s) first_name"),
+    ("\ufeffpatron".encode("utf-16").decode("latin-1"), "not UTF-8"),
+])
+def test_what_can_be_refused_at_once_is_refused_before_anything_is_kept(program, lists, compliance_officer,
+                                                                         marketing_supervisor, content, words):
+    provider = provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
+                                 user=compliance_officer)
+    data = content.encode("latin-1") if "not UTF-8" in words else content.encode()
+    with pytest.raises(ValidationError, match=re.escape(words)):
+        campaign_create(facility=program.facility, provider=provider, series=program.series, name="Bad",
+                        patron_file=data, user=marketing_supervisor)
+    assert not MailingCampaign.objects.exists()
+
+
+def test_other_scripts_digits_are_not_a_zip_code(program, lists, compliance_officer, marketing_supervisor):
+    provider = provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
+                                 user=compliance_officer)
+    made = campaign_create(facility=program.facility, provider=provider, series=program.series, name="Digits",
+                           patron_file=(HEADER + "P-1,Ann,,Jones,,1 Market St,Lancaster,PA,١٧٦٠١\n").encode(),
+                           user=marketing_supervisor)
+    job = list_import_run(made.list_import.pk)
+    assert job.status == "failed" and "is not 12345" in job.problems[0]
+
+
+def test_the_upload_reads_nothing_inside_the_request_and_the_page_follows_the_job(
+        program, receive, issue, lists, compliance_officer, marketing_supervisor, client_for,
+        django_capture_on_commit_callbacks):
+    receive(1, 100)
+    issue(1, 50)
+    provider = provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
+                                 user=compliance_officer)
+    client = client_for(marketing_supervisor)
+    upload = io.BytesIO((HEADER + PATRONS).encode())
+    upload.name = "winter.csv"
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        answer = client.post("/coupons/mailings/new/", {"name": "Winter", "provider": provider.pk,
+                                                        "series": program.series.pk, "patron_file": upload})
+    assert answer.status_code == 302, answer.content.decode()[:2000]
+    made = MailingCampaign.objects.get()
+    assert not MailingRecipient.objects.exists() and made.list_file.name == "winter.csv"
+    waiting = client.get(made.get_absolute_url()).content.decode()
+    assert 'http-equiv="refresh"' in waiting and "Reading the list" in waiting
+    with django_capture_on_commit_callbacks(execute=True):
+        for callback in queued:
+            callback()  # the commit: the job reads the list, then asks for the screening (eager here)
+    assert MailingRecipient.objects.filter(campaign=made).count() == 5
+    done = client.get(made.get_absolute_url()).content.decode()
+    assert "5 patrons read from winter.csv" in done and "Last screened" in done
 
 
 def test_mailing_pages_for_marketing_and_the_inspector(campaign, marketing_supervisor, inspector, client_for):

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 
 from compliance.exclusion.models import ScreeningRun
 from coupons.models import MailingScreening
-from coupons.services.mailing import campaign_create, provider_register
+from coupons.services.mailing import campaign_create, list_import_run, provider_register
 from coupons.services.mailing_screening import screening_job_run, screening_request
 from tests.coupons.test_mailing import HEADER, PATRONS, lists  # noqa: F401 (fixture)
 
@@ -26,8 +26,10 @@ def unscreened(program, receive, issue, lists, compliance_officer, marketing_sup
     issue(1, 50)
     provider = provider_register(facility=program.facility, name="Keystone Mail Services", certificate_number="GSP-1",
                                  contact="lists@keystonemail.example", user=compliance_officer)
-    return campaign_create(facility=program.facility, provider=provider, series=program.series, name="Winter mailer",
+    made = campaign_create(facility=program.facility, provider=provider, series=program.series, name="Winter mailer",
                            patron_file=(HEADER + PATRONS).encode(), user=marketing_supervisor)
+    list_import_run(made.list_import.pk)  # the upload's job reads the list (its screening is the tests' own)
+    return made
 
 
 def test_the_page_enqueues_the_screening_and_shows_its_outcome(unscreened, marketing_supervisor, client_for,

@@ -8,9 +8,10 @@ attempt:
 * the pool child that runs the job: the main process sees the child lost (WorkerLostError) and, the task
   being ``acks_late`` and ``reject_on_worker_lost``, puts the message back at once; it delivers it again to
   a new child, and the second attempt finishes the report;
-* the whole worker (its process group, as a machine or container dies): the unacknowledged message stays in
-  Redis until its visibility timeout (an hour by default; seconds here, a transport option of this test's
-  worker), when a second worker restores it and finishes the report.
+* the whole worker (its process group, as a machine or container dies): the run's heartbeat stops, and the
+  sweep (beat, every minute) hands it to another worker at once, while the dead worker's message waits,
+  unacknowledged, for the broker's visibility timeout; when it comes back it changes nothing. Without the sweep,
+  that redelivery (seconds here, a transport option of this test's worker) finishes the report.
 
 Every Redis key of a test carries a prefix of its own (``global_keyprefix``), so neither our messages nor
 our unacknowledged ones meet another run's workers on the shared Redis database.
@@ -44,7 +45,7 @@ from django.utils import timezone
 
 from compliance.celery import app
 from compliance.gaming_day import gaming_day
-from compliance.reports import selectors, services
+from compliance.reports import heartbeat, selectors, services
 from compliance.reports import tasks as report_tasks
 from compliance.reports.content import ReportContent
 from compliance.reports.models import ReportFile, ReportFileContent, ReportRun, RunProgress
@@ -56,6 +57,7 @@ BROKER = "redis://127.0.0.1:6379/15"
 QUEUE = "reports-kill"  # inside this test's own key prefix (see the module docstring)
 S = ReportRun.Status
 T = TypeVar("T")
+HEARTBEAT_SECONDS = 6  # the workers' (and, where a test sweeps, the test's) heartbeat life
 
 
 
@@ -128,6 +130,7 @@ class Broker:
             DJANGO_ENV="test", DJANGO_SETTINGS_MODULE="compliance.settings", DATABASE_URL=_database_url(),
             REDIS_URL=BROKER, AUDIT_CHAIN_KEY=settings.AUDIT_CHAIN_KEY, PYTHONUNBUFFERED="1",
             REPORTS_TIME_LIMIT_SECONDS=str(settings.REPORTS_TIME_LIMIT_SECONDS),
+            REPORTS_HEARTBEAT_SECONDS=str(HEARTBEAT_SECONDS),
             **{report_kinds.MARKER_DIR_ENV: str(self.markers), report_kinds.SLEEP_SECONDS_ENV: "30"},
         )
         log = (self.logs / f"{name}.log").open("wb")
@@ -306,6 +309,58 @@ def test_a_report_whose_whole_worker_is_killed_mid_report_is_restored_after_the_
     broker.wait("the second attempt", lambda: broker.marker_pid(run.pk, 2), timeout=40)
     broker.wait("the report to succeed", lambda: _state(run.pk)[0] == S.SUCCEEDED, timeout=30)
     _assert_completed_exactly_once(run, broker)
+
+
+@worker_test
+def test_a_report_whose_whole_worker_is_killed_is_handed_to_another_worker_within_a_minute(
+    broker: Broker, facility: Any, compliance_officer: Any, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    # The test reads the heartbeats where the workers write them (their cache is the Redis of REDIS_URL).
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": BROKER}}
+    settings.REPORTS_HEARTBEAT_SECONDS = HEARTBEAT_SECONDS
+    run = _request(facility, compliance_officer, monkeypatch)
+    broker.send(run.pk)
+    first = broker.start_worker("lost-1")  # the broker's default visibility timeout: an hour
+
+    broker.wait("the first attempt to enter build", lambda: broker.marker_pid(run.pk, 1), timeout=45)
+    _assert_inside_build_of_first_attempt(run.pk)
+    assert heartbeat.alive(run.pk)
+    assert services.runs_recover_lost() == 0  # alive: left alone
+    os.killpg(first.pid, signal.SIGKILL)  # the host is gone: main process and pool child at once
+    assert first.wait(timeout=10) == -signal.SIGKILL
+    killed = time.monotonic()
+    assert (broker.queued(), broker.unacked()) == (0, 1)  # its message waits for the visibility timeout
+
+    broker.wait("the heartbeat to expire", lambda: not heartbeat.alive(run.pk), timeout=HEARTBEAT_SECONDS + 5)
+    monkeypatch.setattr(report_tasks.produce_report, "delay", lambda *args: broker.send(*args))
+    broker.start_worker("lost-2")
+    assert services.runs_recover_lost() == 1  # what beat runs every minute
+    assert services.runs_recover_lost() == 0  # the lost attempt is handed on once
+    broker.wait("the second attempt", lambda: broker.marker_pid(run.pk, 2), timeout=40)
+    broker.wait("the report to succeed", lambda: _state(run.pk)[0] == S.SUCCEEDED, timeout=30)
+    assert time.monotonic() - killed < 60, "completed within a minute of the kill, not after the visibility timeout"
+
+    # The dead worker's message is still unacknowledged; when the broker restores it, it changes nothing.
+    assert broker.unacked() == 1
+    late = services.run_execute(run.pk)
+    assert late is not None and (late.status, late.attempts) == (S.SUCCEEDED, 2)
+    run.refresh_from_db()
+    assert (run.status, run.attempts, run.error) == (S.SUCCEEDED, 2, "")
+    assert ReportFile.objects.filter(run=run).count() == 3
+    assert broker.marker_pid(run.pk, 3) is None
+
+
+@pytest.mark.django_db
+def test_a_run_being_produced_elsewhere_is_not_taken_over(facility: Any, compliance_officer: Any) -> None:
+    run = services.run_request(facility=facility, kind=report_kinds.CODE, **_last_month(facility),
+                               user=compliance_officer)
+    run.status, run.attempts, run.started_at = S.RUNNING, 1, timezone.now()
+    run.save()
+    with heartbeat.beating(run.pk, 1):
+        with pytest.raises(services.RunBusy):
+            services.run_execute(run.pk)  # a redelivery while the first attempt beats
+        assert services.runs_recover_lost(now=timezone.now() + timedelta(minutes=5)) == 0
+    assert _state(run.pk) == (S.RUNNING, 1)
 
 
 @pytest.mark.django_db

@@ -9,7 +9,8 @@ twice changes nothing. ``--migrate`` migrates first, as the owner. The applicati
 * only read and add rows of the append-only tables (signatures, audit events, ledger lines, every
   history table) — no UPDATE, no DELETE;
 * only read ``django_migrations``, ``django_content_type`` and the roles (``auth_group``,
-  ``auth_permission``, ``auth_group_permissions``): roles are code, made by migrations as the owner;
+  ``auth_permission``, ``auth_group_permissions``): roles are code, made by migrations as the owner; and
+  ``auth_user_user_permissions``: no one holds a permission directly, only through a role;
 * use the sequences.
 
 It gets no TRUNCATE, REFERENCES or TRIGGER privilege, no CREATE on the schema and no TEMPORARY on the
@@ -38,7 +39,7 @@ _ROLE_ATTRIBUTES = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBY
 # so the application only reads them. (The signed-record triggers find a record's signatures through
 # django_content_type: a writable row there would let the application point them elsewhere.)
 _READ_ONLY_TABLES = ("django_migrations", "django_content_type", "auth_group", "auth_permission",
-                     "auth_group_permissions")
+                     "auth_group_permissions", "auth_user_user_permissions")
 
 
 @contextmanager

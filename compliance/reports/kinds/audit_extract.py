@@ -24,10 +24,10 @@ MAX_EVENTS = 200_000  # an extract a PDF can hold within the job's time limit
 
 
 def _who(event: AuditEvent) -> str:
-    if event.actor is None:
+    name, credential = event.actor_shown()
+    if not name:
         return "the system"
-    profile = getattr(event.actor, "profile", None)
-    return f"{profile.full_name} ({profile.credential_number})" if profile else event.actor.get_username()
+    return f"{name} ({credential})" if credential else name
 
 
 def _changes(event: AuditEvent) -> str:

@@ -1,0 +1,85 @@
+"""Set-password links: how a person gets a password no administrator knows (issue 22, item 1; 21 CFR 11.300).
+
+Creating an account or resetting a password never lets an administrator type or see the password. The
+service takes the account's password away (unusable: the account signs in to nothing and signs nothing) and
+records that a link was issued; a Celery task makes the link and sends it to the person's own e-mail address.
+The link is Django's password-reset token: it holds a hash of the password it replaces and of the last sign-in,
+so it works once (the new password changes the hash), for ``PASSWORD_RESET_TIMEOUT`` (24 hours), and a newer
+link replaces every older one. It is made inside the task and exists only in the e-mail: no page, message or
+audit event the administrator reads holds it. The person's second factor is untouched by a reset.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.tokens import default_token_generator
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+
+from compliance import accounts
+from compliance.notifications import Notification
+
+__all__ = [
+    "EVENT_LINK_ISSUED",
+    "EVENT_LINK_USED",
+    "masked_address",
+    "set_password_link_issue",
+    "set_password_link_mail",
+]
+
+EVENT_LINK_ISSUED = "Set-password link sent to the person's own e-mail (password cleared until they choose one)"
+EVENT_LINK_USED = "Password chosen by the person through their set-password link"
+
+
+def masked_address(address: str) -> str:
+    """``j***@casino.example``: enough for a reader to know which address, not enough to reuse it."""
+    name, _, domain = address.partition("@")
+    return f"{name[:1]}***@{domain}" if domain else "***"
+
+
+def set_password_link_issue(user: Any, *, actor: Any, base_url: str, why: str) -> None:
+    """Clear ``user``'s password and send them a link to choose one; ``why``: "account created", "reset"."""
+    if not user.email or "@" not in user.email:
+        raise ValidationError(
+            f"{accounts.display_name(user)} has no e-mail address: enter theirs on the account first. The link to "
+            "choose a password goes to the person alone, never to an administrator.")
+    if actor is not None and actor.pk == user.pk:
+        raise ValidationError("Change your own password on your password page (your current password is asked).")
+    with transaction.atomic():
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+        accounts.account_event(user, event=EVENT_LINK_ISSUED, actor=actor, details={
+            "why": why, "sent to": masked_address(user.email),
+            "valid for": f"{settings.PASSWORD_RESET_TIMEOUT // 3600} hours, once"})
+        transaction.on_commit(lambda: _send(user.pk, base_url.rstrip("/")))
+
+
+def _send(user_id: int, base_url: str) -> None:
+    from compliance.tasks import set_password_link_send
+
+    set_password_link_send.delay(user_id, base_url)
+
+
+def set_password_link_mail(user_id: int, base_url: str) -> Notification | None:
+    """The e-mail holding a fresh link (``compliance.tasks.set_password_link_send`` sends it; a retry after a
+    mail failure makes another, equally valid: the password it hashes has not changed)."""
+    user = get_user_model()._default_manager.filter(pk=user_id).first()
+    if user is None or user.has_usable_password() or not user.email:
+        return None  # chosen already, or the address was taken away: nothing to send
+    path = reverse("password-set", kwargs={"uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
+                                           "token": default_token_generator.make_token(user)})
+    hours = settings.PASSWORD_RESET_TIMEOUT // 3600
+    body = (
+        f"Hello {accounts.display_name(user)},\n\n"
+        "An account on the table games compliance system is waiting for you to choose its password. Open this "
+        f"link within {hours} hours and choose it; the link works once:\n\n{base_url}{path}\n\n"
+        f"Your username is {user.get_username()}.\n\n"
+        "Your password is yours alone: it signs records in your name. No administrator knows it or can see it. "
+        "If you did not expect this message, tell your compliance officer.\n")
+    return Notification.to([user.email], subject="Choose your password", body=body)

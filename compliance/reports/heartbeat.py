@@ -1,0 +1,66 @@
+"""A report job's heartbeat: how the system knows, within a minute, that the worker producing a report is gone.
+
+While a run is being produced, a thread of the producing process writes ``reports:heartbeat:<run>`` to the
+cache (Redis in production, shared by every host) every third of ``REPORTS_HEARTBEAT_SECONDS`` (45), each write living that long. A
+worker killed whole (its host or container gone) stops beating; a minute later the key has expired, and the
+sweep (``compliance.reports.services.runs_recover_lost``, beat every minute) hands the run to another worker at
+once, instead of waiting for the broker's visibility timeout (35 minutes) to redeliver its message. When that
+message does come back, the run is finished (or beating again) and it does nothing: ``_start`` takes over a
+running run only when nothing beats for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.conf import settings
+from django.core.cache import cache
+
+__all__ = ["alive", "beating", "claim_recovery", "ttl_seconds"]
+
+
+def ttl_seconds() -> int:
+    """How long one beat lives (``REPORTS_HEARTBEAT_SECONDS``, 45 by default); a beat is written every third."""
+    return int(settings.REPORTS_HEARTBEAT_SECONDS)
+
+
+def _key(run_id: int) -> str:
+    return f"reports:heartbeat:{run_id}"
+
+
+def alive(run_id: int) -> bool:
+    """A process is producing the run now (it beat within ``ttl_seconds()``)."""
+    return cache.get(_key(run_id)) is not None
+
+
+@contextmanager
+def beating(run_id: int, attempt: int) -> Iterator[None]:
+    """Beat for ``run_id`` while the block runs (from a daemon thread: the job itself is busy)."""
+    stop = threading.Event()
+    ttl = ttl_seconds()
+
+    def beat() -> None:
+        while True:
+            # A missed beat only lets the sweep hand the run on; it never fails the job.
+            with contextlib.suppress(Exception):
+                cache.set(_key(run_id), attempt, timeout=ttl)
+            if stop.wait(ttl / 3):
+                return
+
+    cache.set(_key(run_id), attempt, timeout=ttl)
+    thread = threading.Thread(target=beat, name=f"report-heartbeat-{run_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        cache.delete(_key(run_id))
+
+
+def claim_recovery(run_id: int, attempt: int) -> bool:
+    """True for the one sweep that may hand this attempt of the run on (later sweeps see it claimed)."""
+    return bool(cache.add(f"reports:recovering:{run_id}:{attempt}", 1, timeout=ttl_seconds() * 20))
