@@ -243,7 +243,7 @@ class PersonAdmin(UserAdmin):
     add_form = PersonCreationForm
     add_fieldsets = ((None, {"classes": ("wide",), "fields": ("username", "email")}),)
     fieldsets = (
-        (None, {"fields": ("username", "password")}),
+        (None, {"fields": ("username", "password_state")}),
         ("Personal info", {"fields": ("first_name", "last_name", "email")}),
         ("Access", {"fields": ("is_active", "is_staff", "is_superuser", "groups")}),
         ("Important dates", {"fields": ("last_login", "date_joined")}),
@@ -253,6 +253,16 @@ class PersonAdmin(UserAdmin):
     list_display = ["username", "full_name", "credential", "is_active"]
     list_select_related = ["profile"]
     change_form_template = "admin/compliance/person_change_form.html"
+    readonly_fields = ["password_state"]
+
+    @admin.display(description="Password")
+    def password_state(self, user: Any) -> str:
+        """Whether the person has a password, in words; never a hash, never a way to set one."""
+        if user is None or user.pk is None:
+            return ""
+        if user.has_usable_password():
+            return "Set (chosen by the person). " + _SET_BY_THE_PERSON
+        return "None yet: the person chooses one through their set-password link. " + _SET_BY_THE_PERSON
 
     def get_queryset(self, request: HttpRequest) -> Any:
         managed = admin_scope.people_managed(request.user).values("pk")
@@ -269,8 +279,6 @@ class PersonAdmin(UserAdmin):
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         form = super().get_form(request, obj, change=change, **kwargs)
         form.editor_id = request.user.pk  # type: ignore[attr-defined]
-        if "password" in form.base_fields:
-            form.base_fields["password"].help_text = _SET_BY_THE_PERSON
         return form
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:

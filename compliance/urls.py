@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from compliance import views, views_accounts, views_chain
@@ -42,5 +43,7 @@ urlpatterns = [
     path("api/v1/coupons/", include("coupons.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    # The admin's own "change password" page is the person's own page, which locks and audits like signing.
+    path("admin/password_change/", RedirectView.as_view(pattern_name="password_change"), name="admin-password-change"),
     path("admin/", admin.site.urls),
 ]

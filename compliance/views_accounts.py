@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 _CODE_HELP = "Supervisors, shift managers, compliance, Board inspectors and administrators: the 6 digits in your " \
-             "authenticator app."
+             "authenticator app, or one of your backup codes."
 
 
 class LoginForm(AuthenticationForm):
