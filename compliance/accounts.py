@@ -46,6 +46,7 @@ __all__ = [
     "confirmed_device",
     "deferred_account_events",
     "display_name",
+    "events_about",
     "needs_second_factor",
     "own_change_refused",
     "password_is_temporary",
@@ -158,6 +159,11 @@ def _about(user: Any) -> Any:
     if profile is not None:
         where |= Q(model_label=Profile._meta.label, object_id=str(profile))
     return AuditEvent.objects.filter(where)
+
+
+def events_about(user: Any) -> Any:
+    """Every account event about ``user`` (their profile's and their account's)."""
+    return _about(user)
 
 
 def _events_about(user: Any, event: str) -> Any:

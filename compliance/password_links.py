@@ -11,6 +11,7 @@ audit event the administrator reads holds it. The person's second factor is unto
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -19,6 +20,7 @@ from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
@@ -26,8 +28,12 @@ from compliance import accounts
 from compliance.notifications import Notification
 
 __all__ = [
+    "EMAIL_CHANGE_WAIT",
     "EVENT_LINK_ISSUED",
     "EVENT_LINK_USED",
+    "email_change_mail",
+    "email_change_tell_old_address",
+    "email_changed_by_another_since",
     "masked_address",
     "set_password_link_issue",
     "set_password_link_mail",
@@ -35,6 +41,9 @@ __all__ = [
 
 EVENT_LINK_ISSUED = "Set-password link sent to the person's own e-mail (password cleared until they choose one)"
 EVENT_LINK_USED = "Password chosen by the person through their set-password link"
+# After someone else changed a person's e-mail address, no link goes to the new one for this long: the old address
+# is told at once, and its owner can object before the account can be taken over through the new address.
+EMAIL_CHANGE_WAIT = timedelta(hours=24)
 
 
 def masked_address(address: str) -> str:
@@ -51,6 +60,15 @@ def set_password_link_issue(user: Any, *, actor: Any, base_url: str, why: str) -
             "choose a password goes to the person alone, never to an administrator.")
     if actor is not None and actor.pk == user.pk:
         raise ValidationError("Change your own password on your password page (your current password is asked).")
+    if why != "account created":
+        changed_at = email_changed_by_another_since(user, timezone.now() - EMAIL_CHANGE_WAIT)
+        if changed_at is not None:
+            until = timezone.localtime(changed_at + EMAIL_CHANGE_WAIT)
+            raise ValidationError(
+                f"{accounts.display_name(user)}'s e-mail address was changed by someone else on "
+                f"{timezone.localtime(changed_at):%-d %b at %H:%M}; their old address was told. A link can go to the "
+                f"new address from {until:%-d %b at %H:%M}, so that a changed address cannot take over the account "
+                "before its owner can object.")
     with transaction.atomic():
         user.set_unusable_password()
         user.save(update_fields=["password"])
@@ -64,6 +82,36 @@ def _send(user_id: int, base_url: str) -> None:
     from compliance.tasks import set_password_link_send
 
     set_password_link_send.delay(user_id, base_url)
+
+
+def email_changed_by_another_since(user: Any, since: Any) -> Any:
+    """When someone other than the person last changed their e-mail address, if after ``since``."""
+    events = accounts.events_about(user).filter(
+        changes__event="Account changed", changes__has_key="email", occurred_at__gt=since).exclude(actor_id=user.pk)
+    return events.order_by("-occurred_at").values_list("occurred_at", flat=True).first()
+
+
+def email_change_tell_old_address(user: Any, *, old: str, actor: Any) -> None:
+    """An administrator changed the person's e-mail: the old address is told (on commit, by a task)."""
+    transaction.on_commit(lambda: _tell_old_address(user.pk, old, actor.pk))
+
+
+def _tell_old_address(user_id: int, old: str, actor_id: int) -> None:
+    from compliance.tasks import email_change_tell
+
+    email_change_tell.delay(user_id, old, actor_id)
+
+
+def email_change_mail(user_id: int, old: str, actor_id: int) -> Notification | None:
+    users = get_user_model()._default_manager
+    user, actor = users.filter(pk=user_id).first(), users.filter(pk=actor_id).first()
+    if user is None or actor is None or not old:
+        return None
+    body = (f"Hello {accounts.display_name(user)},\n\n{accounts.display_name(actor)} changed the e-mail address of "
+            f"your account on the table games compliance system from this address to {masked_address(user.email)}. "
+            "Links to set your password now go there. If you did not ask for this, tell your compliance officer at "
+            "once: no link can be sent to the new address for 24 hours.\n")
+    return Notification.to([old], subject="Your e-mail address was changed", body=body)
 
 
 def set_password_link_mail(user_id: int, base_url: str) -> Notification | None:

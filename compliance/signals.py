@@ -186,6 +186,10 @@ def audit_an_account_change(sender: Any, instance: Any, update_fields: Any = Non
     actor = history_user_getter()
     if changed:
         accounts.account_event(instance, event="Account changed", actor=actor, details=changed)
+    if "email" in changed and before["email"] and actor is not None and actor.pk != instance.pk:
+        from compliance.password_links import email_change_tell_old_address
+
+        email_change_tell_old_address(instance, old=before["email"], actor=actor)
     if getattr(instance, "_password", None) is not None:  # set_password() ran (not a hash upgrade)
         _audit_a_password(instance, actor)
 

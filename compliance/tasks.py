@@ -96,3 +96,13 @@ def second_factor_reset_tell(reset_id: int) -> bool:
     mail = second_factor_reset_mail(reset_id)
     return mail is not None and notification_send(mail)
 
+
+@notification_task
+def email_change_tell(user_id: int, old: str, actor_id: int) -> bool:
+    """The old address told that someone else changed the person's e-mail (compliance.password_links)."""
+    from compliance.notifications import notification_send
+    from compliance.password_links import email_change_mail
+
+    mail = email_change_mail(user_id, old, actor_id)
+    return mail is not None and notification_send(mail)
+

@@ -345,3 +345,28 @@ def test_roles_cannot_be_renamed_created_or_given_permissions_in_the_admin(admin
     own_role.refresh_from_db()
     assert own_role.name == Role.ADMINISTRATOR and set(own_role.permissions.values_list("pk", flat=True)) == before
     assert not Group.objects.filter(name="auditors").exists()
+
+
+def test_an_address_changed_by_an_administrator_gets_no_link_for_a_day_and_the_old_one_is_told(
+        administrator, dealer, as_user, django_capture_on_commit_callbacks):
+    from datetime import timedelta
+
+    import time_machine
+    from django.core.exceptions import ValidationError
+    from django.utils import timezone
+
+    from compliance.password_links import set_password_link_issue
+
+    old = dealer.email
+    with django_capture_on_commit_callbacks(execute=True), as_user(administrator):
+        dealer.email = "admins.own.box@casino.example"
+        dealer.save()
+    told = [m for m in mail.outbox if m.to == [old]]
+    assert told and "a***@casino.example" in told[0].body and "tell your compliance officer" in told[0].body
+    with pytest.raises(ValidationError, match="changed by someone else"):
+        set_password_link_issue(dealer, actor=administrator, base_url="https://x", why="reset by an administrator")
+    dealer.refresh_from_db()
+    assert dealer.check_password(PASSWORD)  # nothing was cleared
+    with time_machine.travel(timezone.now() + timedelta(hours=25)), django_capture_on_commit_callbacks(execute=True):
+        set_password_link_issue(dealer, actor=administrator, base_url="https://x", why="reset by an administrator")
+    assert mail.outbox[-1].to == ["admins.own.box@casino.example"]
