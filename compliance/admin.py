@@ -19,7 +19,7 @@ from django.contrib.auth.forms import UserChangeForm
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -78,6 +78,23 @@ class ProfileForm(forms.ModelForm):
 
 class NoDeleteHistoryAdmin(SimpleHistoryAdmin):
     formfield_overrides = NUMBER_FORMFIELDS  # numbers typed with the digits 0–9, as on every other form
+
+    # A row's history is shown only for rows this administrator may see (simple_history falls back to the
+    # latest version of a row outside the queryset); reverting from history is off (SIMPLE_HISTORY_REVERT_DISABLED).
+    def _in_scope(self, request: HttpRequest, object_id: str) -> None:
+        if not str(object_id).isdigit() or not self.get_queryset(request).filter(pk=int(object_id)).exists():
+            raise Http404("No such record among those you administer.")
+
+    def history_view(self, request: HttpRequest, object_id: str, extra_context: Any = None) -> Any:
+        self._in_scope(request, object_id)
+        return super().history_view(request, object_id, extra_context)
+
+    def history_form_view(self, request: HttpRequest, object_id: str, version_id: str,
+                          extra_context: Any = None) -> Any:
+        self._in_scope(request, object_id)
+        if request.method != "GET":
+            raise PermissionDenied("A version is read here, never restored: record a correction instead.")
+        return super().history_form_view(request, object_id, version_id, extra_context)
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
@@ -85,6 +102,12 @@ class NoDeleteHistoryAdmin(SimpleHistoryAdmin):
 @admin.register(Facility)
 class FacilityAdmin(NoDeleteHistoryAdmin):
     list_display = ["name", "code", "certificate_holder", "time_zone"]
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return super().get_queryset(request).filter(pk__in=admin_scope.facilities_held(request.user).values("pk"))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return admin_scope.unbounded(request.user) and super().has_add_permission(request)
 
 
 @admin.register(Department)
@@ -95,6 +118,7 @@ class DepartmentAdmin(NoDeleteHistoryAdmin):
 @admin.register(Profile)
 class ProfileAdmin(NoDeleteHistoryAdmin):
     form = ProfileForm
+    readonly_fields = ["user"]  # a regulated identity is never moved onto another account
     list_display = ["full_name", "credential_number", "department", "active"]
     list_filter = ["department", "active", "facilities"]
     search_fields = ["full_name", "credential_number", "user__username"]
@@ -126,6 +150,14 @@ class GameAdmin(NoDeleteHistoryAdmin):
 class GamingTableAdmin(NoDeleteHistoryAdmin):
     list_display = ["number", "game", "facility", "pit", "is_open"]
     list_filter = ["facility", "game", "is_open"]
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return super().get_queryset(request).filter(facility__in=admin_scope.facilities_held(request.user))
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "facility":
+            kwargs["queryset"] = admin_scope.facilities_held(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
     # Opening and closing go through the equipment services, which record the session and apply the
     # new-dice-on-reopening rule (§ 577.4(d)); the admin must not flip the flag behind their back.
     readonly_fields = ["is_open"]
@@ -147,11 +179,21 @@ class SignatureAdmin(ReadOnlyAdmin):
     list_display = ["signed_at", "meaning", "printed_name", "credential_number", "content_type", "object_id"]
     list_filter = ["meaning", "facility"]
 
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return super().get_queryset(request).filter(facility__in=admin_scope.facilities_held(request.user))
+
 
 @admin.register(AuditEvent)
 class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ["occurred_at", "action", "model_label", "object_id", "actor"]
     list_filter = ["action", "model_label"]
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        # The facilities' own events; events of no facility (accounts, shared registers) only for the console.
+        events = super().get_queryset(request)
+        if admin_scope.unbounded(request.user):
+            return events
+        return events.filter(facility__in=admin_scope.facilities_held(request.user))
 
 
 class ProfileInline(admin.StackedInline):
@@ -171,7 +213,7 @@ class ProfileInline(admin.StackedInline):
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
-        formset = super().get_formset(request, obj, **kwargs)
+        formset = super().get_formset(request, obj, validate_min=True, **kwargs)  # the admin skips min_num else
         formset.editor_id = request.user.pk  # type: ignore[attr-defined]
         return formset
 
@@ -224,6 +266,13 @@ class PersonCreationForm(forms.ModelForm):
         model = User
         fields = ["username", "email"]
 
+    def clean_email(self) -> str:
+        email = self.cleaned_data["email"].strip()
+        if User.objects.filter(email__iexact=email).exists():
+            raise forms.ValidationError("That e-mail address belongs to another account (yours, or someone else's): "
+                                        "enter the person's own address.")
+        return email
+
     def save(self, commit: bool = True) -> Any:
         user = super().save(commit=False)
         user.set_unusable_password()
@@ -272,6 +321,12 @@ class PersonAdmin(UserAdmin):
         if obj is not None and not admin_scope.manages(request.user, obj):
             return False  # themselves, or a person who also works at a facility they do not hold: view only
         return super().has_change_permission(request, obj)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = list(super().get_readonly_fields(request, obj))
+        if not admin_scope.unbounded(request.user):
+            fields += ["is_superuser"]  # a superuser stands outside every facility: the console's to grant
+        return fields
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # people who signed records stay; deactivate them instead
@@ -359,6 +414,11 @@ for _device_model in (TOTPDevice, StaticDevice):
 
 @admin.register(TOTPDevice)
 class AuthenticatorAdmin(ReadOnlyAdmin):
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
+        if lookup.split("__")[0] in ("key", "bin_key", "drift", "last_t", "throttling_failure_count"):
+            return False  # ?key__startswith=… would read the secret one character at a time
+        return super().lookup_allowed(lookup, value, request)
+
     list_display = ["user", "name", "confirmed", "created_at", "last_used_at"]
     fields = ["user", "name", "confirmed", "created_at", "last_used_at"]
     list_filter = ["confirmed"]

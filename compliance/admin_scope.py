@@ -16,10 +16,10 @@ from django.db.models import QuerySet
 
 from compliance.models import Facility
 
-__all__ = ["facilities_held", "facility_grant_refusal", "manages", "people_managed"]
+__all__ = ["facilities_held", "facility_grant_refusal", "manages", "people_managed", "unbounded"]
 
 
-def _unbounded(user: Any) -> bool:
+def unbounded(user: Any) -> bool:
     """An account with no profile is the installation's own: the console's superuser, the system account of
     scheduled work and commands. Every person has a profile and is bounded by their facilities."""
     return user is not None and user.pk is not None and not hasattr(user, "profile")
@@ -27,7 +27,7 @@ def _unbounded(user: Any) -> bool:
 
 def facilities_held(user: Any) -> QuerySet[Facility]:
     """The facilities an administrator holds (all, for the console's superuser)."""
-    if _unbounded(user):
+    if unbounded(user):
         return Facility.objects.all()
     return Facility.objects.filter(staff__user=user).distinct()
 
@@ -35,7 +35,7 @@ def facilities_held(user: Any) -> QuerySet[Facility]:
 def people_managed(user: Any) -> QuerySet[Any]:
     """Accounts ``user`` may change: everyone with a profile whose facilities are all theirs, not themselves."""
     people = get_user_model()._default_manager.all()
-    if _unbounded(user):
+    if unbounded(user):
         return people.exclude(pk=user.pk)
     others = Facility.objects.exclude(pk__in=facilities_held(user).values("pk"))
     return (people.filter(profile__isnull=False, is_superuser=False)
@@ -48,7 +48,7 @@ def manages(user: Any, person: Any) -> bool:
 
 def facility_grant_refusal(actor: Any, facility_ids: set[Any]) -> str:
     """Words refusing ``actor`` a grant or withdrawal of facilities they do not hold ("" when allowed)."""
-    if actor is None or _unbounded(actor) or not facility_ids:
+    if actor is None or unbounded(actor) or not facility_ids:
         return ""
     outside = Facility.objects.filter(pk__in=facility_ids).exclude(pk__in=facilities_held(actor).values("pk"))
     names = sorted(outside.values_list("name", flat=True))

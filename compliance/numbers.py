@@ -42,6 +42,8 @@ def ascii_number_refusal(value: Any) -> str:
         return DIGITS_ONLY
     if "\x00" in value:
         return "The value holds a NUL character: type it again."
+    if "_" in value:  # Python reads "1_000" as 1000; nobody types it so on a form
+        return DIGITS_ONLY
     return ""
 
 

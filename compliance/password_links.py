@@ -54,6 +54,9 @@ def masked_address(address: str) -> str:
 
 def set_password_link_issue(user: Any, *, actor: Any, base_url: str, why: str) -> None:
     """Clear ``user``'s password and send them a link to choose one; ``why``: "account created", "reset"."""
+    address_refusal = _address_refusal(user, actor)
+    if address_refusal:
+        raise ValidationError(address_refusal)
     if not user.email or "@" not in user.email:
         raise ValidationError(
             f"{accounts.display_name(user)} has no e-mail address: enter theirs on the account first. The link to "
@@ -75,13 +78,14 @@ def set_password_link_issue(user: Any, *, actor: Any, base_url: str, why: str) -
         accounts.account_event(user, event=EVENT_LINK_ISSUED, actor=actor, details={
             "why": why, "sent to": masked_address(user.email),
             "valid for": f"{settings.PASSWORD_RESET_TIMEOUT // 3600} hours, once"})
-        transaction.on_commit(lambda: _send(user.pk, base_url.rstrip("/")))
+        address = user.email
+        transaction.on_commit(lambda: _send(user.pk, base_url.rstrip("/"), address))
 
 
-def _send(user_id: int, base_url: str) -> None:
+def _send(user_id: int, base_url: str, address: str) -> None:
     from compliance.tasks import set_password_link_send
 
-    set_password_link_send.delay(user_id, base_url)
+    set_password_link_send.delay(user_id, base_url, address)
 
 
 def email_changed_by_another_since(user: Any, since: Any) -> Any:
@@ -114,12 +118,29 @@ def email_change_mail(user_id: int, old: str, actor_id: int) -> Notification | N
     return Notification.to([old], subject="Your e-mail address was changed", body=body)
 
 
-def set_password_link_mail(user_id: int, base_url: str) -> Notification | None:
+def _address_refusal(user: Any, actor: Any) -> str:
+    """A link never goes to an address the administrator holds, or that belongs to anyone else's account."""
+    email = (user.email or "").strip().lower()
+    if not email:
+        return ""
+    if actor is not None and (actor.email or "").strip().lower() == email:
+        return ("That is your own e-mail address: the link goes to the person alone. Enter their own address on "
+                "the account.")
+    others = get_user_model()._default_manager.filter(email__iexact=email).exclude(pk=user.pk)
+    if others.exists():
+        return ("That e-mail address belongs to another account: each person has their own. Enter this person's "
+                "own address.")
+    return ""
+
+
+def set_password_link_mail(user_id: int, base_url: str, address: str = "") -> Notification | None:
     """The e-mail holding a fresh link (``compliance.tasks.set_password_link_send`` sends it; a retry after a
     mail failure makes another, equally valid: the password it hashes has not changed)."""
     user = get_user_model()._default_manager.filter(pk=user_id).first()
     if user is None or user.has_usable_password() or not user.email:
         return None  # chosen already, or the address was taken away: nothing to send
+    if address and user.email != address:
+        return None  # the address changed after the link was asked for: a link never follows a new address
     path = reverse("password-set", kwargs={"uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
                                            "token": default_token_generator.make_token(user)})
     hours = settings.PASSWORD_RESET_TIMEOUT // 3600

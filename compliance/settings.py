@@ -205,6 +205,10 @@ AXES_RESET_ON_SUCCESS = True
 # A try during a lock-out does not extend it (the lock ends 15 minutes after the failure that set it).
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "compliance.views_accounts.locked_out"
+# What axes never writes in the clear into its records: a code typed with a wrong password may still be valid.
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "otp_token", "password"]
+# History is read in the admin, never restored from it: a correction is a record of its own.
+SIMPLE_HISTORY_REVERT_DISABLED = True
 AXES_VERBOSE = False
 # TOTP codes (django-otp) for the roles in compliance.accounts.SECOND_FACTOR_ROLES: the issuer authenticator
 # apps show beside the code.

@@ -184,6 +184,12 @@ def audit_an_account_change(sender: Any, instance: Any, update_fields: Any = Non
     if own and _acting_on_self(instance):
         raise ValidationError(accounts.own_change_refused(instance.pk, own))
     actor = history_user_getter()
+    from compliance.admin_scope import unbounded
+
+    if "is_superuser" in changed and actor is not None and not unbounded(actor):
+        # A superuser stands outside every facility's scope (and could approve a second-factor reset): only the
+        # installation's console account grants it (issue 22).
+        raise ValidationError("Only the installation's console account grants or removes superuser status.")
     if changed:
         accounts.account_event(instance, event="Account changed", actor=actor, details=changed)
     if "email" in changed and before["email"] and actor is not None and actor.pk != instance.pk:

@@ -78,12 +78,12 @@ def anchor_facility(facility_id: int, reason: str, subject: str = "", user_id: i
 
 
 @notification_task
-def set_password_link_send(user_id: int, base_url: str) -> bool:
+def set_password_link_send(user_id: int, base_url: str, address: str = "") -> bool:
     """A set-password link, made here and e-mailed to the person alone (compliance.password_links)."""
     from compliance.notifications import notification_send
     from compliance.password_links import set_password_link_mail
 
-    mail = set_password_link_mail(user_id, base_url)
+    mail = set_password_link_mail(user_id, base_url, address)
     return mail is not None and notification_send(mail)
 
 

@@ -173,18 +173,42 @@ class SecondFactorView(FormView):
         return HttpResponseRedirect(reverse("dashboard"))
 
 
+class BackupCodesForm(forms.Form):
+    """A new set of backup codes is a new second factor: the person's current password is asked, checked and
+    locked like a signature's (an open session left at a desk does not mint codes)."""
+
+    password = forms.CharField(label="Your password", strip=False,
+                               widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}))
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        if accounts.signing_locked(self.user):
+            raise ValidationError(accounts.LOCKED_OUT_MESSAGE)
+        password = self.cleaned_data.get("password") or ""
+        if not self.user.check_password(password):
+            accounts.signing_failure_record(self.user, where="to make backup codes")
+            raise ValidationError("That is not your password.")
+        return password
+
+
 class BackupCodesView(FormView):
     """The person's backup codes: how many are left, and a new set on request (shown this once)."""
 
     template_name = "compliance/account_backup_codes.html"
-    form_class = forms.Form
+    form_class = BackupCodesForm
     title = "Backup codes"
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return {**super().get_form_kwargs(), "user": self.request.user}
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         return {**super().get_context_data(**kwargs), "left": second_factor.backup_codes_left(self.request.user),
                 "needs_factor": accounts.needs_second_factor(self.request.user)}
 
-    def form_valid(self, form: forms.Form) -> HttpResponse:
+    def form_valid(self, form: BackupCodesForm) -> HttpResponse:
         if not accounts.needs_second_factor(self.request.user):
             return HttpResponseRedirect(reverse("dashboard"))
         codes = second_factor.backup_codes_make(self.request.user)

@@ -151,3 +151,16 @@ def test_a_content_length_that_is_not_a_number_is_refused():
     response = Client().post("/accounts/login/", data=b"", content_type="application/x-www-form-urlencoded",
                              CONTENT_LENGTH="12abc")
     assert response.status_code == 400
+
+
+def test_odd_content_lengths_and_cases_are_refused_not_broken():
+    assert Client().post("/accounts/login/", data=b"", content_type="application/x-www-form-urlencoded",
+                         CONTENT_LENGTH="9" * 5000).status_code == 413
+    response = Client().post("/accounts/login/", data=b"username=a%00b&password=x",
+                             content_type="Application/X-WWW-Form-Urlencoded")
+    assert response.status_code == 400
+
+
+def test_underscored_numbers_are_refused():
+    with pytest.raises(ValidationError, match="digits 0–9"):
+        WholeNumberField().clean("1_000")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -38,19 +39,24 @@ def alive(run_id: int) -> bool:
 
 @contextmanager
 def beating(run_id: int, attempt: int) -> Iterator[None]:
-    """Beat for ``run_id`` while the block runs (from a daemon thread: the job itself is busy)."""
+    """Beat for ``run_id`` while the block runs (from a daemon thread: the job itself is busy). The beat carries
+    this process's own token, and the block's end removes it only if it is still ours: a producer that stalled
+    and was superseded never erases the beat of the one producing the run now."""
     stop = threading.Event()
     ttl = ttl_seconds()
+    token = f"{attempt}:{uuid.uuid4().hex}"
 
     def beat() -> None:
         while True:
             # A missed beat only lets the sweep hand the run on; it never fails the job.
             with contextlib.suppress(Exception):
-                cache.set(_key(run_id), attempt, timeout=ttl)
+                current = cache.get(_key(run_id))
+                if current is None or current == token or _attempt_of(current) < attempt:
+                    cache.set(_key(run_id), token, timeout=ttl)
             if stop.wait(ttl / 3):
                 return
 
-    cache.set(_key(run_id), attempt, timeout=ttl)
+    cache.set(_key(run_id), token, timeout=ttl)
     thread = threading.Thread(target=beat, name=f"report-heartbeat-{run_id}", daemon=True)
     thread.start()
     try:
@@ -58,7 +64,16 @@ def beating(run_id: int, attempt: int) -> Iterator[None]:
     finally:
         stop.set()
         thread.join(timeout=5)
-        cache.delete(_key(run_id))
+        with contextlib.suppress(Exception):
+            if cache.get(_key(run_id)) == token:
+                cache.delete(_key(run_id))
+
+
+def _attempt_of(value: object) -> int:
+    try:
+        return int(str(value).split(":", 1)[0])
+    except ValueError:
+        return 0
 
 
 def claim_recovery(run_id: int, attempt: int) -> bool:

@@ -262,12 +262,12 @@ def _store(run: ReportRun, fmt: str, name: str, data: bytes) -> ReportFile:
     return file
 
 
-def _finish(run_id: int, kind: ReportKind, rendered: _Rendered) -> ReportRun | None:
-    """Write the version's files and mark it succeeded — once: a run another delivery completed, or one
-    marked failed meanwhile (past its limit), is left as it is."""
+def _finish(run_id: int, kind: ReportKind, rendered: _Rendered, attempt: int) -> ReportRun | None:
+    """Write the version's files and mark it succeeded — once, by the attempt producing it now: a run another
+    delivery completed or took over (a later attempt), or one marked failed meanwhile, is left as it is."""
     with transaction.atomic():
         run = ReportRun.objects.select_for_update().filter(pk=run_id).first()
-        if run is None or run.status != S.RUNNING:
+        if run is None or run.status != S.RUNNING or run.attempts != attempt:
             return run
         _progress(run, 95, "Saving the files")
         for fmt, name, data in rendered.files:
@@ -292,7 +292,7 @@ def run_execute(run_id: int) -> ReportRun | None:
     with acting_as(run.requested_by), heartbeat.beating(run_id, run.attempts):
         try:
             rendered = _render(run, kind)
-            return _finish(run_id, kind, rendered)
+            return _finish(run_id, kind, rendered, run.attempts)
         except SoftTimeLimitExceeded:
             minutes = settings.REPORTS_TIME_LIMIT_SECONDS // 60
             return _fail(run_id, f"Stopped: the report took longer than its time limit (about {minutes} minutes). "

@@ -23,6 +23,7 @@ a Code 128 barcode (q)(3).
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -62,6 +63,7 @@ from coupons.selectors.mailing import recipients_of
 from coupons.services._common import create, marketing_day_open, require_facility, require_gates
 
 IS = MailingListImport.Status
+log = logging.getLogger(__name__)
 
 __all__ = ["campaign_create", "campaign_release", "campaign_screen", "list_import_and_screen", "list_import_run",
            "provider_register", "require_list_read"]
@@ -128,23 +130,36 @@ def list_import_run(job_id: int) -> MailingListImport | None:
         with acting_as(job.requested_by):
             job.status, job.started_at = IS.RUNNING, timezone.now()
             job.save()
-    data = bytes(MailingListFile.objects.get(campaign_id=job.campaign_id).data)
     with acting_as(job.requested_by):
+        try:
+            kept = MailingListFile.objects.filter(campaign_id=job.campaign_id).first()
+            if kept is None:
+                return _import_finish(job, IS.FAILED, problems=["The uploaded list was not kept: upload it again."])
+            return _import_read(job, bytes(kept.data))
+        except Exception:  # a refusal already said its words; anything else must not leave the job "running"
+            log.exception("mailing list import %s failed", job.pk)
+            return _import_finish(job, IS.FAILED, problems=[
+                f"The list could not be read (an error in the system; the administrator finds it in the log under "
+                f"mailing import {job.pk}). Upload it again as a new mailing; if it fails again, tell the "
+                "administrator."])
+
+
+def _import_read(job: MailingListImport, data: bytes) -> MailingListImport:
+    with transaction.atomic():
         try:
             patrons = parse_patron_list(data)
         except PatronListError as error:
             return _import_finish(job, IS.FAILED, problems=error.problems)
-        with transaction.atomic():
-            job = MailingListImport.objects.select_for_update().get(pk=job.pk)
-            if job.status != IS.RUNNING or MailingRecipient.objects.filter(campaign_id=job.campaign_id).exists():
-                return job
-            regulated_bulk_create(MailingRecipient, [
-                MailingRecipient(campaign_id=job.campaign_id, key=p.key, full_name=p.full_name,
-                                 date_of_birth=p.date_of_birth, address=p.address, city=p.city, state=p.state,
-                                 zip_code=p.zip_code)
-                for p in patrons
-            ], batch_size=5000)
-            return _import_finish(job, IS.DONE, patrons=len(patrons))
+        job = MailingListImport.objects.select_for_update().get(pk=job.pk)
+        if job.status != IS.RUNNING or MailingRecipient.objects.filter(campaign_id=job.campaign_id).exists():
+            return job
+        regulated_bulk_create(MailingRecipient, [
+            MailingRecipient(campaign_id=job.campaign_id, key=p.key, full_name=p.full_name,
+                             date_of_birth=p.date_of_birth, address=p.address, city=p.city, state=p.state,
+                             zip_code=p.zip_code)
+            for p in patrons
+        ], batch_size=5000)
+        return _import_finish(job, IS.DONE, patrons=len(patrons))
 
 
 def list_import_and_screen(job_id: int) -> MailingListImport | None:

@@ -370,3 +370,92 @@ def test_an_address_changed_by_an_administrator_gets_no_link_for_a_day_and_the_o
     with time_machine.travel(timezone.now() + timedelta(hours=25)), django_capture_on_commit_callbacks(execute=True):
         set_password_link_issue(dealer, actor=administrator, base_url="https://x", why="reset by an administrator")
     assert mail.outbox[-1].to == ["admins.own.box@casino.example"]
+
+
+# --- after review: the paths an attacker found next ----------------------------------------------------------
+
+
+def test_history_pages_stay_inside_the_scope_and_restore_nothing(facility, other_facility, administrator, dealer,
+                                                                 client_for):
+    elsewhere = make_person(Role.DEALER, other_facility, full_name="Erin Elsewhere")
+    admin = client_for(administrator)
+    assert admin.get(f"/admin/compliance/profile/{elsewhere.profile.pk}/history/").status_code == 404
+    version = elsewhere.profile.history.first()
+    assert admin.post(f"/admin/compliance/profile/{elsewhere.profile.pk}/history/{version.history_id}/",
+                      {"full_name": "Renamed", "active": ""}).status_code == 404
+    mine = dealer.profile.history.first()
+    assert admin.get(f"/admin/compliance/profile/{dealer.profile.pk}/history/").status_code == 200
+    assert admin.post(f"/admin/compliance/profile/{dealer.profile.pk}/history/{mine.history_id}/",
+                      {"full_name": "Renamed"}).status_code == 403
+    elsewhere.profile.refresh_from_db()
+    dealer.profile.refresh_from_db()
+    assert elsewhere.profile.full_name == "Erin Elsewhere" and dealer.profile.full_name != "Renamed"
+
+
+def test_a_bounded_administrator_cannot_make_a_superuser(administrator, dealer, client_for, as_user):
+    from django.core.exceptions import ValidationError
+    from django.db import transaction
+
+    page = client_for(administrator).get(f"/admin/auth/user/{dealer.pk}/change/").content.decode()
+    assert 'name="is_superuser"' not in page
+    with as_user(administrator), pytest.raises(ValidationError, match="console account"), transaction.atomic():
+        dealer.is_superuser = True
+        dealer.save()
+    dealer.refresh_from_db()
+    assert not dealer.is_superuser
+
+
+def test_a_totp_key_cannot_be_read_through_list_filters(administrator, finance_supervisor, client_for):
+    device = totp_device(finance_supervisor)
+    # The administrator role cannot open the list at all; the console's superuser can, and still reads no key.
+    assert client_for(administrator).get("/admin/otp_totp/totpdevice/").status_code == 403
+    console = get_user_model().objects.create_superuser("console", "console@casino.example", PASSWORD)
+    admin = client_for(console)
+    assert admin.get("/admin/otp_totp/totpdevice/").status_code == 200
+    for lookup in ("key__startswith", "key", "key__regex", "bin_key"):
+        response = admin.get("/admin/otp_totp/totpdevice/", {lookup: device.key[:2]})
+        assert response.status_code == 400, (lookup, response.status_code)  # a disallowed lookup, refused
+
+
+def test_a_profile_is_never_moved_onto_another_account_and_every_account_has_one(
+        facility, administrator, dealer, floorperson, client_for):
+    admin = client_for(administrator)
+    profile = dealer.profile
+    admin.post(f"/admin/compliance/profile/{profile.pk}/change/", {
+        "user": floorperson.pk, "full_name": profile.full_name, "credential_number": profile.credential_number,
+        "department": profile.department_id, "facilities": [facility.pk], "active": "on"})
+    profile.refresh_from_db()
+    assert profile.user_id == dealer.pk
+    response = _add_person(admin, facility, **{"profile-TOTAL_FORMS": "0"})
+    assert response.status_code == 200
+    assert not get_user_model().objects.filter(username="newfloor").exists()
+
+
+@pytest.mark.parametrize("address", ["own", "other"])
+def test_a_link_never_goes_to_the_administrators_or_anyone_elses_address(
+        facility, administrator, dealer, client_for, address):
+    email = administrator.email if address == "own" else dealer.email
+    page = _add_person(client_for(administrator), facility, email=email.upper()).content.decode()
+    assert "belongs to another account" in page
+    assert not get_user_model().objects.filter(username="newfloor").exists()
+
+
+def test_a_link_asked_for_one_address_is_not_sent_to_a_new_one(administrator, dealer):
+    from compliance.password_links import set_password_link_mail
+
+    dealer.set_unusable_password()
+    dealer.save()
+    address = dealer.email
+    assert set_password_link_mail(dealer.pk, "https://x", address) is not None
+    type(dealer).objects.filter(pk=dealer.pk).update(email="moved@casino.example")
+    assert set_password_link_mail(dealer.pk, "https://x", address) is None
+
+
+def test_new_backup_codes_ask_for_the_password(finance_supervisor, client_for):
+    totp_device(finance_supervisor)
+    client = client_for(finance_supervisor)
+    refused = client.post("/accounts/backup-codes/", {"password": "guess"}).content.decode()
+    assert "That is not your password" in refused and "shown this once" not in refused
+    assert accounts._events_about(finance_supervisor, accounts.EVENT_SIGN_FAILED).count() == 1
+    made = client.post("/accounts/backup-codes/", {"password": PASSWORD}).content.decode()
+    assert "shown this once" in made

@@ -196,3 +196,21 @@ def test_mailing_pages_for_marketing_and_the_inspector(campaign, marketing_super
     listing = reader.get(campaign.get_absolute_url())
     assert listing.status_code == 200 and b"Release and sign" not in listing.content
     assert reader.post(f"/coupons/mailings/{campaign.pk}/release/", {"password": PASSWORD}).status_code == 403
+
+
+def test_a_list_that_cannot_be_read_leaves_the_reading_refused_not_running(
+        program, lists, compliance_officer, marketing_supervisor, monkeypatch):
+    from coupons.services import mailing as mailing_services
+
+    provider = provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
+                                 user=compliance_officer)
+    made = campaign_create(facility=program.facility, provider=provider, series=program.series, name="Boom",
+                           patron_file=(HEADER + PATRONS).encode(), user=marketing_supervisor)
+
+    def broken(data: bytes) -> Any:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(mailing_services, "parse_patron_list", broken)
+    job = list_import_run(made.list_import.pk)
+    assert job.status == "failed" and "an error in the system" in job.problems[0]
+    assert not MailingRecipient.objects.exists()
