@@ -46,6 +46,7 @@ from coupons.models.ledger import CouponRange, LedgerLine
 from coupons.models.mailing import (
     MailedCoupon,
     MailingCampaign,
+    MailingJob,
     MailingListFile,
     MailingListImport,
     MailingRecipient,
@@ -83,6 +84,7 @@ __all__ = [
     "LedgerLine",
     "MailedCoupon",
     "MailingCampaign",
+    "MailingJob",
     "MailingListFile",
     "MailingListImport",
     "MailingRecipient",

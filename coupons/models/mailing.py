@@ -28,7 +28,7 @@ from coupons.models._common import FINANCE, marketing_supervisor_slot
 from coupons.models.documents import CouponDocument
 from coupons.models.program import CouponSeries
 
-__all__ = ["MailedCoupon", "MailingCampaign", "MailingListFile", "MailingListImport", "MailingRecipient",
+__all__ = ["MailedCoupon", "MailingCampaign", "MailingJob", "MailingListFile", "MailingListImport", "MailingRecipient",
            "MailingScreening", "ServiceProvider"]
 
 
@@ -131,9 +131,9 @@ class MailedCoupon(AppendOnly, AuditedModel):
         return self.series.serial(self.serial)
 
 
-class MailingScreening(AuditedModel):
-    """A request to screen a mailing's patron list, run as a Celery job (a list of 100,000 patrons is not
-    screened inside a web request): who asked, when it ran, the screening it produced, or why it failed."""
+class MailingJob(AuditedModel):
+    """A mailing's work done by a Celery job, not inside a web request: who asked, when it ran, how it ended.
+    The one shape of the mailing's jobs (reading its list, screening it) and of their status words."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -141,18 +141,31 @@ class MailingScreening(AuditedModel):
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
 
-    campaign = models.ForeignKey(MailingCampaign, on_delete=models.PROTECT, related_name="screenings")
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     requested_at = models.DateTimeField(default=timezone.now)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-requested_at", "-pk"]
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+
+class MailingScreening(MailingJob):
+    """A request to screen a mailing's patron list, run as a Celery job (a list of 100,000 patrons is not
+    screened inside a web request): who asked, when it ran, the screening it produced, or why it failed."""
+
+    campaign = models.ForeignKey(MailingCampaign, on_delete=models.PROTECT, related_name="screenings")
     run = models.ForeignKey("exclusion.ScreeningRun", on_delete=models.PROTECT, null=True, blank=True,
                             related_name="+")
     error = models.TextField(blank=True)
 
-    class Meta:
-        ordering = ["-requested_at", "-pk"]
+    class Meta(MailingJob.Meta):
         constraints = [
             # One screening waiting or running per mailing: asking again while it runs is answered with it.
             models.UniqueConstraint(fields=["campaign"], condition=models.Q(status__in=["queued", "running"]),
@@ -161,10 +174,6 @@ class MailingScreening(AuditedModel):
 
     def __str__(self) -> str:
         return f"Screening of {self.campaign} ({self.get_status_display().lower()})"
-
-    @property
-    def active(self) -> bool:
-        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
 
 
 class MailingListFile(AppendOnly):
@@ -185,34 +194,17 @@ class MailingListFile(AppendOnly):
         return f"{self.name} ({self.size:,} bytes)"
 
 
-class MailingListImport(AuditedModel):
+class MailingListImport(MailingJob):
     """Reading the uploaded list into the mailing's recipients, as a Celery job: queued, running, done (with how
     many patrons) or failed (with every problem found, in words; nothing of the list is then kept as recipients).
     """
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Being read"
-        DONE = "done", "Read"
-        FAILED = "failed", "Refused"
-
     campaign = models.OneToOneField(MailingCampaign, on_delete=models.PROTECT, related_name="list_import")
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    requested_at = models.DateTimeField(default=timezone.now)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
     patrons = models.PositiveIntegerField(default=0, validators=COUNT.validators)
     problems = models.JSONField(default=list, blank=True, help_text="Each problem found, in words")
 
-    class Meta:
-        ordering = ["-requested_at", "-pk"]
+    class Meta(MailingJob.Meta):
         constraints = COUNT.checks("patrons")
 
     def __str__(self) -> str:
         return f"Patron list of {self.campaign} ({self.get_status_display().lower()})"
-
-    @property
-    def active(self) -> bool:
-        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
-

@@ -61,6 +61,7 @@ from coupons.models import (
 from coupons.ranges import Span
 from coupons.selectors.mailing import recipients_of
 from coupons.services._common import create, marketing_day_open, require_facility, require_gates
+from coupons.services.jobs import job_claim, job_finish
 
 IS = MailingListImport.Status
 log = logging.getLogger(__name__)
@@ -122,23 +123,18 @@ def campaign_create(*, facility: Facility, provider: ServiceProvider, series: Co
 def list_import_run(job_id: int) -> MailingListImport | None:
     """Read the kept list into recipients, all or nothing, as the person who uploaded it. Harmless run twice (a job done or refused is left as it is; one found running
     lost its worker, and its recipients were rolled back with it)."""
-    with transaction.atomic():
-        job = (MailingListImport.objects.select_for_update().select_related("campaign__facility", "requested_by")
-               .filter(pk=job_id).first())
-        if job is None or job.status in (IS.DONE, IS.FAILED):
-            return job
-        with acting_as(job.requested_by):
-            job.status, job.started_at = IS.RUNNING, timezone.now()
-            job.save()
+    job, claimed = job_claim(MailingListImport, job_id)
+    if job is None or not claimed:
+        return job
     with acting_as(job.requested_by):
         try:
             kept = MailingListFile.objects.filter(campaign_id=job.campaign_id).first()
             if kept is None:
-                return _import_finish(job, IS.FAILED, problems=["The uploaded list was not kept: upload it again."])
+                return job_finish(job, IS.FAILED, problems=["The uploaded list was not kept: upload it again."])
             return _import_read(job, bytes(kept.data))
         except Exception:  # a refusal already said its words; anything else must not leave the job "running"
             log.exception("mailing list import %s failed", job.pk)
-            return _import_finish(job, IS.FAILED, problems=[
+            return job_finish(job, IS.FAILED, problems=[
                 f"The list could not be read (an error in the system; the administrator finds it in the log under "
                 f"mailing import {job.pk}). Upload it again as a new mailing; if it fails again, tell the "
                 "administrator."])
@@ -149,7 +145,7 @@ def _import_read(job: MailingListImport, data: bytes) -> MailingListImport:
         try:
             patrons = parse_patron_list(data)
         except PatronListError as error:
-            return _import_finish(job, IS.FAILED, problems=error.problems)
+            return job_finish(job, IS.FAILED, problems=error.problems)
         job = MailingListImport.objects.select_for_update().get(pk=job.pk)
         if job.status != IS.RUNNING or MailingRecipient.objects.filter(campaign_id=job.campaign_id).exists():
             return job
@@ -159,7 +155,7 @@ def _import_read(job: MailingListImport, data: bytes) -> MailingListImport:
                              zip_code=p.zip_code)
             for p in patrons
         ], batch_size=5000)
-        return _import_finish(job, IS.DONE, patrons=len(patrons))
+        return job_finish(job, IS.DONE, patrons=len(patrons))
 
 
 def list_import_and_screen(job_id: int) -> MailingListImport | None:
@@ -175,17 +171,7 @@ def list_import_and_screen(job_id: int) -> MailingListImport | None:
     except (ValidationError, PermissionDenied) as refusal:
         words = " ".join(refusal.messages) if isinstance(refusal, ValidationError) else str(refusal)
         with acting_as(job.requested_by):
-            job = _import_finish(job, IS.DONE, problems=[f"The list is read but not screened yet: {words}"])
-    return job
-
-
-def _import_finish(job: MailingListImport, status: str, **fields: Any) -> MailingListImport:
-    with transaction.atomic():
-        job = MailingListImport.objects.select_for_update().get(pk=job.pk)
-        job.status, job.finished_at = status, timezone.now()
-        for name, value in fields.items():
-            setattr(job, name, value)
-        job.save()
+            job = job_finish(job, IS.DONE, problems=[f"The list is read but not screened yet: {words}"])
     return job
 
 

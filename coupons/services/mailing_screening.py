@@ -15,12 +15,12 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.utils import timezone
 
-from compliance.actors import acting_as, acts_as_user
+from compliance.actors import acts_as_user
 from compliance.exclusion.selectors import facility_today, require_lists_current
 from compliance.roles import Capability, require_capability
 from coupons.models import MailingCampaign, MailingScreening
+from coupons.services.jobs import job_claim, job_finish
 from coupons.services.mailing import campaign_screen, require_list_read
 
 __all__ = ["screening_job_run", "screening_request"]
@@ -48,29 +48,14 @@ def screening_request(*, campaign: MailingCampaign, user: Any) -> MailingScreeni
     return job
 
 
-def _finish(job: MailingScreening, status: str, **fields: Any) -> MailingScreening:
-    with transaction.atomic(), acting_as(job.requested_by):
-        job = MailingScreening.objects.select_for_update().get(pk=job.pk)
-        job.status, job.finished_at = status, timezone.now()
-        for name, value in fields.items():
-            setattr(job, name, value)
-        job.save()
-    return job
-
-
 def screening_job_run(job_id: int) -> MailingScreening | None:
     """Run the screening of job ``job_id`` as the person who asked for it (see the module's docstring)."""
-    with transaction.atomic():
-        job = (MailingScreening.objects.select_for_update().select_related("campaign__facility", "requested_by")
-               .filter(pk=job_id).first())
-        if job is None or job.status in (S.DONE, S.FAILED):
-            return job
-        with acting_as(job.requested_by):
-            job.status, job.started_at = S.RUNNING, timezone.now()
-            job.save()
+    job, claimed = job_claim(MailingScreening, job_id)
+    if job is None or not claimed:
+        return job
     try:
         run = campaign_screen(campaign=job.campaign, user=job.requested_by)
     except (ValidationError, PermissionDenied) as error:
         words = " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
-        return _finish(job, S.FAILED, error=words or "The screening was refused.")
-    return _finish(job, S.DONE, run=run, error="")
+        return job_finish(job, S.FAILED, error=words or "The screening was refused.")
+    return job_finish(job, S.DONE, run=run, error="")
