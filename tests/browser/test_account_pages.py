@@ -24,10 +24,11 @@ def test_a_reset_link_goes_to_the_person_alone_and_they_choose_their_password(
     page.goto(f"{live_server.url}/admin/auth/user/{dealer.pk}/change/")
     assert page.get_by_text("No administrator sets or sees a password").is_visible()
     page.get_by_role("link", name="Send a set-password link").click()
-    assert page.get_by_text("Their current password stops working at once").is_visible()
+    page.wait_for_url(f"**/admin/auth/user/{dealer.pk}/set-password-link/")
+    page.get_by_text("Their current password stops working at once").wait_for()  # the page has loaded
     page.get_by_role("button", name="Clear the password and send the link").click()
     page.wait_for_url(f"**/admin/auth/user/{dealer.pk}/change/")
-    assert page.get_by_text("a link to choose a new one was sent to u***@example.test").is_visible()
+    page.get_by_text("a link to choose a new one was sent to u***@example.test").wait_for()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "admin-set-password-link.png"), full_page=True)
 
@@ -45,7 +46,7 @@ def test_a_reset_link_goes_to_the_person_alone_and_they_choose_their_password(
     person.locator("#id_new_password2").fill(NEW_PASSWORD)
     person.get_by_role("button", name="Set my password").click()
     person.wait_for_url("**/accounts/login/")
-    assert person.get_by_text("Your password is set").is_visible()
+    person.get_by_text("Your password is set").wait_for()
     dealer.refresh_from_db()
     assert dealer.check_password(NEW_PASSWORD) and not dealer.check_password(PASSWORD)
 
