@@ -1,0 +1,208 @@
+"""One answer to "may this table be open and take a wager now": every chapter's requirements of a table, met or
+not, from one service every screen and the API ask (the board, the table page, Open, the dashboards, the
+redemption API and table screen, the wager-limit pages).
+
+Each domain app registers a *requirement source* in its ``AppConfig.ready`` (so the foundation imports no app):
+a function given the facility, some of its tables and an instant, answering ``{table id: [Unmet, ...]}`` in a
+fixed number of queries however many tables it is given. For a **closed** table a source says what must hold
+before it opens; for an **open** table, what has stopped holding (a camera out, a dealer gone without relief, a
+certification lapsed, dice overdue, limits withdrawn): an open table with anything unmet is *in breach* and must
+be closed or the breach cured (``compliance.breaches`` records the period).
+
+A regulation's requirement is never waived by a signature. Only a requirement the facility's own internal
+controls add (``Unmet.overridable``) may be met by a signed override, which an *override consumer* (registered
+by the app that keeps the override) takes when the table opens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from compliance.models import Facility, GamingTable
+
+__all__ = [
+    "Readiness",
+    "Unmet",
+    "facility_readiness",
+    "open_refusal",
+    "register_override_consumer",
+    "register_source",
+    "require_open_and_ready",
+    "sources",
+    "table_readiness",
+    "tables_readiness",
+]
+
+
+@dataclass(frozen=True)
+class Unmet:
+    """One requirement a table does not meet now."""
+
+    code: str  # stable: "equipment:dice", "staffing:three-dealers", "cameras", "limits", "provider:12"
+    clause: str  # "577.9(b)"; "" only for a facility's internal control with no clause of the seeds
+    words: str  # the sentence a person reads, naming the clause and the way out
+    short: str  # what a board cell shows: "new dice", "three dealers"
+    who: str  # who can meet it: "a floorperson", "surveillance", "the compliance officer"
+    link: str = ""  # where they meet it
+    overridable: bool = False  # only the facility's own internal controls: a signed override may meet it
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """A table's state at one instant, and every requirement it does not meet."""
+
+    table_id: int
+    number: str
+    is_open: bool
+    at: datetime
+    unmet: tuple[Unmet, ...] = ()
+
+    @property
+    def ready(self) -> bool:
+        """Closed: may open now. Open: may keep gaming (no breach)."""
+        return not self.unmet
+
+    @property
+    def in_breach(self) -> bool:
+        return self.is_open and bool(self.unmet)
+
+    @property
+    def takes_wagers(self) -> bool:
+        """Open and every requirement met: the table may take a wager (a coupon's redemption) now."""
+        return self.is_open and not self.unmet
+
+    @property
+    def blocking(self) -> tuple[Unmet, ...]:
+        """What no override meets: every regulation's requirement."""
+        return tuple(u for u in self.unmet if not u.overridable)
+
+    @property
+    def verdict(self) -> str:
+        """"open", "breach", "ready" or "not-ready"."""
+        if self.is_open:
+            return "breach" if self.unmet else "open"
+        return "not-ready" if self.unmet else "ready"
+
+    @property
+    def verdict_words(self) -> str:
+        count = len(self.unmet)
+        if self.is_open:
+            return "Open" if not count else f"Open in breach of {count} requirement{'s' if count != 1 else ''}: " \
+                                             "close the table or cure the breach"
+        return "Ready to open" if not count else f"Not ready: {count} requirement{'s' if count != 1 else ''} unmet"
+
+    @property
+    def tone(self) -> str:
+        return {"open": "ok", "ready": "ok", "breach": "alert", "not-ready": "warn"}[self.verdict]
+
+    def sentence(self) -> str:
+        """Every unmet requirement's words, in the order the sources gave them."""
+        return " ".join(u.words for u in self.unmet)
+
+
+Source = Callable[[Facility, Sequence[GamingTable], datetime], Mapping[int, Sequence[Unmet]]]
+OverrideConsumer = Callable[[GamingTable, datetime, Any, Sequence[Unmet]], "Sequence[str]"]
+
+
+@dataclass
+class _Registered:
+    name: str
+    source: Source
+    models: tuple[type, ...] = field(default_factory=tuple)
+
+
+_SOURCES: list[_Registered] = []
+_CONSUMERS: list[OverrideConsumer] = []
+
+
+def register_source(name: str, source: Source, *, models: Iterable[type] = ()) -> None:
+    """Add a requirement source (once per name). ``models``: the records whose writes can change its answer."""
+    for registered in _SOURCES:
+        if registered.name == name:
+            registered.source, registered.models = source, tuple(models)
+            return
+    _SOURCES.append(_Registered(name, source, tuple(models)))
+
+
+def sources() -> list[str]:
+    return [r.name for r in _SOURCES]
+
+
+def register_override_consumer(consumer: OverrideConsumer) -> None:
+    """``consumer(table, at, user, overridable unmet)`` marks a signed override used by this opening and returns
+    the codes it meets (none: no override there)."""
+    if consumer not in _CONSUMERS:
+        _CONSUMERS.append(consumer)
+
+
+def _tables(tables: Iterable[GamingTable]) -> list[GamingTable]:
+    listed = list(tables)
+    if any("game" not in t._state.fields_cache for t in listed):  # one query for the games, not one per table
+        ids = [t.pk for t in listed]
+        by_id = {t.pk: t for t in GamingTable.objects.filter(pk__in=ids).select_related("game", "facility")}
+        listed = [by_id[t.pk] for t in listed if t.pk in by_id]
+    return listed
+
+
+def tables_readiness(facility: Facility, tables: Iterable[GamingTable], at: datetime | None = None
+                     ) -> dict[int, Readiness]:
+    """The readiness of ``tables`` (all of ``facility``) at ``at``: each source asked once for all of them."""
+    at = at or timezone.now()
+    listed = [t for t in _tables(tables) if t.facility_id == facility.pk]
+    found: dict[int, list[Unmet]] = {t.pk: [] for t in listed}
+    if listed:
+        for registered in _SOURCES:
+            for table_id, unmet in registered.source(facility, listed, at).items():
+                if table_id in found:
+                    found[table_id].extend(unmet)
+    return {t.pk: Readiness(t.pk, t.number, t.is_open, at, tuple(found[t.pk])) for t in listed}
+
+
+def facility_readiness(facility: Facility, at: datetime | None = None) -> dict[int, Readiness]:
+    """Every table of the facility, in a fixed number of queries."""
+    tables = GamingTable.objects.filter(facility=facility).select_related("game").order_by("pit", "number")
+    return tables_readiness(facility, tables, at)
+
+
+def table_readiness(table: GamingTable, at: datetime | None = None) -> Readiness:
+    """One table's readiness: what every screen shows and what Open and a redemption obey."""
+    facility = table.facility
+    return tables_readiness(facility, [table], at)[table.pk]
+
+
+def open_refusal(table: GamingTable, at: datetime, user: Any) -> str | None:
+    """Why ``table`` may not open at ``at`` (every unmet requirement, each with its clause), or None.
+
+    Only requirements of the facility's own internal controls may be met by a signed override; a consumer
+    marks the override used inside the opening's transaction. A regulation's requirement never is."""
+    state = table_readiness(table, at)
+    if not state.unmet:
+        return None
+    blocking = list(state.blocking)
+    overridable = [u for u in state.unmet if u.overridable]
+    if overridable and not blocking:
+        met: set[str] = set()
+        for consumer in _CONSUMERS:
+            met |= set(consumer(table, at, user, overridable))
+        overridable = [u for u in overridable if u.code not in met]
+        if not overridable:
+            return None
+    return f"Table {table.number} cannot open: " + " ".join(u.words for u in [*blocking, *overridable])
+
+
+def require_open_and_ready(table: GamingTable, at: datetime | None = None) -> Readiness:
+    """Raise ``ValidationError`` unless the table is open and meets every requirement now."""
+    state = table_readiness(table, at)
+    if not state.is_open:
+        raise ValidationError(f"Table {table.number} is closed; it takes no wagers until it opens.",
+                              code="table_closed")
+    if state.unmet:
+        raise ValidationError(f"Table {table.number} is open in breach: {state.sentence()} It takes no wagers "
+                              f"until the breach is cured.", code="table_not_ready")
+    return state
