@@ -12,3 +12,11 @@ class ComplianceConfig(AppConfig):
 
         # Triggers and functions are schema: migrations install them (compliance.db_guards), never a receiver.
         post_migrate.connect(signals.grant_administrator_permissions, sender=self)
+
+        # Breach periods of open tables (compliance.breaches): on opening and closing, and after any write to a
+        # record a readiness source reads.
+        from compliance.breaches import breaches_table_changed, connect_breach_receiver
+        from compliance.opening_checks import register_table_listener
+
+        register_table_listener(breaches_table_changed)
+        connect_breach_receiver()

@@ -62,6 +62,7 @@ NAVIGATION: tuple[NavItem, ...] = (
     NavItem("Equipment alerts", "equipment:alerts", "Floor", _FLOOR),
     NavItem("Equipment report", "equipment:report", "Floor", _FLOOR),
     NavItem("Equipment rules", "equipment:requirements", "Floor", _FLOOR),
+    NavItem("Approved equipment", "equipment:approvals", "Compliance"),
     # Match Play Coupons (issue 3)
     NavItem("Coupons", "coupons:home", "Coupons", _COUPONS),
     NavItem("Marketing today", "coupons:today", "Coupons", _COUPONS),

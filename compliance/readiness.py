@@ -37,6 +37,7 @@ __all__ = [
     "sources",
     "table_readiness",
     "tables_readiness",
+    "watched_models",
 ]
 
 
@@ -132,6 +133,11 @@ def register_source(name: str, source: Source, *, models: Iterable[type] = ()) -
 
 def sources() -> list[str]:
     return [r.name for r in _SOURCES]
+
+
+def watched_models() -> frozenset[type]:
+    """Every record whose writes can change some table's readiness (``compliance.breaches`` listens)."""
+    return frozenset(m for r in _SOURCES for m in r.models) | {GamingTable}
 
 
 def register_override_consumer(consumer: OverrideConsumer) -> None:

@@ -92,6 +92,8 @@ class Capability(StrEnum):
     CHANGE_WAGER_LIMITS = "change_wager_limits"
     SET_TABLE_OPTIONS = "set_table_options"
     PREPARE_GAME_REQUESTS = "prepare_game_requests"
+    # The register of approved equipment (§ 539.1(b), (d); § 675a.1(c); § 675a.3(b)(2); § 668a.3(b))
+    RECORD_EQUIPMENT_APPROVALS = "record_equipment_approvals"
 
 
 _R = Role
@@ -168,6 +170,8 @@ CAPABILITIES: dict[Capability, frozenset[Role]] = {
     # § 521.8(b): which of the approved options a table runs is the table games shift manager's (not an administrator).
     Capability.SET_TABLE_OPTIONS: frozenset({_R.SHIFT_MANAGER}),
     Capability.PREPARE_GAME_REQUESTS: frozenset({_R.COMPLIANCE_OFFICER}),  # § 521.4: the request is compliance's
+    # The Bureaus' approvals of devices are letters compliance keeps; the floor reads the register.
+    Capability.RECORD_EQUIPMENT_APPROVALS: frozenset({_R.COMPLIANCE_OFFICER}),
 }
 
 # A role is held only by a member of its department (§ 525.21(d)–(l) give each duty to a member or a

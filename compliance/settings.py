@@ -322,6 +322,11 @@ CELERY_BEAT_SCHEDULE["equipment-sweep-clocks"] = {
     "task": "equipment.tasks.sweep_equipment_clocks",
     "schedule": crontab(minute="*"),
 }
+# Table readiness (issue 23): breach periods of open tables for what time alone changes, every minute.
+CELERY_BEAT_SCHEDULE["table-breaches-sync"] = {
+    "task": "compliance.tasks.sync_table_breaches",
+    "schedule": crontab(minute="*"),
+}
 # Match Play Coupons: the monthly inventory reminder (§ 525.21(n)), refreshed daily; idempotent.
 CELERY_BEAT_SCHEDULE["coupons-monthly-inventory-reminder"] = {
     "task": "coupons.tasks.monthly_inventory_reminder",

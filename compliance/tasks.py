@@ -106,3 +106,20 @@ def email_change_tell(user_id: int, old: str, actor_id: int) -> bool:
     mail = email_change_mail(user_id, old, actor_id)
     return mail is not None and notification_send(mail)
 
+
+
+@shared_task
+def sync_table_breaches() -> int:
+    """Beat, every minute: open and close breach periods for what time alone changes (dice overdue, a
+    certification's last day, a wager-limit change applied)."""
+    from compliance.breaches import breaches_sync_all
+
+    return breaches_sync_all()
+
+
+@notification_task
+def notify_table_breaches(breach_ids: list[int]) -> bool:
+    """E-mail the breaches that began; who was told is kept on each period once the mail went."""
+    from compliance.breaches import breach_told
+
+    return breach_told(breach_ids)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from equipment.clocks import INSPECTION_VALID_FOR
 from equipment.models import DiceMethod, EquipmentRequirement
 
-__all__ = ["Need", "OpeningFacts", "dice_required", "opening_needs"]
+__all__ = ["Need", "OpeningFacts", "configuration_needs", "dice_required", "opening_needs", "while_open_needs"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,8 @@ class OpeningFacts:
     stopped_clause: str = ""
     back_in_service_at: datetime | None = None  # latest such device recorded back in service
     dice_method: str | None = None
+    deck_dealt_from: str = ""  # the cards in play: "hand", "manual_shoe" or "automated_shoe"
+    deck_shuffler: bool = False  # ... shuffled by an automated card shuffling device
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Need:
     code: str  # "device", "inspection", "method", "dice", "cards"
     short: str  # what the board shows: "new dice"
     words: str  # the refusal, citing the clause
+    clause: str = ""  # the clause the need comes from
 
 
 When = Callable[[datetime], str]
@@ -63,6 +66,7 @@ def _device(facts: OpeningFacts, when: When) -> list[Need]:
             f"Gaming at table {facts.number} stopped when the {facts.stopped_device.lower()} malfunctioned at "
             f"{when(facts.stopped_since)} (§ {facts.stopped_clause}): record it fixed and back in service, then "
             "make a passing opening inspection, before the table opens or its dice change.",
+            facts.stopped_clause,
         )
     ]
 
@@ -92,6 +96,7 @@ def _inspection(facts: OpeningFacts, requirement: EquipmentRequirement, at: date
             f"Table {facts.number} {problem}: the floorperson inspects the electrical device (three values "
             f"entered, every winning combination lit) and any automated shaker (three operations) before "
             f"opening (§ {requirement.inspection_citation}).",
+            requirement.inspection_citation,
         )
     ]
 
@@ -105,6 +110,7 @@ def _method(facts: OpeningFacts, requirement: EquipmentRequirement) -> list[Need
             "its dice method recorded",
             f"Record how table {facts.number} determines the starting position before it opens (§ 575.2(c)): "
             "the Asia Poker shaker with three dice, a random number generator or a flat button.",
+            "575.2(c)",
         )
     ]
 
@@ -121,6 +127,7 @@ def _dice(facts: OpeningFacts, requirement: EquipmentRequirement, at: datetime, 
                 "new dice",
                 f"Table {facts.number} cannot open without a set of dice in play ({cite}){shaker}: put a new set "
                 "in play.",
+                requirement.dice_citation,
             )
         ]
     if at > facts.dice_due_at:
@@ -130,6 +137,7 @@ def _dice(facts: OpeningFacts, requirement: EquipmentRequirement, at: datetime, 
                 "new dice",
                 f"Table {facts.number} cannot open with the dice placed at {when(facts.dice_placed_at)}: they are "
                 f"past their {requirement.dice_max_hours}-hour limit ({cite}). Put a new set in play.",
+                requirement.dice_citation,
             )
         ]
     # Reopening needs a set put in play after the table last closed: § 577.4(d) for Three Dice
@@ -145,6 +153,7 @@ def _dice(facts: OpeningFacts, requirement: EquipmentRequirement, at: datetime, 
                 "new dice",
                 f"Table {facts.number} cannot reopen with the dice placed at {when(facts.dice_placed_at)}: a new "
                 f"set of dice is used when a table is reopened for gaming (§ 577.4(d); {cite}). Put a new set in play.",
+                "577.4(d)" if requirement.game.code == "three-dice-football" else requirement.dice_citation,
             )
         ]
     return []
@@ -160,6 +169,7 @@ def _cards(facts: OpeningFacts, requirement: EquipmentRequirement, at: datetime,
                 "cards in play",
                 f"Table {facts.number} cannot open without cards inspected by the dealer and verified by the "
                 "floorperson (§ 575.4(a)): log the decks put into play.",
+                "575.4(a)",
             )
         ]
     if at > facts.deck_due_at:
@@ -169,9 +179,31 @@ def _cards(facts: OpeningFacts, requirement: EquipmentRequirement, at: datetime,
                 "new cards",
                 f"Table {facts.number} cannot open with the cards put in play at {when(facts.deck_placed_at)}: "
                 f"they are past their change time (§ {requirement.deck_citation}). Change the cards.",
+                requirement.deck_citation,
             )
         ]
     return []
+
+
+def configuration_needs(facts: OpeningFacts, requirement: EquipmentRequirement) -> list[Need]:
+    """Asia Poker's table configuration, open or closed: cards dealt from the hand only with an automated
+    shuffler (§ 575.9(a)(1)); the flat button only with an automated shuffler and an automated dealing shoe
+    (§ 575.5(g)(3), "used under § 575.10")."""
+    if not requirement.dice_method_per_table or not facts.deck_dealt_from:
+        return []
+    needs = []
+    if facts.deck_dealt_from == "hand" and not facts.deck_shuffler:
+        needs.append(Need("configuration", "an automated shuffler",
+                          f"Table {facts.number} deals its cards from the hand without an automated shuffling device: "
+                          "cards dealt from the hand are shuffled by an automated shuffler (§ 575.9(a)(1)). Put "
+                          "cards in play shuffled by one, or dealt from a shoe.", "575.9(a)(1)"))
+    if facts.dice_method == DiceMethod.FLAT_BUTTON and not (facts.deck_dealt_from == "automated_shoe"
+                                                             and facts.deck_shuffler):
+        needs.append(Need("configuration", "flat button needs shuffler and shoe",
+                          f"Table {facts.number} uses the flat button, which is allowed only where an automated card "
+                          "shuffling device and an automated dealing shoe are used (§ 575.5(g)(3)): put cards in "
+                          "play that way, or record the shaker or random number generator instead.", "575.5(g)(3)"))
+    return needs
 
 
 def opening_needs(requirement: EquipmentRequirement, facts: OpeningFacts, at: datetime, when: When) -> list[Need]:
@@ -180,6 +212,35 @@ def opening_needs(requirement: EquipmentRequirement, facts: OpeningFacts, at: da
         *_device(facts, when),
         *_inspection(facts, requirement, at),
         *_method(facts, requirement),
+        *configuration_needs(facts, requirement),
         *_dice(facts, requirement, at, when),
         *_cards(facts, requirement, at, when),
     ]
+
+
+def while_open_needs(requirement: EquipmentRequirement, facts: OpeningFacts, at: datetime, when: When) -> list[Need]:
+    """What an open table must keep: a device that stopped gaming back in service, its dice and cards in play
+    and within their time, and its configuration. (The opening inspection and new dice on reopening are
+    conditions of opening, met once the table opened.)"""
+    needs = [*_device(facts, when), *configuration_needs(facts, requirement)]
+    if facts.dice_placed_at is None or facts.dice_due_at is None:
+        if dice_required(requirement, facts.dice_method):
+            needs.append(Need("dice", "dice in play",
+                              f"Table {facts.number} is open with no set of dice in play (§ {requirement.dice_citation}): "
+                              "put a new set in play or close the table.", requirement.dice_citation))
+    elif at > facts.dice_due_at:
+        needs.append(Need("dice", "dice OVERDUE",
+                          f"Table {facts.number} is gaming with the dice placed at {when(facts.dice_placed_at)}, past "
+                          f"their {requirement.dice_max_hours}-hour limit (§ {requirement.dice_citation}): change "
+                          "them now or close the table.", requirement.dice_citation))
+    if requirement.uses_decks:
+        if facts.deck_placed_at is None or facts.deck_due_at is None:
+            needs.append(Need("cards", "cards in play",
+                              f"Table {facts.number} is open with no cards in play logged (§ 575.4(a)): log the decks "
+                              "put into play or close the table.", "575.4(a)"))
+        elif at > facts.deck_due_at:
+            needs.append(Need("cards", "cards OVERDUE",
+                              f"Table {facts.number} is gaming with the cards put in play at "
+                              f"{when(facts.deck_placed_at)}, past their change time (§ {requirement.deck_citation}): "
+                              "change them now or close the table.", requirement.deck_citation))
+    return needs

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from compliance.views import ReportMoved
-from equipment import views
+from equipment import views, views_approvals
 
 app_name = "equipment"
 urlpatterns = [
@@ -28,6 +28,8 @@ urlpatterns = [
     path("malfunctions/<int:pk>/", views.MalfunctionDetailView.as_view(), name="malfunction-detail"),
     path("alerts/", views.AlertListView.as_view(), name="alerts"),
     path("requirements/", views.RequirementListView.as_view(), name="requirements"),
+    path("approvals/", views_approvals.ApprovalRegisterView.as_view(), name="approvals"),
+    path("approvals/withdraw/", views_approvals.ApprovalWithdrawView.as_view(), name="approval-withdraw"),
     # The equipment report moved onto the report framework (compliance.reports, kind "equipment").
     path("report/", ReportMoved.as_view(kind="equipment"), name="report"),
     path("report.csv", ReportMoved.as_view(kind="equipment"), name="report-csv"),

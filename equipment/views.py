@@ -17,7 +17,7 @@ from django.views import View
 from django.views.generic import DetailView, TemplateView
 
 from compliance.models import GamingTable
-from compliance.opening_checks import table_flags
+from compliance.readiness import table_readiness
 from compliance.roles import Capability, has_capability
 from compliance.views import CapabilityRequiredMixin, ServiceFormView
 from equipment import selectors, services
@@ -101,11 +101,7 @@ class BoardView(CapabilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        rows = selectors.board_rows(self.facility)
-        flags = table_flags(self.facility)  # e.g. a staffing or camera breach (compliance.staffing)
-        for row in rows:
-            row.flags = flags.get(row.table.pk, [])
-        context["rows"] = rows
+        context["rows"] = selectors.board_rows(self.facility)  # each row carries its table's readiness
         context["now"] = timezone.now()
         context.update(floor_actions(self.request.user))
         return context
@@ -129,7 +125,8 @@ class TableDetailView(_TableMixin, TemplateView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         table = self.get_table()
-        context.update(table=table, now=timezone.now(), **selectors.table_equipment(table))
+        now = timezone.now()
+        context.update(table=table, now=now, readiness=table_readiness(table, now), **selectors.table_equipment(table))
         context.update(floor_actions(self.request.user))
         return context
 

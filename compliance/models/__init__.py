@@ -10,6 +10,7 @@ from compliance.models.base import (
     SignedRecordError,
     regulated_bulk_create,
 )
+from compliance.models.breaches import TableBreach
 from compliance.models.chain import ChainLink, Sealed
 from compliance.models.facility import Department, Facility, Profile, email_lines
 from compliance.models.second_factor import SecondFactorReset
@@ -39,6 +40,7 @@ __all__ = [
     "SignatureRequirement",
     "SignedPart",
     "SignedRecordError",
+    "TableBreach",
     "email_lines",
     "heads_digest",
     "regulated_bulk_create",

@@ -70,6 +70,9 @@ class StaffingRule(AuditedModel):
     minimum = models.PositiveSmallIntegerField()
     words = models.CharField(max_length=200, help_text="The rule in words: 'three dealers'")
     clause = models.CharField(max_length=40, help_text="e.g. 577.9(b)")
+    internal_control = models.BooleanField(
+        default=False, help_text="The facility's own internal control, not a clause of the regulations: only such a "
+                                 "rule may be overridden by a shift manager's signed decision")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["game", "code"], name="staffing_rule_code_unique"),
@@ -92,6 +95,8 @@ class CameraRule(AuditedModel):
     minimum = models.PositiveSmallIntegerField()
     each_end = models.BooleanField(default=True)
     clause = models.CharField(max_length=40)
+    internal_control = models.BooleanField(default=False, help_text="The facility's own internal control (may be "
+                                                                    "overridden); a regulation's rule never is")
 
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(minimum__gte=1, minimum__lte=20),
@@ -274,8 +279,9 @@ SHIFT_MANAGER: frozenset[Role] = frozenset({Role.SHIFT_MANAGER})
 
 
 class StaffingOverride(RegulatedRecord):
-    """A shift manager's decision to open a table that breaks a staffing or surveillance rule, with the
-    reason; signed, reported and visible to the Board's inspectors."""
+    """A shift manager's decision to open a table that breaks a rule of the facility's own internal controls,
+    with the reason; signed, reported and visible to the Board's inspectors. A rule of the regulations
+    (§ 577.9) admits no exception and is never overridden."""
 
     citation: ClassVar[str] = "577.9"
     signature_requirements = (

@@ -9,7 +9,7 @@ from compliance.dashboard import Panel, PanelLine
 from compliance.roles import Role, is_inspector, roles_of
 from compliance.staffing import selectors
 
-__all__ = ["staffing_flags", "staffing_panel"]
+__all__ = ["staffing_panel"]
 
 _WHO = frozenset({Role.SHIFT_MANAGER, Role.SURVEILLANCE, Role.FLOORPERSON, Role.COMPLIANCE_OFFICER})
 
@@ -25,11 +25,3 @@ def staffing_panel(request: HttpRequest) -> Panel | None:
              for p in selectors.open_violations(facility)[:20]]
     return Panel("Staffing and surveillance", lines, empty_text="Every open table is staffed and watched as its "
                  "game requires.", tone="alert" if lines else "", citation="577.9", order=30)
-
-
-def staffing_flags(facility: object) -> dict[int, list[str]]:
-    """For the live table board (compliance.opening_checks): each open breach at its table, in words."""
-    found: dict[int, list[str]] = {}
-    for period in selectors.open_violations(facility):  # type: ignore[arg-type]
-        found.setdefault(period.table_id, []).append(period.words)
-    return found

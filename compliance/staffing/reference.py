@@ -18,6 +18,10 @@ STAFFING_RULES: list[dict[str, Any]] = [
      "minimum": 3, "words": "three dealers at the table", "clause": "577.9(b)"},
     {"game": "three-dice-football", "code": "stickperson", "positions": "stickperson", "minimum": 1,
      "words": "one of the dealers acting as stickperson", "clause": "577.9(b)"},
+    # § 577.9(c) limits what "a floorperson" supervising a Three Dice Football table may also supervise: it
+    # presupposes one. Reading: a floorperson is placed over every open Three Dice Football table.
+    {"game": "three-dice-football", "code": "floorperson", "positions": "floorperson", "minimum": 1,
+     "words": "a floorperson supervising the table", "clause": "577.9(c)"},
 ]
 
 # § 577.9(a): "at least two stationary cameras for each Three Dice Football table. One camera must cover each

@@ -11,6 +11,8 @@ Readings (docs/staffing.md):
   (dealer, stickperson, boxperson) at the table, one of them in the stickperson position.
 * § 577.9(a) "at least two stationary cameras ... One camera must cover each end": two different stationary
   cameras in service, one covering end A and another end B. A camera out of service counts for nothing.
+* § 577.9(c) presupposes a floorperson over every Three Dice Football table (it limits what that floorperson
+  supervises): a rule of the positions "floorperson", minimum one.
 * § 577.9(c): a floorperson over a Three Dice Football table supervises at most two tables; at most one of them
   of another game, which must be a banking game other than Baccarat, Midibaccarat, Craps, Mini-Craps and Pai
   Gow. Only open tables (and the one about to open) count as supervised. A breach is shown on every table of
@@ -76,6 +78,7 @@ class StaffingRuleData:
     minimum: int
     words: str
     clause: str
+    internal_control: bool = False  # the facility's own rule, not a clause of the regulations: may be overridden
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,7 @@ class CameraRuleData:
     minimum: int
     each_end: bool
     clause: str
+    internal_control: bool = False
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,7 @@ class Violation:
     rule: str  # stable code: "staffing:three-dealers", "cameras", "span:<floorperson id>"
     clause: str
     words: str
+    internal_control: bool = False  # only then may a shift manager's signed override meet it
 
 
 @dataclass
@@ -138,7 +143,7 @@ def _staffing(table: TableFacts, people: list[Staff], rules: Iterable[StaffingRu
         if len(present) < rule.minimum:
             found.append(Violation(table.id, f"staffing:{rule.code}", rule.clause,
                                    f"{table.game_name} needs {rule.words}; table {table.number} has "
-                                   f"{_count_words(len(present))} (§ {rule.clause})."))
+                                   f"{_count_words(len(present))} (§ {rule.clause}).", rule.internal_control))
     return found
 
 
@@ -161,7 +166,7 @@ def _cameras(table: TableFacts, covers: list[CameraCover], rule: CameraRuleData)
     if not problems:
         return []
     return [Violation(table.id, "cameras", rule.clause,
-                      f"Table {table.number}: {'; '.join(problems)} (§ {rule.clause}).")]
+                      f"Table {table.number}: {'; '.join(problems)} (§ {rule.clause}).", rule.internal_control)]
 
 
 def _spans(tables: dict[int, TableFacts], staff: Sequence[Staff], rules: dict[str, SpanRuleData],
@@ -205,9 +210,8 @@ def evaluate(floor: Floor, rules: Rules) -> dict[int, list[Violation]]:
     cameras = {rule.game_code: rule for rule in rules.cameras}
     spans = {rule.game_code: rule for rule in rules.spans}
     people: dict[int, list[Staff]] = defaultdict(list)
-    for s in floor.staff:
-        if s.position != FLOORPERSON:
-            people[s.table_id].append(s)
+    for s in floor.staff:  # a floorperson counts only for a rule whose positions name the floorperson
+        people[s.table_id].append(s)
     covers: dict[int, list[CameraCover]] = defaultdict(list)
     for c in floor.cameras:
         covers[c.table_id].append(c)

@@ -38,6 +38,7 @@ __all__ = [
     "active_assignments",
     "cameras_of",
     "floor_at",
+    "floorpersons_over",
     "open_violations",
     "overrides_of",
     "recent_overrides",
@@ -52,10 +53,10 @@ __all__ = [
 def rules_in_force() -> Rules:
     """Every game's rules, as the engine reads them (three queries)."""
     staffing = tuple(
-        StaffingRuleData(r.game.code, r.code, r.position_set, r.minimum, r.words, r.clause)
+        StaffingRuleData(r.game.code, r.code, r.position_set, r.minimum, r.words, r.clause, r.internal_control)
         for r in StaffingRule.objects.select_related("game").order_by("game__code", "code")
     )
-    cameras = tuple(CameraRuleData(r.game.code, r.minimum, r.each_end, r.clause)
+    cameras = tuple(CameraRuleData(r.game.code, r.minimum, r.each_end, r.clause, r.internal_control)
                     for r in CameraRule.objects.select_related("game"))
     spans = tuple(
         SpanRuleData(r.game.code, r.game.name, r.max_tables, r.max_other_tables, r.other_must_be_banking,
@@ -139,3 +140,9 @@ def overrides_of(facility: Facility) -> QuerySet[StaffingOverride]:
 
 def recent_overrides(facility: Facility, *, limit: int = 20) -> list[StaffingOverride]:
     return list(overrides_of(facility)[:limit])
+
+
+def floorpersons_over(table: GamingTable, at: datetime) -> set[int]:
+    """The people placed as floorperson over ``table`` at ``at`` (``compliance.floor_assignments``)."""
+    return set(active_assignments(table.facility, at).filter(table=table, position="floorperson")
+               .values_list("person_id", flat=True))

@@ -49,7 +49,6 @@ __all__ = [
     "roster_create",
     "roster_fill",
     "shift_create",
-    "staffing_opening_check",
     "violations_sync",
 ]
 
@@ -96,18 +95,24 @@ def roster_create(*, facility: Facility, gaming_date: date, shift: Shift, user: 
     if selectors.roster_for(facility, gaming_date, shift) is not None:
         raise ValidationError(f"The {shift.name} shift of {gaming_date:%-d %b %Y} already has a roster.")
     start = shift_start(facility, gaming_date, shift)
+    # A roster is a plan: made after its shift began, it hands over now, never in the past — a past hand-over
+    # would end places that were still held and re-place people who had already left.
+    handover = max(start, timezone.now())
     previous = (Roster.objects.filter(facility=facility).exclude(gaming_date__gt=gaming_date)
                 .select_related("shift").order_by("-gaming_date", "-shift__starts_at").first()) if copy_previous else None
     roster = Roster.objects.create(facility=facility, gaming_date=gaming_date, shift=shift, created_by=user,
                                    copied_from=previous)
     if previous is not None:
-        carried = [a for a in previous.assignments.all() if a.ends_at is None or a.ends_at >= start]
+        # Only places still held are carried: one that ended (a dealer who left) stays ended.
+        carried = list(previous.assignments.filter(ends_at__isnull=True))
         for a in carried:
-            if a.ends_at is None and a.starts_at < start:  # the hand-over: the old shift's place ends as this begins
-                a.ends_at = start
+            if a.starts_at < handover:  # the hand-over: the old shift's place ends as this one's begins
+                a.ends_at = handover
                 a.save()
             Assignment.objects.create(roster=roster, person_id=a.person_id, position=a.position, table_id=a.table_id,
-                                      starts_at=start, note=f"Copied from the roster of {previous}")
+                                      starts_at=max(handover, a.starts_at), note=f"Copied from the roster of {previous}")
+        if carried and handover <= timezone.now():
+            violations_sync(facility=facility, at=handover)
     return roster
 
 
@@ -121,11 +126,20 @@ def _require_person_for(position: str, person: Any) -> None:
 
 
 AHEAD = timedelta(minutes=5)  # a clock a little fast; a change is recorded when it happens, not planned
+LATE = timedelta(minutes=15)  # how late a change may be entered: who stood where is recorded as it happens
 
 
 def _not_ahead(at: datetime) -> datetime:
-    if at > timezone.now() + AHEAD:
+    """Staffing is facts in time: a change is recorded when it happens (a few minutes' slack either way), so a
+    late entry never rewrites what the floor, the breach periods and the report already say."""
+    now = timezone.now()
+    if at > now + AHEAD:
         raise ValidationError("Record a change when it happens: that time is still to come.")
+    if at < now - LATE:
+        raise ValidationError(f"Record a change when it happens: {at:%H:%M} is more than "
+                              f"{int(LATE.total_seconds() // 60)} minutes ago, and the breach periods and the staffing "
+                              "report already stand for that time. Record it now, with the time it happened in the "
+                              "note.")
     return at
 
 
@@ -325,41 +339,37 @@ def violations_sync(*, facility: Facility, at: datetime) -> list[ViolationPeriod
 @acts_as_user
 def override_record(*, table: GamingTable, reason: str, user: Any, password: str, at: datetime | None = None
                     ) -> StaffingOverride:
-    """A shift manager's signed decision to open ``table`` although it breaks a rule now (§ 577.9); used by
-    the next opening of the table that gaming day."""
+    """A shift manager's signed decision to open ``table`` although it breaks a rule of the facility's own
+    internal controls now; used by the next opening of the table that gaming day. A rule of the regulations
+    (§ 577.9) admits no exception: no override is recorded for it and none opens a table that breaks it."""
     require_capability(user, Capability.OVERRIDE_STAFFING)
     _same_facility(user, table.facility)
     if not reason.strip():
-        raise ValidationError("State why the table opens although it breaks a staffing or surveillance rule.")
+        raise ValidationError("State why the table opens although it breaks a rule of the facility's internal "
+                              "controls.")
     at = at or timezone.now()
     found = evaluate(selectors.floor_at(table.facility, at, also=table), selectors.rules_in_force())[table.pk]
     if not found:
         raise ValidationError(f"Table {table.number} breaks no staffing or surveillance rule: it needs no override.")
+    ours = [v for v in found if v.internal_control]
+    theirs = [v for v in found if not v.internal_control]
+    if not ours:
+        raise ValidationError(f"Table {table.number} breaks {_clauses(theirs)}, which the regulations set and no "
+                              f"signature waives: {_words(theirs)} Meet the rule, then open the table.")
     override = StaffingOverride.objects.create(
         facility=table.facility, table=table, gaming_date=gaming_day(table.facility, at),
-        violations=[{"rule": v.rule, "clause": v.clause, "words": v.words} for v in found], reason=reason.strip(),
+        violations=[{"rule": v.rule, "clause": v.clause, "words": v.words} for v in ours], reason=reason.strip(),
     )
     signature_sign(record=override, slot="shift_manager", user=user, password=password)
     return override
 
 
+def _clauses(violations: Iterable[Violation]) -> str:
+    return ", ".join(sorted({f"§ {v.clause}" for v in violations}))
+
+
 def _words(violations: Iterable[Violation]) -> str:
     return " ".join(v.words for v in violations)
-
-
-def staffing_opening_check(table: GamingTable, at: datetime, user: Any) -> str | None:
-    """Registered with :mod:`compliance.opening_checks`: refuse to open a table that would break a rule,
-    unless a shift manager's signed override of that gaming day is there (then it is marked used)."""
-    found = evaluate(selectors.floor_at(table.facility, at, also=table), selectors.rules_in_force())[table.pk]
-    if not found:
-        return None
-    override = selectors.unused_override(table, gaming_day(table.facility, at))
-    if override is not None:
-        override.used_at = at
-        override.save_unsigned_fields("used_at")
-        return None
-    return (f"Table {table.number} cannot open: {_words(found)} A shift manager may override with a reason and "
-            f"a signature.")
 
 
 def staffing_table_changed(table: GamingTable, at: datetime) -> None:

@@ -18,10 +18,11 @@ Design decisions (see also docs/equipment.md):
 
 Modules by subject: ``tables`` (requirements, sessions, dice method), ``sets`` (dice and cards in
 play, removals), ``register`` (every set of dice ever put in play), ``devices`` (inspections,
-malfunctions, back in service), ``alerts``.
+malfunctions, back in service), ``alerts``, ``approvals`` (the register of approved devices).
 """
 
 from equipment.models.alerts import EquipmentAlert
+from equipment.models.approvals import ApprovalWithdrawal, EquipmentApproval
 from equipment.models.devices import DeviceBackInService, Malfunction, OpeningInspection
 from equipment.models.register import DiceRegisterEntry
 from equipment.models.sets import (
@@ -36,6 +37,7 @@ from equipment.models.sets import (
 from equipment.models.tables import Container, DiceMethod, EquipmentRequirement, TableDiceMethod, TableSession
 
 __all__ = [
+    "ApprovalWithdrawal",
     "Container",
     "DeckRemoval",
     "DeckSet",
@@ -45,6 +47,7 @@ __all__ = [
     "DiceRemoval",
     "DiceSet",
     "EquipmentAlert",
+    "EquipmentApproval",
     "EquipmentRequirement",
     "InPlayRecord",
     "Malfunction",

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from equipment.clocks import format_duration
 from equipment.selectors.alerts import DueItem, due_in_play, open_alerts, resolved_alerts
-from equipment.selectors.board import BoardRow, Clock, board_rows, opening_facts
+from equipment.selectors.approvals import approvals_in_force, approvals_of
+from equipment.selectors.board import BoardRow, Clock, board_rows, opening_facts, tables_with_facts
 from equipment.selectors.logs import facility_records, in_force, set_log
 from equipment.selectors.report import EquipmentReport, OverdueIncident, equipment_report
 from equipment.selectors.tables import (
@@ -36,6 +37,8 @@ __all__ = [
     "DueItem",
     "EquipmentReport",
     "OverdueIncident",
+    "approvals_in_force",
+    "approvals_of",
     "back_in_service_of",
     "board_rows",
     "dealers_for",
@@ -63,4 +66,5 @@ __all__ = [
     "resolved_alerts",
     "set_log",
     "table_equipment",
+    "tables_with_facts",
 ]

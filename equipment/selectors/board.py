@@ -4,7 +4,7 @@ table (:func:`opening_facts`), so the board and the refusal cannot disagree."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -12,7 +12,8 @@ from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from compliance.models import Facility, GamingTable
-from equipment.clocks import DUE_SOON, INSPECTION_VALID_FOR, format_duration, local_words
+from compliance.readiness import Readiness, Unmet, tables_readiness
+from equipment.clocks import DUE_SOON, INSPECTION_VALID_FOR, format_duration
 from equipment.models import (
     DeckSet,
     DeviceBackInService,
@@ -23,9 +24,9 @@ from equipment.models import (
     OpeningInspection,
     TableSession,
 )
-from equipment.opening import Need, OpeningFacts, dice_required, opening_needs
+from equipment.opening import OpeningFacts, dice_required
 
-__all__ = ["BoardRow", "Clock", "board_rows", "opening_facts"]
+__all__ = ["BoardRow", "Clock", "board_rows", "opening_facts", "tables_with_facts"]
 
 
 @dataclass
@@ -66,8 +67,16 @@ class BoardRow:
     table: GamingTable
     clocks: list[Clock]
     has_open_alert: bool
-    needs: list[Need] = field(default_factory=list)  # closed tables: what is missing before opening
-    flags: list[str] = field(default_factory=list)  # other apps' findings at the table (compliance.opening_checks)
+    readiness: Readiness | None = None  # every chapter's requirements (compliance.readiness)
+
+    @property
+    def needs(self) -> list[Unmet]:
+        """Closed: what it lacks before opening; open: what it is in breach of."""
+        return list(self.readiness.unmet) if self.readiness is not None else []
+
+    @property
+    def flags(self) -> list[Unmet]:
+        return self.needs if self.table.is_open else []
 
     @property
     def tone(self) -> str:
@@ -81,10 +90,10 @@ class BoardRow:
 
     @property
     def ready_to_open(self) -> bool:
-        return not self.table.is_open and not self.needs
+        return self.readiness is not None and self.readiness.verdict == "ready"
 
     def needs_code(self, code: str) -> bool:
-        return any(n.code == code for n in self.needs)
+        return any(n.code == f"equipment:{code}" for n in self.needs)
 
     @property
     def needs_dice(self) -> bool:
@@ -122,6 +131,8 @@ def _with_facts(tables: QuerySet[GamingTable], at: datetime) -> QuerySet[GamingT
         dice_due=Subquery(dice.values("due_at")[:1]),
         deck_placed=Subquery(decks.values("placed_at")[:1]),
         deck_due=Subquery(decks.values("due_at")[:1]),
+        deck_dealt_from=Subquery(decks.values("dealt_from")[:1]),
+        deck_shuffler=Subquery(decks.values("automated_shuffler")[:1]),
         open_alert=Exists(EquipmentAlert.objects.filter(table=OuterRef("pk"), resolved_at__isnull=True)),
         last_closed=Subquery(closed.values("closed_at")[:1]),
         last_opened=Subquery(opened.values("opened_at")[:1]),
@@ -151,7 +162,15 @@ def _facts(table: Any) -> OpeningFacts:
         stopped_clause=Malfunction.STOPS_GAMING.get(device, ""),
         back_in_service_at=table.back_in_service_at,
         dice_method=method.method if method is not None else None,
+        deck_dealt_from=table.deck_dealt_from or "",
+        deck_shuffler=bool(table.deck_shuffler),
     )
+
+
+def tables_with_facts(table_ids: list[int], at: datetime) -> list[tuple[Any, OpeningFacts]]:
+    """Each table of ``table_ids`` with what the opening rule knows of it at ``at``: one query."""
+    rows = _with_facts(GamingTable.objects.filter(pk__in=table_ids), at)
+    return [(table, _facts(table)) for table in rows]
 
 
 def opening_facts(table: GamingTable, at: datetime) -> OpeningFacts:
@@ -171,17 +190,16 @@ def _clocks(table: Any, requirement: EquipmentRequirement | None, facts: Opening
 
 
 def board_rows(facility: Facility, now: datetime | None = None) -> list[BoardRow]:
-    """Every table of the facility, open ones first, in ONE query whatever the number of tables: open
-    tables with their clocks, closed ones with what each needs before it may open."""
+    """Every table of the facility, open ones first, in a fixed number of queries whatever the number of tables:
+    open tables with their clocks and any breach, closed ones with what each needs before it may open — both
+    from the one readiness service (``compliance.readiness``) that Open obeys."""
     now = now or timezone.now()
-    tables = _with_facts(GamingTable.objects.filter(facility=facility), now).order_by("-is_open", "pit", "number")
+    tables = list(_with_facts(GamingTable.objects.filter(facility=facility), now).order_by("-is_open", "pit", "number"))
+    states = tables_readiness(facility, tables, now)
     rows = []
     table: Any
     for table in tables:
         requirement: EquipmentRequirement | None = getattr(table.game, "equipment_requirement", None)
         facts = _facts(table)
-        needs: list[Need] = []
-        if not table.is_open and requirement is not None:
-            needs = opening_needs(requirement, facts, now, lambda dt: local_words(dt, facility))
-        rows.append(BoardRow(table, _clocks(table, requirement, facts, now), table.open_alert, needs))
+        rows.append(BoardRow(table, _clocks(table, requirement, facts, now), table.open_alert, states.get(table.pk)))
     return rows

@@ -12,6 +12,7 @@ from equipment.clocks import DUE_SOON
 from equipment.selectors import devices_for
 from equipment.selectors import due_in_play as due_in_play
 from equipment.selectors import requirement_for as requirement_for
+from equipment.services.approvals import approval_record, approval_withdraw
 from equipment.services.decks import deck_set_change, deck_set_place, deck_set_remove
 from equipment.services.dice import dice_set_change, dice_set_place, dice_set_remove
 from equipment.services.inspections import inspection_record
@@ -23,6 +24,8 @@ __all__ = [
     "DUE_SOON",
     "SweepResult",
     "alert_notify",
+    "approval_record",
+    "approval_withdraw",
     "deck_set_change",
     "deck_set_place",
     "deck_set_remove",

@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from compliance.actors import acts_as_user
+from compliance.floor_assignments import require_assigned_floorperson
 from compliance.models import GamingTable
 from compliance.roles import Capability
 from compliance.services import CoSigner, record_cosign, record_sign
@@ -18,6 +19,7 @@ from equipment import selectors
 from equipment.clocks import after, local_words
 from equipment.floor import check_floorperson
 from equipment.models import DeckRemoval, DeckSet, EquipmentRequirement, Malfunction, RemovalReason
+from equipment.opening import OpeningFacts, configuration_needs
 from equipment.services._common import RemovalWords, removal_checks, removal_finish, table_for_writing
 
 __all__ = ["deck_set_change", "deck_set_place", "deck_set_remove"]
@@ -104,6 +106,21 @@ def _check_devices_in_service(table: GamingTable, deck_count: int, dealt_from: s
             )
 
 
+def _check_configuration(table: GamingTable, requirement: EquipmentRequirement, dealt_from: str, shuffler: bool
+                         ) -> None:
+    """Asia Poker's configuration (the readiness rule ``equipment.opening.configuration_needs``, refused here
+    before the cards go in play): from the hand only with an automated shuffler (§ 575.9(a)(1)); a flat-button
+    table only with an automated shuffler and an automated dealing shoe (§ 575.5(g)(3))."""
+    if not requirement.dice_method_per_table:
+        return
+    method = selectors.dice_method_of(table)
+    facts = OpeningFacts(number=table.number, dice_method=method.method if method is not None else None,
+                         deck_dealt_from=dealt_from, deck_shuffler=shuffler)
+    needs = configuration_needs(facts, requirement)
+    if needs:
+        raise ValidationError(needs[0].words)
+
+
 def _place(
     *,
     table: GamingTable,
@@ -123,10 +140,12 @@ def _place(
 ) -> DeckSet:
     """Put cards in play at a table already locked for this user."""
     _check_cards_game_and_dealer(table, requirement, user, dealer)
+    require_assigned_floorperson(table, user, at, "575.4(a)", "verifying the dealer's inspection of the cards")
     colours = _back_colours(requirement, deck_count, back_colours, automated_shuffler)
     _check_jokers(jokers_per_deck, second_joker_torn)
     hours = _change_hours(table, requirement, dealt_from)
     _check_devices_in_service(table, deck_count, dealt_from, automated_shuffler)
+    _check_configuration(table, requirement, dealt_from, automated_shuffler)
     _check_no_cards_in_play(table)
     try:
         with transaction.atomic():

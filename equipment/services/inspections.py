@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from compliance.actors import acts_as_user
+from compliance.floor_assignments import require_assigned_floorperson
 from compliance.models import GamingTable
 from compliance.roles import Capability
 from compliance.services import record_sign
@@ -61,6 +62,7 @@ def inspection_record(
         raise ValidationError(f"{table.game} has no opening inspection of an electrical device.")
     # Said on the form, before anything is written, rather than a refused signature (403).
     check_floorperson(user, duty="the opening inspection by the floorperson assigned to the table", citation="539.5(a)")
+    require_assigned_floorperson(table, user, at, "539.5(a)", "the opening inspection")
     check_gaming_not_stopped(table, "the opening inspection")
     _check_shaker_in_service(table, automated_shaker_in_use)
     if table.is_open:

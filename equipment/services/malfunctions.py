@@ -49,14 +49,15 @@ def _change_cards_off_device(
     if new is None:
         raise ValidationError(
             f"The {label} is out of order (§ 575.13(n)), and the cards in play at table {table.number} (put in play "
-            f"at {local_words(deck.placed_at, table.facility)}) depend on it. Change the cards in the same step: one deck dealt by "
-            "hand, changed within 4 hours (§ 575.3(c)(1)); two decks need a working shuffler (§ 575.3(b)). Or "
+            f"at {local_words(deck.placed_at, table.facility)}) depend on it. Change the cards in the same step: one deck from a manual "
+            "shoe, or dealt by hand with a working automated shuffler (§ 575.9(a)(1)), changed within 4 hours by hand "
+            "(§ 575.3(c)(1)); two decks need a working shuffler (§ 575.3(b)). Or "
             "change the cards first (reason “Shoe or shuffler out of order”), then record the malfunction."
         )
     if _uses_device(None, device, new):
         raise ValidationError(
-            f"The {label} is out of order (§ 575.13(n)): the new cards are dealt by hand, one deck, "
-            "without it (§ 575.3(b), (c)(1))."
+            f"The {label} is out of order (§ 575.13(n)): the new cards are one deck put in play without it, dealt by "
+            "hand (with a working automated shuffler, § 575.9(a)(1)) or from a manual shoe (§ 575.3(b), (c))."
         )
     deck_set_change(table=table, user=user, password=password, reason=RemovalReason.DEVICE_OUT_OF_ORDER, at=at, **new)
 

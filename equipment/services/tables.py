@@ -1,7 +1,6 @@
-"""Opening and closing a table for gaming. What an opening needs (a device back in service, the Sic
-Bo opening inspection, the Asia Poker dice method, new dice, cards) is one pure rule,
-:func:`equipment.opening.opening_needs`, which the live board shows too; the opening refuses with the
-first need's words. How an Asia Poker table determines the starting position is recorded here too."""
+"""Opening and closing a table for gaming. What an opening needs is the one readiness service
+(``compliance.readiness``: equipment, staffing and cameras, wager limits and the Rules Submission, providers,
+approved equipment), which the live board, the table page and the redemption API read too. How an Asia Poker table determines the starting position is recorded here too."""
 
 from __future__ import annotations
 
@@ -14,12 +13,11 @@ from django.utils import timezone
 
 from compliance.actors import acts_as_user
 from compliance.models import GamingTable
-from compliance.opening_checks import opening_refusal, table_changed
+from compliance.opening_checks import table_changed
+from compliance.readiness import open_refusal
 from compliance.roles import Capability
 from equipment import selectors
-from equipment.clocks import local_words
 from equipment.models import DiceMethod, TableDiceMethod, TableSession
-from equipment.opening import opening_needs
 from equipment.services._common import table_for_writing
 
 __all__ = ["dice_method_record", "table_close", "table_open", "table_stop"]
@@ -32,18 +30,13 @@ def _open_session(table: GamingTable) -> TableSession | None:
 @transaction.atomic
 @acts_as_user
 def table_open(*, table: GamingTable, user: Any, at: datetime | None = None) -> TableSession:
-    """Open a table for gaming once its dice, decks and opening inspection allow it."""
+    """Open a table for gaming once every requirement of its readiness holds (``compliance.readiness``)."""
     table = table_for_writing(table=table, user=user, capability=Capability.OPEN_CLOSE_TABLES)
     at = at or timezone.now()
     if table.is_open:
         raise ValidationError(f"Table {table.number} is already open.")
-    requirement = selectors.requirement_for(table)
-    needs = opening_needs(
-        requirement, selectors.opening_facts(table, at), at, lambda dt: local_words(dt, table.facility)
-    )
-    if needs:
-        raise ValidationError(needs[0].words)
-    refusal = opening_refusal(table, at, user)  # staffing and surveillance (compliance.staffing), and the like
+    # Every chapter's requirements, from the one readiness service the board and every screen read too.
+    refusal = open_refusal(table, at, user)
     if refusal:
         raise ValidationError(refusal)
     stale = _open_session(table)
@@ -111,6 +104,15 @@ def dice_method_record(*, table: GamingTable, user: Any, method: str, at: dateti
         raise ValidationError("Choose the shaker, a random number generator or a flat button (§ 575.2(c)).")
     if table.is_open:
         raise ValidationError(f"Table {table.number} is open: close it before changing how its cards are started.")
+    cards = selectors.decks_in_play(table)
+    if method == DiceMethod.FLAT_BUTTON and cards is not None and not (
+        cards.dealt_from == "automated_shoe" and cards.automated_shuffler
+    ):
+        raise ValidationError(
+            f"Table {table.number} has cards in play {cards.get_dealt_from_display().lower()}"
+            f"{' with' if cards.automated_shuffler else ' without'} an automated shuffler: the flat button is used "
+            "only with an automated card shuffling device and an automated dealing shoe (§ 575.5(g)(3))."
+        )
     current = selectors.dice_method_of(table)
     if current is None:
         current = TableDiceMethod(facility_id=table.facility_id, table=table)

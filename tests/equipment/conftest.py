@@ -20,13 +20,22 @@ from tests.factories import PASSWORD, GamingTableFactory, make_person
 
 @pytest.fixture(autouse=True)
 def _equipment_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The equipment logs tested on their own: the staffing and surveillance rules that may refuse an opening
-    (registered by compliance.staffing through compliance.opening_checks) are tested in tests/staffing."""
-    from compliance import opening_checks
+    """The equipment logs tested on their own: only the equipment's part of a table's readiness counts here.
+    The other chapters' requirements (staffing and cameras, limits and the Rules Submission, providers) and the
+    rule that only the floorperson assigned to the table signs are tested in tests/compliance/test_readiness*.py
+    and tests/staffing; here every floorperson stands as the table's assigned one."""
+    from compliance import floor_assignments, opening_checks, readiness
 
-    monkeypatch.setattr(opening_checks, "_CHECKS", [])
     monkeypatch.setattr(opening_checks, "_LISTENERS", [])
-    monkeypatch.setattr(opening_checks, "_FLAGGERS", [])
+    monkeypatch.setattr(readiness, "_SOURCES", [r for r in readiness._SOURCES if r.name == "equipment"])
+    monkeypatch.setattr(readiness, "_CONSUMERS", [])
+    monkeypatch.setattr(floor_assignments, "_READERS", [_every_floorperson])
+
+
+def _every_floorperson(table: Any, at: datetime) -> set[int]:
+    from compliance.selectors import people_holding
+
+    return set(people_holding(table.facility, [Role.FLOORPERSON]).values_list("pk", flat=True))
 
 NY = ZoneInfo("America/New_York")
 
@@ -49,9 +58,29 @@ def next_lot() -> str:
     return f"LOT-{next(_LOTS):05d} 001-006"
 
 
+def approve_equipment(facility: Any, game_code: str) -> None:
+    """The register holds an approval for every device the game's chapter requires approved (as a facility
+    running the game would); tests of the register itself withdraw or leave them out."""
+    from datetime import date
+
+    from equipment.approval_kinds import kinds_for
+    from equipment.models import EquipmentApproval
+
+    officer = None
+    for kind in list(kinds_for(game_code)) + [k for m in ("shaker", "rng", "flat_button")
+                                                          for k in kinds_for(game_code, m)]:
+        if EquipmentApproval.objects.filter(facility=facility, kind=kind.code).exists():
+            continue
+        officer = officer or make_person(Role.COMPLIANCE_OFFICER, facility)
+        EquipmentApproval.objects.create(facility=facility, kind=kind.code, device=f"Test {kind.code}",
+                                         bureau=kind.bureau, reference=f"REF-{kind.code}", approved_on=date(2020, 1, 1),
+                                         bears_logo=True, has_lockout=True, recorded_by=officer)
+
+
 def make_table(facility: Any, game_code: str, number: str, dice_method: str = "rng") -> Any:
     """A table of the game; an Asia Poker table records its dice method (``dice_method``) as it is set up."""
     table = GamingTableFactory(facility=facility, game=Game.objects.get(code=game_code), number=number)
+    approve_equipment(facility, game_code)
     if game_code == "asia-poker" and dice_method:
         TableDiceMethod.objects.create(
             facility=facility, table=table, method=dice_method, recorded_by=make_person(Role.SHIFT_MANAGER, facility)
@@ -138,6 +167,7 @@ def place_decks(floorperson: Any, dealer: Any) -> Any:
             "deck_count": 1,
             "back_colours": "red",
             "dealt_from": "hand",
+            "automated_shuffler": True,  # § 575.9(a)(1): cards dealt from the hand are shuffled by a machine
             "at": at,
         }
         values.update(kwargs)

@@ -37,7 +37,8 @@ def test_deck_clocks_are_4_hours_by_hand_and_8_from_a_shoe(
 
 def test_two_decks_need_a_shuffler_and_different_backs(asia, place_decks):
     with pytest.raises(ValidationError, match=r"575.3\(b\)"):
-        place_decks(asia, T0, deck_count=2, back_colours="red / blue")
+        place_decks(asia, T0, deck_count=2, back_colours="red / blue", automated_shuffler=False,
+                    dealt_from="manual_shoe")
     with pytest.raises(ValidationError, match="different colour"):
         place_decks(asia, T0, deck_count=2, back_colours="red / red", automated_shuffler=True)
     decks = place_decks(

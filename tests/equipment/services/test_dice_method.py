@@ -31,7 +31,7 @@ def test_a_random_number_generator_table_opens_without_dice(facility, place_deck
 
 def test_a_table_without_its_method_recorded_does_not_open(facility, place_decks, floorperson, open_at, shift_manager):
     table = make_table(facility, "asia-poker", "AP-N", dice_method="")
-    place_decks(table, T0)
+    place_decks(table, T0, dealt_from="automated_shoe")  # the flat button needs shuffler and shoe, § 575.5(g)(3)
     with pytest.raises(ValidationError, match=r"Record how table AP-N determines the starting position .*575.2\(c\)"):
         open_at(table, floorperson, T0 + timedelta(minutes=1))
     services.dice_method_record(table=table, user=shift_manager, method="flat_button")

@@ -68,10 +68,11 @@ def test_a_shoe_out_of_order_needs_the_change_to_hand_dealing_in_the_same_step(
     shoe_deck = place_decks(asia, T0, dealt_from="automated_shoe")
     open_at(asia, floorperson, T0)
     at = T0 + timedelta(hours=2)
-    with pytest.raises(ValidationError, match=r"575\.13\(n\).*dealt by hand.*575\.3\(c\)\(1\)"):
+    with pytest.raises(ValidationError, match=r"575\.13\(n\).*dealt by hand.*575\.9\(a\)\(1\).*575\.3\(c\)\(1\)"):
         _shoe_out_of_order(asia, floorperson, at)
-    hand = {"dealer": dealer, "dealer_password": PASSWORD, "deck_count": 1, "back_colours": "blue"}
-    with pytest.raises(ValidationError, match="dealt by hand"):
+    hand = {"dealer": dealer, "dealer_password": PASSWORD, "deck_count": 1, "back_colours": "blue",
+            "automated_shuffler": True}  # the shuffler still works: by hand with it (§ 575.9(a)(1))
+    with pytest.raises(ValidationError, match="dealt by"):
         _shoe_out_of_order(asia, floorperson, at, replacement={**hand, "dealt_from": "automated_shoe"})
     assert not Malfunction.objects.exists()
     record = _shoe_out_of_order(asia, floorperson, at, replacement={**hand, "dealt_from": "hand"})

@@ -76,6 +76,7 @@ def shoe_out_of_order(asia, place_decks, floorperson, dealer, open_at):
             "deck_count": 1,
             "back_colours": "blue",
             "dealt_from": "hand",
+            "automated_shuffler": True,  # the shoe failed, not the shuffler (§ 575.9(a)(1))
         },
     )
 
