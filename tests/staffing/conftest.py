@@ -16,6 +16,26 @@ from tests.factories import make_person
 
 
 @pytest.fixture(autouse=True)
+def _staffing_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Staffing and surveillance's part of a table's readiness on its own (the other chapters' parts are tested
+    in their apps and together in tests/compliance/test_readiness*.py)."""
+    from compliance import readiness
+
+    monkeypatch.setattr(readiness, "_SOURCES", [r for r in readiness._SOURCES if r.name == "staffing"])
+
+
+@pytest.fixture
+def internal_control(db: Any) -> Any:
+    """A rule of the facility's own internal controls (not of the regulations): at least one dealer at a
+    Blackjack table. Only such a rule may be overridden by a shift manager's signed decision."""
+    from compliance.staffing.models import StaffingRule
+
+    return StaffingRule.objects.create(game=Game.objects.get(code="blackjack"), code="ic-dealer", positions="dealer",
+                                       minimum=1, words="a dealer at the table (internal controls)", clause="IC 7.2",
+                                       internal_control=True)
+
+
+@pytest.fixture(autouse=True)
 def _clock() -> Any:
     with time_machine.travel(T0, tick=False):
         yield
@@ -36,9 +56,12 @@ def roster(facility: Any, shift: Any, shift_manager: Any) -> Any:
 
 @pytest.fixture
 def staff_table(roster: Any, shift_manager: Any, facility: Any) -> Any:
-    """``staff_table(table, dealers=2, stick=1, floorperson=None)``: people placed at the table from T0."""
+    """``staff_table(table, dealers=2, stick=1, floorperson="new")``: people placed at the table from T0; a new
+    floorperson over it (§ 577.9(c) presupposes one), the person given, or none (``floorperson=None``)."""
 
-    def place(table: Any, *, dealers: int = 2, stick: int = 1, floorperson: Any = None) -> list[Any]:
+    def place(table: Any, *, dealers: int = 2, stick: int = 1, floorperson: Any = "new") -> list[Any]:
+        if floorperson == "new":
+            floorperson = make_person(Role.FLOORPERSON, facility)
         made = []
         for position, count in (("dealer", dealers), ("stickperson", stick)):
             for _ in range(count):

@@ -38,10 +38,12 @@ def table(pk: int, game: str = "three-dice-football", banking: bool = True) -> T
     return TableFacts(pk, f"T-{pk}", game, NAMES[game], banking)
 
 
-def crew(pk: int, *, dealers: int = 2, stick: int = 1, first_person: int = 0) -> list[Staff]:
+def crew(pk: int, *, dealers: int = 2, stick: int = 1, first_person: int = 0, floor: bool = True) -> list[Staff]:
+    """The dealers and stickperson at table ``pk`` and (``floor``) a floorperson of its own over it."""
     base = first_person or pk * 10
     return ([Staff(pk, "dealer", base + i) for i in range(dealers)]
-            + [Staff(pk, "stickperson", base + 9 - i) for i in range(stick)])
+            + [Staff(pk, "stickperson", base + 9 - i) for i in range(stick)]
+            + ([Staff(pk, "floorperson", 9000 + pk)] if floor else []))
 
 
 def cams(pk: int, *ends: str) -> list[CameraCover]:
@@ -122,6 +124,20 @@ def test_staffing_at_the_boundary(dealers, stick, clauses):
     found = check([table(1)], staff, cams(1, "a", "b"))[1]
     expected = [] if (dealers, stick) == (2, 1) else clauses
     assert found == expected
+
+
+def test_a_three_dice_football_table_needs_a_floorperson_over_it():
+    """§ 577.9(c) limits what "a floorperson" over a Three Dice Football table supervises: it presupposes one."""
+    found = evaluate(Floor([table(1)], crew(1, floor=False), cams(1, "a", "b")), _rules())[1]
+    assert [(v.rule, v.clause) for v in found] == [("staffing:floorperson", "577.9(c)")]
+    assert "a floorperson supervising the table" in found[0].words
+    assert check([table(1)], crew(1), cams(1, "a", "b"))[1] == []
+
+
+def test_no_rule_of_the_regulations_is_an_internal_control():
+    """Every seeded rule is § 577.9's: none may be overridden by a signature."""
+    assert not any(v.internal_control for vs in evaluate(Floor([table(1)], [], []), _rules()).values() for v in vs)
+    assert all("internal_control" not in row or not row["internal_control"] for row in STAFFING_RULES + CAMERA_RULES)
 
 
 def test_the_same_person_twice_counts_once():

@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from compliance.readiness import open_refusal
 from compliance.roles import Role
 from compliance.staffing import selectors, services
 from compliance.staffing.models import Assignment, StaffingOverride, ViolationPeriod
@@ -33,23 +34,33 @@ def test_a_staffed_and_watched_tdf_table_may_open(facility, staff_table, watch_t
     table = make_table(facility, "three-dice-football", "TDF-1")
     staff_table(table, floorperson=floorperson)
     watch_table(table, "a", "b")
-    assert services.staffing_opening_check(table, T0, None) is None
+    assert open_refusal(table, T0, None) is None
 
 
 def test_a_short_table_is_refused_with_the_clause(facility, staff_table, watch_table):
     table = make_table(facility, "three-dice-football", "TDF-1")
-    staff_table(table, dealers=1, stick=1)
+    staff_table(table, dealers=1, stick=1, floorperson=None)
     watch_table(table, "a")
-    refusal = services.staffing_opening_check(table, T0, None)
-    assert "TDF-1 cannot open" in refusal and "§ 577.9(b)" in refusal and "§ 577.9(a)" in refusal
+    refusal = open_refusal(table, T0, None)
+    assert "TDF-1 cannot open" in refusal
+    assert "§ 577.9(b)" in refusal and "§ 577.9(a)" in refusal and "§ 577.9(c)" in refusal
+
+
+def test_577_9_admits_no_override(facility, staff_table, watch_table, shift_manager):
+    """A shift manager's signature never opens a Three Dice Football table with one dealer and no camera."""
+    table = make_table(facility, "three-dice-football", "TDF-1")
+    staff_table(table, dealers=0, stick=1, floorperson=None)
+    with pytest.raises(ValidationError, match=r"no signature waives.*577\.9"), transaction.atomic():
+        services.override_record(table=table, reason="Busy night", user=shift_manager, password=PASSWORD)
+    assert not StaffingOverride.objects.exists()
+    # Even an override signed for an internal control of the same table opens nothing while § 577.9 is broken.
+    assert "§ 577.9(b)" in open_refusal(table, T0, None)
 
 
 def test_only_a_shift_manager_overrides_and_the_override_is_signed_and_used_once(
-    facility, staff_table, watch_table, shift_manager, dealer, floorperson
+    facility, shift_manager, dealer, floorperson, internal_control
 ):
-    table = make_table(facility, "three-dice-football", "TDF-1")
-    staff_table(table, dealers=1)
-    watch_table(table, "a", "b")
+    table = make_table(facility, "blackjack", "BJ-1")  # the facility's own rule: a dealer at the table
     for person in (dealer, floorperson):
         with pytest.raises((PermissionDenied, ValidationError)), transaction.atomic():
             services.override_record(table=table, reason="Short one dealer", user=person, password=PASSWORD)
@@ -57,11 +68,11 @@ def test_only_a_shift_manager_overrides_and_the_override_is_signed_and_used_once
         services.override_record(table=table, reason=" ", user=shift_manager, password=PASSWORD)
     override = services.override_record(table=table, reason="Relief dealer on the way", user=shift_manager,
                                         password=PASSWORD)
-    assert override.is_signed() and override.violations[0]["clause"] == "577.9(b)"
-    assert services.staffing_opening_check(table, T0, None) is None  # the override lets it open, once
+    assert override.is_signed() and override.violations[0]["clause"] == "IC 7.2"
+    assert open_refusal(table, T0, None) is None  # the override lets it open, once
     override.refresh_from_db()
     assert override.used_at == T0
-    assert services.staffing_opening_check(table, T0, None) is not None
+    assert open_refusal(table, T0, None) is not None
 
 
 def test_an_override_is_refused_when_nothing_is_broken(facility, staff_table, watch_table, shift_manager):
@@ -101,7 +112,7 @@ def test_a_dealer_on_break_opens_a_period_and_the_relief_closes_it(facility, sta
     crew = staff_table(table)
     watch_table(table, "a", "b")
     _open(table)
-    later = time_machine.travel(T0 + timedelta(hours=2), tick=False)  # both changes are recorded as they happen
+    later = time_machine.travel(T0 + timedelta(hours=1, minutes=10), tick=False)  # recorded as they happen
     later.start()
     services.assignment_end(assignment=crew[0], user=shift_manager, ends_at=T0 + timedelta(hours=1), note="break")
     period = ViolationPeriod.objects.get()
@@ -206,3 +217,47 @@ def test_a_change_to_come_is_refused(facility, roster, shift_manager, dealer):
                                      starts_at=T0)
     with pytest.raises(ValidationError, match="when it happens"):
         services.assignment_end(assignment=placed, user=shift_manager, ends_at=T0 + timedelta(hours=1))
+
+
+def test_a_change_entered_long_after_is_refused_and_rewrites_nothing(facility, staff_table, watch_table, roster,
+                                                                      shift_manager):
+    """Staffing is facts in time: a break entered an hour late would close or shorten breach periods already on
+    record; it is refused and the floor's history stays as recorded."""
+    table = make_table(facility, "three-dice-football", "TDF-1")
+    crew = staff_table(table)
+    watch_table(table, "a", "b")
+    _open(table)
+    with (time_machine.travel(T0 + timedelta(hours=2), tick=False),
+          pytest.raises(ValidationError, match="Record a change when it happens"), transaction.atomic()):
+        services.assignment_end(assignment=crew[0], user=shift_manager, ends_at=T0 + timedelta(hours=1))
+    crew[0].refresh_from_db()
+    assert crew[0].ends_at is None and not ViolationPeriod.objects.exists()
+
+
+def test_a_late_roster_leaves_history_and_open_breaches_unchanged(facility, staff_table, watch_table, roster,
+                                                                  shift_manager):
+    """A roster made after its shift began hands over now: a dealer who left stays gone, and the breach his leaving
+    opened stays open until someone is placed — the roster does not close it by re-placing him in the past."""
+    table = make_table(facility, "three-dice-football", "TDF-1")
+    crew = staff_table(table)
+    watch_table(table, "a", "b")
+    _open(table)
+    with time_machine.travel(T0 + timedelta(minutes=20), tick=False):
+        services.assignment_end(assignment=crew[0], user=shift_manager, ends_at=T0 + timedelta(minutes=20),
+                                note="went home")
+    breach = ViolationPeriod.objects.get(ended_at__isnull=True)
+    before = {(a.pk, a.starts_at, a.ends_at) for a in Assignment.objects.all()}
+    grave = services.shift_create(facility=facility, name="Grave", starts_at=crew[0].starts_at.time().replace(
+        hour=21, minute=30), hours=8, user=shift_manager)  # began at 21:30; the roster is made at 22:04
+    late = T0 + timedelta(hours=1)
+    with time_machine.travel(late, tick=False):
+        nxt = services.roster_create(facility=facility, gaming_date=roster.gaming_date, shift=grave,
+                                     user=shift_manager)
+    carried = Assignment.objects.filter(roster=nxt)
+    assert crew[0].person_id not in {a.person_id for a in carried}  # the one who left is not re-placed
+    assert {a.starts_at for a in carried} == {late}  # the hand-over is when the roster was made, not 21:30
+    for pk, starts_at, ends_at in before:  # nothing recorded earlier moved, other than the hand-over now
+        row = Assignment.objects.get(pk=pk)
+        assert row.starts_at == starts_at and row.ends_at in (ends_at, late)
+    breach.refresh_from_db()
+    assert breach.ended_at is None and breach.started_at == T0 + timedelta(minutes=20)

@@ -73,20 +73,27 @@ def test_surveillance_registers_a_camera_and_marks_it_out_of_service(facility, t
     assert CameraOutage.objects.get().ended_at is not None
 
 
-def test_only_a_shift_manager_signs_an_override(facility, tdf, staff_table, client_for, shift_manager, floorperson):
+def test_only_a_shift_manager_signs_an_override(facility, tdf, staff_table, client_for, shift_manager, floorperson,
+                                                internal_control):
     staff_table(tdf, dealers=1)
-    assert client_for(floorperson).get(f"/staffing/tables/{tdf.pk}/override/").status_code == 403
     client = client_for(shift_manager)
-    page = client.get(f"/staffing/tables/{tdf.pk}/override/").content.decode()
-    assert "What it breaks now" in page and "§ 577.9(b)" in page
-    wrong = client.post(f"/staffing/tables/{tdf.pk}/override/", {"reason": "Relief coming", "password": "nope"})
+    refused = client.post(f"/staffing/tables/{tdf.pk}/override/", {"reason": "Relief coming", "password": PASSWORD})
+    assert refused.status_code == 200 and "no signature waives" in refused.content.decode()  # § 577.9: none
+    assert not StaffingOverride.objects.exists()
+    from tests.staffing.conftest import make_table
+
+    bj = make_table(facility, "blackjack", "BJ-1")
+    assert client_for(floorperson).get(f"/staffing/tables/{bj.pk}/override/").status_code == 403
+    page = client.get(f"/staffing/tables/{bj.pk}/override/").content.decode()
+    assert "What it breaks now" in page and "§ IC 7.2" in page
+    wrong = client.post(f"/staffing/tables/{bj.pk}/override/", {"reason": "Relief coming", "password": "nope"})
     assert wrong.status_code == 200 and not StaffingOverride.objects.exists()
-    done = client.post(f"/staffing/tables/{tdf.pk}/override/", {"reason": "Relief coming", "password": PASSWORD})
+    done = client.post(f"/staffing/tables/{bj.pk}/override/", {"reason": "Relief coming", "password": PASSWORD})
     assert done.status_code == 302
     override = StaffingOverride.objects.get()
     assert override.is_signed()
     detail = client_for(shift_manager).get(done["Location"]).content.decode()
-    assert "Relief coming" in detail and "577.9(b)" in detail
+    assert "Relief coming" in detail and "IC 7.2" in detail
 
 
 def test_the_live_table_board_flags_a_table_a_camera_outage_left_short(facility, tdf, staff_table, watch_table,
