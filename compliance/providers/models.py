@@ -7,17 +7,26 @@ renewal filed against it and the Board's decision, § 528.4). What is each certi
 facility: the permission to conduct business with it before certification and its rescission
 (:class:`BusinessPermission`, § 528.8), the Executive Director's written approval to use an offering
 (:class:`OfferingApproval`, § 528.7(3)), which tables carry which offering (:class:`TableOffering`) and the
-renewal reminders sent to its compliance officers (:class:`RenewalReminder`).
+renewal reminders sent to its compliance officers (:class:`RenewalReminder`), and what it filed and did about a
+provider under §§ 528.2, 528.3, 528.7(2), 528.8(a) and 528.9, each with its document (:class:`ProviderFiling`,
+append-only: a correction is a new filing linked to the one it corrects).
 """
 
 from __future__ import annotations
 
+import hashlib
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 
-from compliance.models import AuditedModel, Game
+from compliance.bounds import Bounds
+from compliance.models import AppendOnly, AuditedModel, Game
+from compliance.newgames.rules import MAX_PICTURE_BYTES
+from compliance.providers.filing_kinds import FINDINGS, KINDS, QUALIFICATIONS, SUBJECT_ROLES, FilingKind, kind_of
 from compliance.providers.rules import APPROVED, DENIED, TermFacts
 
 __all__ = [
@@ -26,6 +35,8 @@ __all__ = [
     "Decision",
     "GamingProvider",
     "OfferingApproval",
+    "ProviderFiling",
+    "ProviderFilingDocument",
     "ProviderOffering",
     "RenewalReminder",
     "TableOffering",
@@ -181,3 +192,97 @@ class RenewalReminder(AuditedModel):
 
     def __str__(self) -> str:
         return f"Renewal reminder ({self.stage}) for {self.certification}"
+
+
+DOCUMENT_SIZE = Bounds(1, MAX_PICTURE_BYTES)
+DOCUMENT_TYPES = ("image/png", "image/jpeg", "application/pdf")
+
+
+class ProviderFiling(AppendOnly, AuditedModel):
+    """One thing this certificate holder filed or did about a provider under §§ 528.2, 528.3, 528.7(2), 528.8(a)
+    or 528.9 (``kind``, each citing its clause), with its date, reference, notes and document. Never changed: a
+    correction is a new filing of the same kind linked to the one it corrects (``corrects``), which then no
+    longer counts."""
+
+    append_only_what = "A provider's filings"
+    append_only_hint = "; record a correction linked to the filing instead"
+
+    facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
+    provider = models.ForeignKey(GamingProvider, on_delete=models.PROTECT, related_name="filings")
+    kind = models.CharField(max_length=24, choices=[(k.code, k.label) for k in KINDS])
+    filed_on = models.DateField(verbose_name="date", help_text="The facility's gaming day it was filed, paid or done")
+    reference = models.CharField(max_length=100, blank=True, help_text="The Board's, the Bureau's or your reference")
+    subject_name = models.CharField(max_length=200, blank=True, verbose_name="individual or entity")
+    subject_role = models.CharField(max_length=32, blank=True, verbose_name="role",
+                                    choices=[(code, label) for code, label, _ in SUBJECT_ROLES])
+    qualification = models.CharField(max_length=12, blank=True, verbose_name="outcome", choices=QUALIFICATIONS)
+    finding = models.CharField(max_length=12, blank=True, verbose_name="conclusion", choices=FINDINGS)
+    summary = models.TextField(blank=True, help_text="The findings of an investigation, or the action reported")
+    notes = models.TextField(blank=True)
+    document_name = models.CharField(max_length=200, verbose_name="document")
+    content_type = models.CharField(max_length=40)
+    size = models.PositiveIntegerField(validators=DOCUMENT_SIZE.validators, help_text="Bytes")
+    sha256 = models.CharField(max_length=64, verbose_name="SHA-256")
+    corrects = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True,
+                                    related_name="corrected_by", help_text="The filing this one corrects")
+    correction_reason = models.CharField(max_length=300, blank=True)
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    recorded_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["facility", "provider", "filed_on", "pk"]
+        constraints = [
+            *DOCUMENT_SIZE.checks("size"),
+            models.CheckConstraint(condition=Q(kind__in=[k.code for k in KINDS]), name="provider_filing_kind"),
+            models.CheckConstraint(condition=Q(sha256__regex=r"^[0-9a-f]{64}$"), name="provider_filing_sha256"),
+            models.CheckConstraint(condition=Q(content_type__in=DOCUMENT_TYPES), name="provider_filing_content_type"),
+            models.CheckConstraint(condition=Q(corrects__isnull=True, correction_reason="")
+                                   | (Q(corrects__isnull=False) & ~Q(correction_reason="")),
+                                   name="provider_filing_correction_says_why"),
+            models.CheckConstraint(condition=~Q(kind="qualification")
+                                   | (~Q(subject_name="") & ~Q(subject_role="") & ~Q(qualification="")),
+                                   name="provider_filing_qualification_named"),
+            models.CheckConstraint(condition=~Q(kind="investigation") | (~Q(summary="") & ~Q(finding="")),
+                                   name="provider_filing_investigation_concluded"),
+            models.CheckConstraint(condition=~Q(kind="violation_report") | ~Q(summary=""),
+                                   name="provider_filing_report_says_what"),
+        ]
+
+    if TYPE_CHECKING:
+        provider_id: int
+        corrects_id: int | None
+
+    def __str__(self) -> str:
+        return f"{self.what.cited} {self.provider.name}, {self.filed_on:%-d %b %Y} (#{self.pk})"
+
+    @property
+    def what(self) -> FilingKind:
+        found = kind_of(self.kind)
+        if found is None:  # the check constraint keeps every row to a known kind
+            raise ValueError(f"Unknown filing kind {self.kind!r}")
+        return found
+
+    @property
+    def is_image(self) -> bool:
+        return self.content_type.startswith("image/")
+
+    def get_absolute_url(self) -> str:
+        return reverse("providers:detail", args=[self.provider_id]) + f"#filing-{self.pk}"
+
+
+class ProviderFilingDocument(AppendOnly):
+    """A filing's document as uploaded, kept apart so lists of filings never load it; checked against its SHA-256."""
+
+    append_only_what = "A provider's filings"
+
+    filing = models.OneToOneField(ProviderFiling, on_delete=models.PROTECT, related_name="document")
+    data = models.BinaryField()
+
+    if TYPE_CHECKING:
+        filing_id: int
+
+    def __str__(self) -> str:
+        return f"Document of filing {self.filing_id}"
+
+    def intact(self, sha256: str) -> bool:
+        return hashlib.sha256(bytes(self.data)).hexdigest() == sha256

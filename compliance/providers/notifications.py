@@ -18,14 +18,16 @@ def renewal_reminder_notification(reminder: RenewalReminder) -> Notification:
     facility = reminder.facility
     renew_by = last_day_to_renew(term.expires_on)
     if reminder.stage == "late":
-        lead = (f"The renewal of {term.provider.name}'s certification is now late: it was due by {renew_by:%-d %b %Y}. "
-                f"A renewal filed now does not keep the certification in effect after it expires on "
-                f"{term.expires_on:%-d %b %Y} (§ 528.4(b)–(c)); its games and wagers may then not be used.")
+        lead = (f"The renewal of {term.provider.name}'s certification is now late: it was due by {renew_by:%-d %b %Y} "
+                f"(§ 528.4(b)). A completed renewal application and fee received by the Board on or before the "
+                f"expiry on {term.expires_on:%-d %b %Y} still keeps the certification in effect until the Board "
+                f"decides (§ 528.4(c)), flagged as late; with none received by then the certification lapses and "
+                f"its games and wagers may not be used at any table.")
     else:
         lead = (f"{term.provider.name}'s certification expires on {term.expires_on:%-d %b %Y} (4 years from the "
                 f"Board's approval of {term.approved_on:%-d %b %Y}, § 528.4(a)). The completed renewal application "
                 f"and fee are due at the Board by {renew_by:%-d %b %Y}, at least 60 days before (§ 528.4(b)); "
-                f"filed in time, the certification stays in effect until the Board decides (§ 528.4(c)).")
+                f"received by the Board, the certification stays in effect until the Board decides (§ 528.4(c)).")
     return Notification.to(
         [*people_emails(facility, REMINDER_RECIPIENT_ROLES), facility.notification_email],
         subject=f"[{facility.name}] Renew {term.provider.name}'s certification by {renew_by:%-d %b %Y}",

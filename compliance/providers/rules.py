@@ -8,16 +8,25 @@ Readings (docs/providers.md):
   year has no 29th (2096 → 2100).
 * § 528.4(b) "at least 60 days prior to the expiration": filed on a day with 60 or more days still to run to
   the expiration date is in time; 59 is late.
-* § 528.4(c): a renewal filed in time keeps the certification in effect past its expiry until the Board's
-  written decision; a late renewal keeps nothing. A decision is effective on the day the Board sends it: a
-  denial ends the certification that day (even before the term would have run out: the Board has decided
-  the certification), an approval starts a new 4-year term that day (§ 528.4(a): renewals too).
+* § 528.4(c) "A certification for which a completed renewal application and fee has been received by the Board
+  will continue in effect until the Board sends written notification ... that the Board has approved or denied":
+  any renewal received on or before the expiry keeps the certification in effect past it until the Board's
+  written decision, whether it came in time or late. A late one (fewer than 60 days before, § 528.4(b)) is
+  flagged late in words citing § 528.4(b), not treated as lapsed. A filing after the expiry renews nothing: the
+  certification lapsed the day after its expiry. A decision is effective on the day the Board sends it: a
+  denial ends the certification that day (even before the term would have run out: the Board has decided the
+  certification), an approval starts a new 4-year term that day (§ 528.4(a): renewals too).
+* § 528.7 "Prior to use of a gaming related service by a certificate holder": the provider certified in effect or
+  holding this certificate holder's permission in effect ((4), § 528.4, § 528.8), the Bureau of Gaming Laboratory
+  Operations' approval of the offering ((1)) and the Executive Director's written approval of its use here ((3)),
+  each on or before the day. (2), the laboratory's costs, is recorded (``ProviderFiling``) but not checked here.
 * § 528.8(b)–(c): a permission to conduct business before certification is in effect from the day it was
   granted until the day before the date to cease in the rescission notice ("cease ... by the date").
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -30,12 +39,19 @@ __all__ = [
     "PermissionFacts",
     "Standing",
     "TermFacts",
+    "UseProblem",
     "expiry_of",
     "last_day_to_renew",
+    "late_flag",
     "permission_standing",
+    "permissions_standing",
+    "provider_standing",
     "reminder_stage",
     "renewal_in_time",
+    "renewal_received",
     "term_standing",
+    "use_problems",
+    "use_refusal",
 ]
 
 TERM_YEARS = 4
@@ -83,14 +99,33 @@ class Standing:
     in_effect: bool
     words: str
     clause: str
+    flag: str = ""  # a warning that does not change the standing: a renewal received late (§ 528.4(b))
 
 
 def _d(day: date) -> str:
     return f"{day:%-d %b %Y}"
 
 
+def renewal_received(term: TermFacts, on: date) -> bool:
+    """A renewal the Board had received by ``on``, on or before the expiry: the one § 528.4(c) continues."""
+    filed = term.renewal_filed_on
+    return filed is not None and filed <= on and filed <= term.expires_on
+
+
+def late_flag(term: TermFacts, on: date) -> str:
+    """Words flagging a renewal received late (§ 528.4(b)) and not yet decided ``on`` that day ("" for none)."""
+    filed, expires = term.renewal_filed_on, term.expires_on
+    if filed is None or not renewal_received(term, on) or renewal_in_time(filed, expires):
+        return ""
+    if term.decision and term.decided_on is not None and term.decided_on <= on:
+        return ""
+    return (f"Renewal filed late: received {_d(filed)}, due by {_d(last_day_to_renew(expires))} (at least 60 days "
+            f"before the expiry of {_d(expires)}, § 528.4(b)). Received before the expiry, it keeps the certification "
+            f"in effect until the Board decides (§ 528.4(c)).")
+
+
 def term_standing(term: TermFacts, on: date) -> Standing:
-    """Whether ``term`` is in effect ``on`` that day, in words naming the clause."""
+    """Whether ``term`` is in effect ``on`` that day, in words naming the clause (and a flag for a late renewal)."""
     expires = term.expires_on
     if on < term.approved_on:
         return Standing(False, f"Not yet certified: the Board's approval is dated {_d(term.approved_on)}.", "528.4(a)")
@@ -101,18 +136,35 @@ def term_standing(term: TermFacts, on: date) -> Standing:
                             "528.4(c)")
         return Standing(False, f"Superseded by the renewal the Board approved on {_d(decided_on)} (§ 528.4(a)).",
                         "528.4(a)")
+    flag = late_flag(term, on)
     if on <= expires:
         return Standing(True, f"Certified until {_d(expires)} (4 years from the Board's approval of "
-                        f"{_d(term.approved_on)}, § 528.4(a)).", "528.4(a)")
+                        f"{_d(term.approved_on)}, § 528.4(a)).", "528.4(a)", flag)
     filed = term.renewal_filed_on
-    if filed is not None and renewal_in_time(filed, expires):
-        return Standing(True, f"Expired {_d(expires)} but still in effect: the renewal was filed {_d(filed)}, at "
-                        f"least 60 days before, and the Board has not decided it (§ 528.4(c)).", "528.4(c)")
-    if filed is not None:
-        return Standing(False, f"Expired {_d(expires)}: the renewal filed {_d(filed)} was late (due by "
-                        f"{_d(last_day_to_renew(expires))}), so it does not keep the certification in effect "
-                        f"(§ 528.4(b)–(c)).", "528.4(b)")
-    return Standing(False, f"Expired {_d(expires)} with no renewal filed (§ 528.4(b)).", "528.4(b)")
+    if filed is not None and renewal_received(term, on):
+        when = "at least 60 days before" if renewal_in_time(filed, expires) else "late, but before the expiry"
+        return Standing(True, f"Expired {_d(expires)} but still in effect: the completed renewal application and fee "
+                        f"were received by the Board on {_d(filed)} ({when}) and the Board has not decided it "
+                        f"(§ 528.4(c)).", "528.4(c)", flag)
+    if filed is not None and filed > expires:
+        return Standing(False, f"Lapsed: expired {_d(expires)}; the renewal dated {_d(filed)} came after the expiry "
+                        f"and renews nothing (§ 528.4(b)–(c)).", "528.4(b)")
+    return Standing(False, f"Lapsed: expired {_d(expires)} with no renewal application received by the Board "
+                    f"(§ 528.4(b)–(c)).", "528.4(b)")
+
+
+def provider_standing(terms: Sequence[TermFacts], on: date) -> Standing:
+    """A provider's certification ``on`` that day from all its terms (latest approval first): the first term in
+    effect, else the latest term begun, else the first term to come, else "not certified"."""
+    standings = [term_standing(t, on) for t in terms if t.approved_on <= on]
+    for standing in standings:
+        if standing.in_effect:
+            return standing
+    if standings:
+        return standings[0]
+    if terms:
+        return term_standing(terms[-1], on)
+    return Standing(False, "Not certified: no Board approval on record (§ 528.4(a)).", "528.4(a)")
 
 
 @dataclass(frozen=True)
@@ -136,6 +188,17 @@ def permission_standing(permission: PermissionFacts, on: date) -> Standing:
                     f"(§ 528.8(a)).", "528.8(a)")
 
 
+def permissions_standing(permissions: Sequence[PermissionFacts], on: date) -> Standing:
+    """A facility's permission for a provider ``on`` that day from all of them (latest grant first)."""
+    standings = [permission_standing(p, on) for p in permissions]
+    for standing in standings:
+        if standing.in_effect:
+            return standing
+    if standings:
+        return standings[0]
+    return Standing(False, "No permission to conduct business before certification (§ 528.8(a)).", "528.8(a)")
+
+
 def reminder_stage(term: TermFacts, on: date) -> str:
     """The renewal reminder due ``on`` that day ("" for none): the latest stage whose day has come, while no
     renewal is filed and the term has not expired or been decided."""
@@ -146,3 +209,39 @@ def reminder_stage(term: TermFacts, on: date) -> str:
         return ""
     due = [key for key, days in REMINDER_STAGES if days_left <= days]
     return due[-1] if due else ""
+
+
+@dataclass(frozen=True)
+class UseProblem:
+    """One leg of § 528.7 an offering fails on a day: its clause, the words, and what meets it."""
+
+    clause: str  # "528.7(4)", "528.7(1)" or "528.7(3)"
+    words: str
+    remedy: str
+
+
+def use_problems(*, provider_name: str, facility_name: str, certified: Standing, permitted: Standing,
+                 lab_approved_on: date | None, use_approved_on: date | None, on: date) -> list[UseProblem]:
+    """The legs of § 528.7 an offering fails ``on`` that day at one certificate holder's tables, in the order a
+    reader meets them: the provider ((4)), the Gaming Laboratory ((1)), the Board's approval for use ((3))."""
+    problems = []
+    if not certified.in_effect and not permitted.in_effect:
+        problems.append(UseProblem(
+            "528.7(4)", f"{provider_name} is neither certified nor permitted to conduct business before certification "
+            f"({certified.words.rstrip('.')}; {permitted.words.rstrip('.')})",
+            "record the provider's certification or renewal (§ 528.4) or the Bureau of Licensing's permission "
+            "(§ 528.8)"))
+    if lab_approved_on is None or lab_approved_on > on:
+        problems.append(UseProblem("528.7(1)", "the Bureau of Gaming Laboratory Operations has not approved it "
+                                               "(§ 528.7(1))", "record the Gaming Laboratory's approval"))
+    if use_approved_on is None or use_approved_on > on:
+        problems.append(UseProblem("528.7(3)", f"the Board has not approved its use at {facility_name} (§ 528.7(3))",
+                                   "record the Executive Director's written approval for use (§ 528.7(3))"))
+    return problems
+
+
+def use_refusal(what: str, problems: Sequence[UseProblem]) -> str:
+    """Why the offering ``what`` may not be used at a table ("" when every leg holds)."""
+    if not problems:
+        return ""
+    return f"{what} may not be used at a table (§ 528.7): " + "; ".join(p.words for p in problems) + "."

@@ -7,6 +7,7 @@ cease, § 528.8(b), is the one date that may lie ahead).
 
 from __future__ import annotations
 
+import hashlib
 from datetime import date
 from typing import Any
 
@@ -18,14 +19,18 @@ from compliance.actors import acts_as_system, acts_as_user
 from compliance.bounds import EARLIEST_DAY, LATEST_DAY
 from compliance.gaming_day import gaming_day
 from compliance.models import Facility, Game, GamingTable
+from compliance.newgames.rules import MAX_PICTURE_BYTES, clean_file_name, file_kind
 from compliance.notifications import notification_send
 from compliance.providers import selectors
+from compliance.providers.filing_kinds import FINDINGS, QUALIFICATIONS, SUBJECT_ROLES, kind_of, permission_missing
 from compliance.providers.models import (
     BusinessPermission,
     Certification,
     Decision,
     GamingProvider,
     OfferingApproval,
+    ProviderFiling,
+    ProviderFilingDocument,
     ProviderOffering,
     RenewalReminder,
     TableOffering,
@@ -36,7 +41,9 @@ from compliance.roles import Capability
 from compliance.service_checks import clean_text, require_at_facility
 
 __all__ = [
+    "MAX_NOTES",
     "certification_record",
+    "filing_record",
     "offering_add",
     "offering_lab_approval_record",
     "offering_use_approve",
@@ -160,8 +167,9 @@ def _locked(certification: Certification) -> Certification:
 @transaction.atomic
 @acts_as_user
 def renewal_file(*, facility: Facility, certification: Certification, filed_on: date, user: Any) -> Certification:
-    """The completed renewal application and fee were submitted to the Board (§ 528.4(b)); filed late, it is
-    recorded as filed, and keeps nothing in effect (§ 528.4(c))."""
+    """The completed renewal application and fee were received by the Board (§ 528.4(b)): on or before the
+    expiry it keeps the certification in effect until the Board decides (§ 528.4(c)); fewer than 60 days before
+    the expiry it does so too and is flagged late (§ 528.4(b)). After the expiry it renews nothing: refused."""
     today = _allowed(user, facility)
     term = _locked(certification)
     _past(filed_on, today, "the filing")
@@ -215,8 +223,17 @@ def renewal_decide(*, facility: Facility, certification: Certification, decision
 @acts_as_user
 def permission_grant(*, facility: Facility, provider: GamingProvider, granted_on: date, reference: str = "",
                      user: Any) -> BusinessPermission:
+    """The Bureau of Licensing's authorization to conduct business before certification (§ 528.8(a)): recorded
+    only once this facility's filings of § 528.8(a)(1)–(3) are on record, dated on or before the grant."""
     today = _allowed(user, facility)
     _past(granted_on, today, "the permission")
+    GamingProvider.objects.select_for_update().filter(pk=provider.pk).first()  # filings and grants, one at a time
+    missing = permission_missing(selectors.current_filing_kinds(facility, provider, by=granted_on))
+    if missing:
+        raise ValidationError(f"A permission for {provider.name} to conduct business before certification cannot be "
+                              f"recorded until this facility's filings of § 528.8(a)(1)–(3) are on record, dated on "
+                              f"or before {granted_on:%-d %b %Y}. Missing: " + "; ".join(missing)
+                              + ". Record them on the provider's page first.")
     if BusinessPermission.objects.select_for_update().filter(facility=facility, provider=provider,
                                                              rescinded_on__isnull=True).exists():
         raise ValidationError(f"{facility.name} already holds a permission for {provider.name} that has not been "
@@ -273,6 +290,109 @@ def table_offering_remove(*, table_offering: TableOffering, user: Any) -> TableO
         row.removed_on = today
         row.save()
     return row
+
+
+# --- Filings, §§ 528.2, 528.3, 528.7(2), 528.8(a), 528.9 ---------------------------------------------------------
+
+MAX_NOTES = 4000
+_INDIVIDUAL_ROLES = {code for code, _, individual in SUBJECT_ROLES if individual}
+
+
+def _document(upload: tuple[str, bytes] | None) -> tuple[str, bytes, str]:
+    """The document's name, bytes and type (PDF, PNG or JPEG by its content, at most 5 MB), or a refusal."""
+    if upload is None:
+        raise ValidationError("Attach the document: a PDF, or a PNG or JPEG picture of it, at most 5 MB.")
+    raw_name, data = upload
+    name = clean_file_name(raw_name)
+    if len(data) > MAX_PICTURE_BYTES:
+        raise ValidationError(f"{name} is {len(data):,} bytes: a document is at most 5 MB ({MAX_PICTURE_BYTES:,} "
+                              f"bytes). Nothing was saved.")
+    kind = file_kind(data[:16])
+    if not data or kind is None:
+        raise ValidationError(f"{name} is not a PDF document or a PNG or JPEG image (its content says so, whatever "
+                              f"its name): attach the document as one of those. Nothing was saved.")
+    return name, data, kind.content_type
+
+
+def _particulars(kind: str, *, subject_name: str, subject_role: str, qualification: str, finding: str,
+                 summary: str) -> dict[str, str]:
+    """The particulars ``kind`` asks for, checked: a qualification names who and the outcome (§ 528.3), an
+    investigation its findings and conclusion (§ 528.9(a)–(b)), a report what was reported (§ 528.9(c))."""
+    what = kind_of(kind)
+    if what is None:
+        raise ValidationError("Choose what was filed or done.")
+    subject_name = _text(subject_name, 200, "individual's or entity's name", required=what.subject)
+    summary = _text(summary, MAX_NOTES, what.summary.lower() or "summary", required=bool(what.summary))
+    if not what.subject and (subject_name or subject_role or qualification):
+        raise ValidationError(f"An individual or entity, a role and an outcome are given only for a qualification "
+                              f"(§ 528.3); leave them empty for: {what.label}.")
+    if what.subject and subject_role not in {code for code, _, _ in SUBJECT_ROLES}:
+        raise ValidationError("Choose the role for which the individual or entity is qualified (§ 528.3(a)–(c)).")
+    if what.subject and qualification not in dict(QUALIFICATIONS):
+        raise ValidationError("Choose the outcome: found qualified, or a temporary or permanent credential "
+                              "(§ 528.3(d)–(e)).")
+    if what.subject and qualification != "qualified" and subject_role not in _INDIVIDUAL_ROLES:
+        raise ValidationError("The Bureau of Licensing issues credentials to individuals (§ 528.3(d)–(e)): for an "
+                              "entity, record that the Board found it qualified.")
+    if what.finding != bool(finding) or (finding and finding not in dict(FINDINGS)):
+        raise ValidationError("Give the conclusion of the investigation (§ 528.9(a)–(b))." if what.finding else
+                              f"A conclusion is given only for an investigation (§ 528.9); leave it empty for: "
+                              f"{what.label}.")
+    if summary and not what.summary:
+        raise ValidationError(f"Findings or a reported action are given only for an investigation or a report to "
+                              f"the Board (§ 528.9); put other words in the notes for: {what.label}.")
+    return {"subject_name": subject_name, "subject_role": subject_role if what.subject else "",
+            "qualification": qualification if what.subject else "", "finding": finding, "summary": summary}
+
+
+def _corrected(facility: Facility, provider: GamingProvider, kind: str, corrects: ProviderFiling | None,
+               reason: str) -> ProviderFiling | None:
+    """The filing a correction replaces, locked: this facility's, the same provider and kind, not yet corrected."""
+    reason = _text(reason, 300, "reason for the correction", required=corrects is not None)
+    if corrects is None:
+        if reason:
+            raise ValidationError("Give a reason only when correcting a filing: choose the filing it corrects.")
+        return None
+    old = ProviderFiling.objects.select_for_update().filter(pk=corrects.pk, facility=facility).first()
+    if old is None:
+        raise ValidationError("The filing to correct is not one of this facility's.")
+    if old.provider_id != provider.pk or old.kind != kind:
+        raise ValidationError(f"A correction restates the same provider and kind as the filing it corrects "
+                              f"({old.what.label} of {old.provider.name}).")
+    if ProviderFiling.objects.filter(corrects=old).exists():
+        raise ValidationError(f"Filing #{old.pk} was already corrected: correct the latest correction instead.")
+    return old
+
+
+@transaction.atomic
+@acts_as_user
+def filing_record(*, facility: Facility, provider: GamingProvider, kind: str, filed_on: date,
+                  document: tuple[str, bytes] | None, reference: str = "", notes: str = "", summary: str = "",
+                  subject_name: str = "", subject_role: str = "", qualification: str = "", finding: str = "",
+                  corrects: ProviderFiling | None = None, correction_reason: str = "", user: Any) -> ProviderFiling:
+    """Record what this certificate holder filed or did about ``provider`` (§§ 528.2, 528.3, 528.7(2), 528.8(a),
+    528.9) with its date (a gaming day not still to come) and its document; a correction is a new filing that
+    replaces the one it names, never an edit."""
+    today = _allowed(user, facility)
+    GamingProvider.objects.select_for_update().filter(pk=provider.pk).first()  # see permission_grant
+    particulars = _particulars(kind, subject_name=subject_name, subject_role=subject_role,
+                               qualification=qualification, finding=finding, summary=summary)
+    _past(filed_on, today, "the date")
+    old = _corrected(facility, provider, kind, corrects, correction_reason)
+    if qualification == "permanent" and kind == "qualification" and not Certification.objects.filter(
+            provider=provider, approved_on__lte=filed_on).exists():
+        raise ValidationError(f"A permanent credential is issued once the provider is certified (§ 528.3(e)); "
+                              f"{provider.name} has no certification approved on or before {filed_on:%-d %b %Y}. "
+                              f"Record the Board's certification first, or a temporary credential (§ 528.3(d)).")
+    name, data, content_type = _document(document)
+    filing = ProviderFiling.objects.create(
+        facility=facility, provider=provider, kind=kind, filed_on=filed_on,
+        reference=_text(reference, 100, "reference", required=False),
+        notes=_text(notes, MAX_NOTES, "notes", required=False), **particulars,
+        document_name=name, content_type=content_type, size=len(data), sha256=hashlib.sha256(data).hexdigest(),
+        corrects=old, correction_reason=_text(correction_reason, 300, "reason", required=False), recorded_by=user)
+    ProviderFilingDocument.objects.create(filing=filing, data=data)
+    return filing
 
 
 # --- Reminders to renew, § 528.4(b) --------------------------------------------------------------------------------

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
-from django.views.generic import TemplateView
+from django.views.generic import TemplateView, View
 
 from compliance.gaming_day import gaming_day
 from compliance.providers import forms, selectors, services
@@ -18,6 +19,8 @@ from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_
 __all__ = [
     "AssignView",
     "CertificationCreateView",
+    "FilingCreateView",
+    "FilingDocumentView",
     "LabApprovalView",
     "OfferingCreateView",
     "PermissionCreateView",
@@ -32,7 +35,8 @@ __all__ = [
     "UseApprovalView",
 ]
 
-CITATION: tuple[str, ...] = ("528.4(a)", "528.4(b)", "528.4(c)", "528.6", "528.7", "528.8(a)", "528.8(b)", "528.9")
+CITATION: tuple[str, ...] = ("528.2", "528.3", "528.4(a)", "528.4(b)", "528.4(c)", "528.6", "528.7", "528.8(a)",
+                             "528.8(b)", "528.9")
 
 
 _found = found_or_404
@@ -66,6 +70,7 @@ class ProviderDetailView(CapabilityRequiredMixin, TemplateView):
             "standing": selectors.certification_standing(provider, today),
             "permitted": selectors.permission_standing_of(self.facility, provider, today),
             "offerings": selectors.offering_status(self.facility, provider, today),
+            "sections": selectors.filing_sections(self.facility, provider),
         }
 
 
@@ -78,9 +83,8 @@ class TableOfferingsView(CapabilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         today = gaming_day(self.facility)
-        rows = [(row, selectors.offering_refusal(row.offering, today, facility=self.facility))
-                for row in selectors.table_offerings_of(self.facility)]
-        return super().get_context_data(**kwargs) | {"rows": rows, "today": today}
+        return super().get_context_data(**kwargs) | {"uses": selectors.facility_table_uses(self.facility, today),
+                                                      "today": today}
 
 
 class _EventView(ServiceFormView):
@@ -247,3 +251,60 @@ class RemoveView(_EventView):
         row = services.table_offering_remove(table_offering=self.subject(), user=self.request.user)
         messages.success(self.request, f"Table {row.table.number} no longer carries {row.offering}.")
         return reverse("providers:tables")
+
+
+class FilingCreateView(_EventView):
+    """Record a filing of §§ 528.2, 528.3, 528.7(2), 528.8(a) or 528.9 with its document, or correct one."""
+
+    form_class = forms.FilingForm
+    title = "Record a provider filing"
+    citation = ("528.2", "528.3", "528.7", "528.8(a)", "528.9")
+
+    def _asked(self, name: str) -> int | None:
+        value = self.request.GET.get(name, "")
+        return int(value) if value.isdigit() and len(value) < 12 else None
+
+    def get_initial(self) -> dict[str, Any]:
+        """Filled from the address: ``?provider=&kind=`` from a section of the provider's page, ``?corrects=`` from
+        a filing's "Correct…" (its particulars restated, to change what was wrong)."""
+        initial: dict[str, Any] = {"provider": self._asked("provider"), "kind": self.request.GET.get("kind", "")[:24]}
+        pk = self._asked("corrects")
+        old = selectors.filing_in(self.facility, pk) if pk is not None else None
+        if old is not None:
+            initial |= {"provider": old.provider_id, "kind": old.kind, "filed_on": old.filed_on, "corrects": old.pk,
+                        "reference": old.reference, "subject_name": old.subject_name, "subject_role": old.subject_role,
+                        "qualification": old.qualification, "finding": old.finding, "summary": old.summary,
+                        "notes": old.notes}
+        return initial
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return super().get_form_kwargs() | {"facility": self.facility}
+
+    def perform(self, form: Any) -> str:
+        filing = services.filing_record(facility=self.facility, user=self.request.user, **form.cleaned_data)
+        return self.done(f"Recorded: {filing.what.label}, {filing.filed_on:%-d %b %Y}.", filing.provider_id)
+
+
+class FilingDocumentView(CapabilityRequiredMixin, View):
+    """A filing's document as uploaded (an image shown, a PDF downloaded); refused if its bytes no longer match
+    the SHA-256 recorded at upload."""
+
+    title = "Provider filing document"
+    citation = ("528.2", "528.3", "528.8(a)", "528.9")
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        filing = selectors.filing_in(self.facility, kwargs["pk"])
+        if filing is None:
+            raise Http404("No such filing")
+        data = selectors.filing_bytes(filing)
+        if data is None:
+            return HttpResponse(
+                f"The stored document {filing.document_name} no longer matches the SHA-256 recorded at upload "
+                f"({filing.sha256}): it was altered outside the application. Preserve the database as evidence and "
+                f"tell the compliance officer.", status=409, content_type="text/plain; charset=utf-8")
+        response = HttpResponse(data, content_type=filing.content_type)
+        suffix = {"image/png": ".png", "image/jpeg": ".jpg", "application/pdf": ".pdf"}.get(filing.content_type, "")
+        disposition = "inline" if filing.is_image else "attachment"
+        response["Content-Disposition"] = f'{disposition}; filename="provider-filing-{filing.pk}{suffix}"'
+        response["X-Content-SHA256"] = filing.sha256
+        return response

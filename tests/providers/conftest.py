@@ -46,3 +46,21 @@ def offering(facility: Any, provider: Any, compliance_officer: Any) -> Any:
 @pytest.fixture
 def table(facility: Any) -> Any:
     return make_table(facility, "sic-bo", "SB-7")
+
+
+PDF = b"%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n"
+PERMISSION_KINDS = ("application", "application_fee", "individual_applications", "holder_statement", "due_diligence",
+                    "applicant_agreement")
+
+
+def file_filing(facility: Any, provider: Any, officer: Any, kind: str, on: date = date(2025, 12, 1),
+                **particulars: Any) -> Any:
+    """One filing of ``kind`` with a small PDF as its document."""
+    return services.filing_record(facility=facility, provider=provider, kind=kind, filed_on=on,
+                                  document=(f"{kind}.pdf", PDF), user=officer, **particulars)
+
+
+def permission_filings(facility: Any, provider: Any, officer: Any, on: date = date(2025, 12, 1)) -> None:
+    """What § 528.8(a)(1)–(3) asks on record before a permission to conduct business before certification."""
+    for kind in PERMISSION_KINDS:
+        file_filing(facility, provider, officer, kind, on)

@@ -46,7 +46,8 @@ def test_reminders_fire_on_the_right_days_and_once_each(term, compliance_officer
     assert len(mail.outbox) == 4
     assert all(m.to == [compliance_officer.email] for m in mail.outbox)
     assert "by 2 Apr 2026" in sent_on[90].subject and "§ 528.4(b)" in sent_on[90].body
-    assert "now late" in sent_on[59].body and "does not keep the certification" in sent_on[59].body
+    assert "now late" in sent_on[59].body and "still keeps the certification in effect" in sent_on[59].body
+    assert "with none received by then the certification lapses" in sent_on[59].body
     assert set(RenewalReminder.objects.values_list("stage", flat=True)) == {"90", "75", "61", "late"}
     assert not RenewalReminder.objects.filter(sent_at__isnull=True).exists()
 

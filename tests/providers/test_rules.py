@@ -1,4 +1,4 @@
-"""The date rules of ch. 528 at their boundaries, with no database."""
+"""The date rules of ch. 528 and the legs of § 528.7 at their boundaries, with no database."""
 
 from __future__ import annotations
 
@@ -8,13 +8,17 @@ from compliance.providers.rules import (
     APPROVED,
     DENIED,
     PermissionFacts,
+    Standing,
     TermFacts,
     expiry_of,
     last_day_to_renew,
     permission_standing,
+    provider_standing,
     reminder_stage,
     renewal_in_time,
     term_standing,
+    use_problems,
+    use_refusal,
 )
 
 APPROVED_ON = date(2022, 5, 10)
@@ -26,7 +30,7 @@ def test_a_certification_is_valid_four_years_from_the_boards_approval():
     assert expiry_of(APPROVED_ON) == EXPIRES
     assert term_standing(TermFacts(APPROVED_ON), EXPIRES).in_effect
     after = term_standing(TermFacts(APPROVED_ON), EXPIRES + DAY)
-    assert not after.in_effect and "no renewal filed" in after.words and after.clause == "528.4(b)"
+    assert not after.in_effect and "no renewal application received" in after.words and after.clause == "528.4(b)"
     assert not term_standing(TermFacts(APPROVED_ON), APPROVED_ON - DAY).in_effect
 
 
@@ -46,13 +50,41 @@ def test_a_renewal_filed_in_time_keeps_the_certification_in_effect_after_expiry_
     for later in (EXPIRES + DAY, EXPIRES + timedelta(days=400)):
         standing = term_standing(term, later)
         assert standing.in_effect and standing.clause == "528.4(c)" and "not decided" in standing.words
+        assert standing.flag == ""
 
 
-def test_a_renewal_filed_59_days_before_expiry_does_not_keep_it_in_effect():
-    term = TermFacts(APPROVED_ON, renewal_filed_on=EXPIRES - timedelta(days=59))
-    assert term_standing(term, EXPIRES).in_effect  # the term itself still runs to its last day
-    standing = term_standing(term, EXPIRES + DAY)
-    assert not standing.in_effect and "late" in standing.words and "528.4(b)" in standing.words
+def test_a_renewal_received_59_days_before_expiry_is_late_but_keeps_it_in_effect_flagged():
+    """§ 528.4(c): "received by the Board" continues the certification; lateness under (b) is flagged, not lapsed."""
+    filed = EXPIRES - timedelta(days=59)
+    term = TermFacts(APPROVED_ON, renewal_filed_on=filed)
+    assert not term_standing(term, filed - DAY).flag  # not yet received that day
+    before = term_standing(term, EXPIRES)
+    assert before.in_effect and "Renewal filed late" in before.flag and "§ 528.4(b)" in before.flag
+    for later in (EXPIRES + DAY, EXPIRES + timedelta(days=400)):
+        standing = term_standing(term, later)
+        assert standing.in_effect and standing.clause == "528.4(c)" and "late, but before the expiry" in standing.words
+        assert "due by 11 Mar 2026" in standing.flag and "§ 528.4(b)" in standing.flag
+
+
+def test_a_renewal_received_on_the_day_of_expiry_keeps_it_and_one_received_the_day_after_renews_nothing():
+    on_the_day = TermFacts(APPROVED_ON, renewal_filed_on=EXPIRES)
+    assert term_standing(on_the_day, EXPIRES + DAY).in_effect
+    after = term_standing(TermFacts(APPROVED_ON, renewal_filed_on=EXPIRES + DAY), EXPIRES + DAY)
+    assert not after.in_effect and "renews nothing" in after.words and after.flag == ""
+
+
+def test_with_no_renewal_received_the_certification_lapses_the_day_after_expiry():
+    assert term_standing(TermFacts(APPROVED_ON), EXPIRES).in_effect
+    lapsed = term_standing(TermFacts(APPROVED_ON), EXPIRES + DAY)
+    assert not lapsed.in_effect and lapsed.words.startswith("Lapsed")
+
+
+def test_a_late_renewal_denied_ends_the_certification_and_its_flag_on_the_day_of_the_decision():
+    decided = EXPIRES + timedelta(days=30)
+    term = TermFacts(APPROVED_ON, EXPIRES - timedelta(days=10), DENIED, decided)
+    assert term_standing(term, decided - DAY).in_effect and term_standing(term, decided - DAY).flag
+    standing = term_standing(term, decided)
+    assert not standing.in_effect and standing.flag == "" and standing.clause == "528.4(c)"
 
 
 def test_a_denial_ends_the_certification_on_the_day_the_board_sends_it():
@@ -89,3 +121,30 @@ def test_the_reminder_due_on_each_day_before_expiry():
     assert stage == {91: "", 90: "90", 76: "90", 75: "75", 62: "75", 61: "61", 60: "61", 59: "late", 0: "late"}
     assert reminder_stage(term, EXPIRES + DAY) == ""
     assert reminder_stage(TermFacts(APPROVED_ON, renewal_filed_on=EXPIRES - timedelta(days=80)), EXPIRES - DAY * 70) == ""
+
+
+def test_a_providers_standing_is_its_first_term_in_effect():
+    old = TermFacts(APPROVED_ON, EXPIRES - timedelta(days=61), APPROVED, EXPIRES + DAY * 10)
+    new = TermFacts(EXPIRES + DAY * 10)
+    assert provider_standing([new, old], EXPIRES + DAY * 9).in_effect  # the old term, renewal pending
+    assert provider_standing([new, old], EXPIRES + DAY * 10).words.startswith("Certified until 20 May 2030")
+    assert not provider_standing([], EXPIRES).in_effect
+
+
+def _legs(**changes):
+    facts = {"provider_name": "Dragon", "facility_name": "River Casino", "on": EXPIRES,
+             "certified": Standing(True, "Certified.", "528.4(a)"), "permitted": Standing(False, "None.", "528.8(a)"),
+             "lab_approved_on": EXPIRES, "use_approved_on": EXPIRES} | changes
+    return use_problems(**facts)
+
+
+def test_each_leg_of_528_7_on_its_day():
+    assert _legs() == []
+    assert [p.clause for p in _legs(lab_approved_on=EXPIRES + DAY)] == ["528.7(1)"]
+    assert [p.clause for p in _legs(use_approved_on=None)] == ["528.7(3)"]
+    assert _legs(certified=Standing(False, "Lapsed.", "528.4(b)"), permitted=Standing(True, "Permitted.", "528.8(a)")) == []
+    lapsed = _legs(certified=Standing(False, "Lapsed.", "528.4(b)"), lab_approved_on=None)
+    assert [p.clause for p in lapsed] == ["528.7(4)", "528.7(1)"]
+    refusal = use_refusal("Side bet", lapsed)
+    assert refusal.startswith("Side bet may not be used at a table (§ 528.7): Dragon is neither certified")
+    assert use_refusal("Side bet", []) == ""

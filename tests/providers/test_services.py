@@ -12,7 +12,7 @@ from compliance.providers import selectors, services
 from compliance.providers.models import TableOffering
 from compliance.roles import Role
 from tests.factories import make_person
-from tests.providers.conftest import TODAY, at_noon
+from tests.providers.conftest import TODAY, at_noon, permission_filings
 
 pytestmark = pytest.mark.django_db
 
@@ -42,12 +42,23 @@ def test_a_renewal_filed_60_days_ahead_keeps_it_in_effect_until_the_denial(facil
     assert not selectors.certification_standing(provider, TODAY).in_effect
 
 
-def test_a_renewal_filed_59_days_ahead_does_not_keep_it(facility, provider, compliance_officer):
+def test_a_renewal_received_59_days_ahead_keeps_it_in_effect_flagged_late(facility, provider, compliance_officer):
     term = services.certification_record(facility=facility, provider=provider, approved_on=date(2022, 1, 1),
                                          user=compliance_officer)
     services.renewal_file(facility=facility, certification=term, filed_on=date(2025, 11, 3), user=compliance_officer)
     standing = selectors.certification_standing(provider, TODAY)
-    assert not standing.in_effect and "late" in standing.words
+    assert standing.in_effect and standing.clause == "528.4(c)"
+    assert "Renewal filed late" in standing.flag and "due by 2 Nov 2025" in standing.flag and "§ 528.4(b)" in standing.flag
+
+
+def test_a_renewal_after_the_expiry_is_refused_and_the_certification_lapses(facility, provider, compliance_officer):
+    term = services.certification_record(facility=facility, provider=provider, approved_on=date(2022, 1, 1),
+                                         user=compliance_officer)
+    with pytest.raises(ValidationError, match="renews nothing"):
+        services.renewal_file(facility=facility, certification=term, filed_on=date(2026, 1, 2),
+                              user=compliance_officer)
+    services.renewal_file(facility=facility, certification=term, filed_on=date(2026, 1, 1), user=compliance_officer)
+    assert selectors.certification_standing(provider, TODAY).in_effect  # received on the day of expiry
 
 
 def test_an_approved_renewal_is_a_new_four_year_term_from_that_approval(facility, provider, compliance_officer):
@@ -113,6 +124,7 @@ def test_an_offering_is_refused_until_the_laboratory_and_the_board_approved_it(f
 def test_a_permission_before_certification_allows_use_until_the_date_to_cease(facility, provider, offering, table,
                                                                               compliance_officer):
     _approved(facility, offering, compliance_officer)
+    permission_filings(facility, provider, compliance_officer)
     permission = services.permission_grant(facility=facility, provider=provider, granted_on=date(2026, 1, 10),
                                            reference="BOL-77", user=compliance_officer)
     services.table_offering_assign(table=table, offering=offering, user=compliance_officer)
@@ -133,6 +145,7 @@ def test_a_permission_for_another_facility_does_not_count_here(facility, other_f
                                                                compliance_officer):
     _approved(facility, offering, compliance_officer)
     elsewhere = make_person(Role.COMPLIANCE_OFFICER, other_facility)
+    permission_filings(other_facility, provider, elsewhere)
     services.permission_grant(facility=other_facility, provider=provider, granted_on=date(2026, 1, 10),
                               user=elsewhere)
     with pytest.raises(ValidationError, match="neither certified nor permitted"):
@@ -140,6 +153,7 @@ def test_a_permission_for_another_facility_does_not_count_here(facility, other_f
 
 
 def test_a_rescission_needs_a_date_to_cease_on_or_after_the_notice(facility, provider, compliance_officer):
+    permission_filings(facility, provider, compliance_officer)
     permission = services.permission_grant(facility=facility, provider=provider, granted_on=date(2026, 1, 10),
                                            user=compliance_officer)
     with pytest.raises(ValidationError, match=r"528\.8\(c\)"):

@@ -12,6 +12,7 @@ from compliance.providers import services
 from compliance.providers.models import Certification, GamingProvider, TableOffering
 from compliance.roles import Role
 from tests.factories import make_person
+from tests.providers.conftest import permission_filings
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +24,7 @@ HOSTILE = ["", "-1", "99999999999999999999", "١٢٣", "<b>x", "=HYPERLINK(\"x\"
 def world(facility, provider, offering, table, compliance_officer):
     term = services.certification_record(facility=facility, provider=provider, approved_on=date(2022, 4, 1),
                                          user=compliance_officer)
+    permission_filings(facility, provider, compliance_officer, date(2022, 1, 3))
     permission = services.permission_grant(facility=facility, provider=provider, granted_on=date(2022, 1, 3),
                                            user=compliance_officer)
     services.offering_lab_approval_record(facility=facility, offering=offering, approved_on=date(2022, 5, 1),
@@ -52,7 +54,7 @@ def test_the_pages_say_the_status_in_words(world, compliance_officer, client_for
     tables = client.get(reverse("providers:tables")).content.decode()
     assert "SB-7" in tables and "Yes" in tables
     dashboard = client.get("/").content.decode()
-    assert "Gaming service providers" in dashboard and "renewal late (was due by 31 Jan 2026)" in dashboard
+    assert "Gaming service providers" in dashboard and "renewal late (was due by 31 Jan 2026, § 528.4(b))" in dashboard
 
 
 def test_the_inspector_reads_every_page_and_cannot_post(world, inspector, client_for):
