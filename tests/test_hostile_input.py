@@ -54,7 +54,7 @@ TARGETS = [
     "exclusion:match-decide", "reports:run-filing", "sign", "equipment:deck-change", "equipment:inspection-create",
     "equipment:malfunction-create", "equipment:dice-method", "exclusion:import", "staffing:shift-create",
     "staffing:override", "providers:create", "providers:assign", "submissions:draft", "submissions:guide-generate",
-    "reports:produce", "newgames:create", "password_change",
+    "reports:produce", "newgames:create", "newgames:create-stated", "password_change",
 ]
 GETS = ["coupons:ledger", "audit-list", "reports:runs", "exclusion:lists"]
 ROLE_FOR = {"coupons:reconciliation": Role.MARKETING_SUPERVISOR, "coupons:reconciliation-today": Role.MARKETING_SUPERVISOR,

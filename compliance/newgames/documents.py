@@ -1,7 +1,9 @@
 """The request of § 521.4 as the PDF filed with the Board's Executive Director: every item under its own heading
-with its clause, the exact figures of each wager from the engine (true odds, payout odds with "to", house advantage
-as a fraction and a percentage), the sketches and pictures drawn (a PDF attachment listed by name and SHA-256), and
-the signature block. The content is built as plain data (:func:`request_items`), then set in the common frame."""
+with its clause, the exact figures of each wager (true odds, payout odds with "to", house advantage as a fraction
+and a percentage) under a heading saying whose they are — computed by this system's engine, or stated by the
+facility for a game or wager the engine does not model, with its method —, the sketches and pictures drawn (a PDF
+attachment listed by name and SHA-256), and the signature block. The content is built as plain data
+(:func:`request_items`), then set in the common frame."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from compliance.games.documents import FIGURE_HEADER
 from compliance.newgames.models import CITATION, NewGameRequest, PictureKind, RequestPicture
 from compliance.newgames.selectors import CHANGED, Figures
 
-__all__ = ["Item", "picture_rows", "request_items", "request_pdf"]
+__all__ = ["STATED_HEADER", "Item", "figures_heading", "picture_rows", "request_items", "request_pdf"]
 
 WIDTH = 7.3 * inch  # letter, less the frame's margins
 MAX_IMAGE_HEIGHT = 4.2 * inch
@@ -37,6 +39,11 @@ READING = ParagraphStyle("request-reading", parent=CELL, leftIndent=10, bulletIn
 # longest figure of the engine's games (a numerator or a denominator of 16 digits) fits a line of its column.
 FIGURE_WIDTHS = (78, 60, 50, 54, 80, 73, 80, 50)
 CELL_PADDING = 12  # points a table cell leaves beside its text
+# The facility's figures (no engine model): wager, payout odds, probability of winning, true odds, house advantage
+# as stated and as a percentage computed from it, whether it was checked; 525 points.
+STATED_HEADER = ["Wager", "Payout odds", "Probability of winning", "True odds", "House advantage",
+                 "House advantage %", "Checked"]
+STATED_WIDTHS = (95, 70, 85, 65, 85, 50, 75)
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,37 @@ def _classification(request: NewGameRequest) -> tuple[str, ...]:
             f"game.",)
 
 
+def figures_heading(figures: Figures) -> str:
+    """Whose figures these are: the facility's, stated for a game or wager the engine does not model, or this
+    system's, computed by the exact engine."""
+    if figures.stated is not None:
+        return f"Figures stated by {figures.stated.stated_by} — not computed by this system"
+    if figures.engine is not None:
+        return f"Figures computed by this system (its exact game engine: {figures.engine.title})"
+    return ""
+
+
+STATED_WORDS = (
+    "The game or wager is not modelled by this system's game engine: the true odds, the payout odds and the house "
+    "advantage of each wager are the facility's, stated as exact fractions with the method of computation of "
+    "each. The percentages are computed from the fractions. True odds are against winning; payout odds are "
+    "stated “to”. For a simple wager (it wins at its one payout a to b or loses the whole wager) this system "
+    "checked exactly that the true odds are (1 − p) to p and the house advantage 1 − p·(a + b)/b, p being the "
+    "probability of winning; a wager stated as not simple (several payouts, a push or a loss of part of the "
+    "wager) is filed as stated and was not checked.")
+
+
+def _figures_words(figures: Figures) -> tuple[str, ...]:
+    if figures.refusal:
+        return (figures.refusal,)
+    if figures.stated is not None:
+        return (STATED_WORDS,)
+    return (f"Computed exactly by the game engine for {figures.engine.title if figures.engine else ''}: rational "
+            f"arithmetic over every outcome, not simulation. True odds are against winning; payout odds are stated "
+            f"“to”; the house advantage is the player's expected loss per unit wagered, as a fraction and a "
+            f"percentage.", *((CHANGED,) if figures.changed else ()))
+
+
 def request_items(request: NewGameRequest, figures: Figures) -> list[Item]:
     """The text items of the request, in the order of § 521.4 (the figures, pictures and protections follow
     as tables)."""
@@ -67,12 +105,7 @@ def request_items(request: NewGameRequest, figures: Figures) -> list[Item]:
     what = kind[:1].lower() + kind[1:]
     if request.game is not None:
         what += f": {request.game.name}"
-    figures_words = (figures.refusal,) if figures.refusal else (
-        f"Computed exactly by the game engine for {figures.engine.title if figures.engine else ''}: rational "
-        f"arithmetic over every outcome, not simulation. True odds are against winning; payout odds are stated "
-        f"“to”; the house advantage is the player's expected loss per unit wagered, as a fraction and a "
-        f"percentage.",
-        *((CHANGED,) if figures.changed else ()))
+    figures_words = _figures_words(figures)
     return [
         Item("521.4(1)", "Description of the game or feature, rules of play and wagering",
              (f"Request for {what}.", *_paragraphs(request.description))),
@@ -148,20 +181,35 @@ def _options_table(options: list[list[str]]) -> Flowable:
     return data_table(["Option", "Value", "Option", "Value"], rows, [WIDTH * 0.36, WIDTH * 0.14] * 2, wrap=FIGURE)
 
 
-def _breakable(row: list[str]) -> list[str]:
+def _breakable(row: list[str], widths: tuple[int, ...] = FIGURE_WIDTHS, columns: tuple[int, ...] = (4, 6)) -> list[str]:
     """A fraction too long for its column (probability, house advantage) breaks after its slash, never inside a
     number."""
     def fits(cell: str, n: int) -> bool:
-        return stringWidth(cell, FIGURE.fontName, FIGURE.fontSize) <= FIGURE_WIDTHS[n] - CELL_PADDING
+        return stringWidth(cell, FIGURE.fontName, FIGURE.fontSize) <= widths[n] - CELL_PADDING
 
-    return [cell.replace("/", "/ ") if n in (4, 6) and not fits(cell, n) else cell for n, cell in enumerate(row)]
+    return [cell.replace("/", "/ ") if n in columns and not fits(cell, n) else cell for n, cell in enumerate(row)]
+
+
+def _stated_figures(figures: Figures) -> list[Block]:
+    """The facility's figures of each wager under the heading saying whose they are, then each method."""
+    assert figures.stated is not None
+    rows = [_breakable(row, STATED_WIDTHS, (2, 4)) for row in figures.stated.rows]
+    flowables: list[Block] = [
+        Paragraph(markup_safe(figures_heading(figures)), SUBHEADING),
+        data_table(STATED_HEADER, rows, list(STATED_WIDTHS), wrap=FIGURE, empty="None."),
+        Paragraph("Method of computation of each wager (the facility's words)", SUBHEADING)]
+    flowables += [Paragraph(f"<b>{markup_safe(w.name)}</b>: {markup_safe(w.method)}", READING, bulletText="•")
+                  for w in figures.stated.wagers]
+    return flowables
 
 
 def _figures(figures: Figures) -> list[Block]:
+    if figures.stated is not None:
+        return _stated_figures(figures)
     if figures.analysis is None:
         return []
     options = [[label, value] for label, value in figures.options]
-    flowables: list[Block] = []
+    flowables: list[Block] = [Paragraph(markup_safe(figures_heading(figures)), SUBHEADING)]
     if options:
         flowables.append([Paragraph("Options applied", SUBHEADING), _options_table(options), Spacer(1, 0.1 * inch)])
     flowables += [Paragraph("Wagers", SUBHEADING),

@@ -3,6 +3,7 @@ hold the rules of § 521.4 and say what is missing."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import forms
@@ -13,8 +14,18 @@ from compliance.newgames.models import Classification, PictureKind, Protection, 
 from compliance.newgames.rules import MAX_PICTURE_BYTES, MAX_PICTURES
 from compliance.newgames.selectors import games_for_features
 from compliance.newgames.services import MAX_CAPTION, MAX_DETAILS, MAX_LONG_TEXT
+from compliance.newgames.stated import MAX_METHOD, MAX_WAGER_NAME, MAX_WAGERS
 
-__all__ = ["OPTION_PREFIX", "PictureForm", "RequestForm", "SignForm"]
+__all__ = [
+    "OPTION_PREFIX",
+    "WAGER_PREFIX",
+    "PictureForm",
+    "RequestForm",
+    "SignForm",
+    "StatedRequestForm",
+    "stated_wagers_typed",
+    "wager_rows_in",
+]
 
 OPTION_PREFIX = "option-"
 _BLANK = [("", "—")]
@@ -78,6 +89,82 @@ class RequestForm(forms.Form):
     def service_kwargs(self) -> dict[str, Any]:
         data = {name: value for name, value in self.cleaned_data.items() if not name.startswith(OPTION_PREFIX)}
         return data | {"engine_game": self.engine.slug if self.engine else "", "engine_options": self.options()}
+
+
+WAGER_PREFIX = "wager-"
+WAGER_FIELDS = ("name", "payout_odds", "probability", "true_odds", "house_edge", "not_simple", "method")
+DEFAULT_WAGER_ROWS = 3
+_WAGER_KEY = re.compile(r"wager-([0-9]{1,3})-[a-z_]+")
+
+
+def wager_rows_in(data: Any) -> int:
+    """How many rows of wagers the posted data holds (its highest row number), between 1 and the most allowed."""
+    numbers = [int(found.group(1)) for key in (data or {}) if (found := _WAGER_KEY.fullmatch(str(key)))]
+    return max(1, min(max(numbers, default=DEFAULT_WAGER_ROWS), MAX_WAGERS))
+
+
+def stated_wagers_typed(data: Any, rows: int) -> list[dict[str, Any]]:
+    """Each row of wagers as typed, as the service takes them (``simple`` unless "not a simple wager" is ticked)."""
+    def typed(n: int, name: str) -> str:
+        return str(data.get(f"{WAGER_PREFIX}{n}-{name}") or "")
+
+    return [{"name": typed(n, "name"), "payout_odds": typed(n, "payout_odds"), "probability": typed(n, "probability"),
+             "true_odds": typed(n, "true_odds"), "house_edge": typed(n, "house_edge"),
+             "simple": typed(n, "not_simple").strip().lower() not in ("on", "true", "1"),
+             "method": typed(n, "method")} for n in range(1, rows + 1)]
+
+
+def _wager_fields(n: int) -> list[tuple[str, Any]]:
+    def text(label: str, limit: int, help_text: str, placeholder: str) -> Any:
+        return forms.CharField(label=f"Wager {n}: {label}", max_length=limit, required=False, help_text=help_text,
+                               widget=forms.TextInput(attrs={"placeholder": placeholder}))
+
+    return [(f"{WAGER_PREFIX}{n}-{name}", field) for name, field in (
+        ("name", text("name", MAX_WAGER_NAME, "As the layout or the rules name it", placeholder="Straight up")),
+        ("payout_odds", text("payout odds", 400, "“a to b”, never “for”; a wager that is not simple may list "
+                             "several, separated by “;”", placeholder="35 to 1")),
+        ("probability", text("probability of winning", 80, "An exact fraction p/q", placeholder="1/38")),
+        ("true_odds", text("true odds", 60, "Against winning, “a to b”", placeholder="37 to 1")),
+        ("house_edge", text("house advantage", 80, "An exact fraction p/q (0 for none); the percentage is computed "
+                            "from it", placeholder="1/19")),
+        ("not_simple", forms.BooleanField(
+            label=f"Wager {n}: not a simple wager", required=False,
+            help_text="Tick when it has several payouts, a push or a loss of part of the wager: its figures are filed "
+                      "as stated and not checked")),
+        ("method", forms.CharField(label=f"Wager {n}: method of computation", max_length=MAX_METHOD, required=False,
+                                   help_text="In words, e.g. “enumeration of the 38 pockets”",
+                                   widget=forms.Textarea(attrs={"rows": 2}))),
+    )]
+
+
+class StatedRequestForm(RequestForm):
+    """Every item of § 521.4 for a game or wager the engine does not model: the facility states the figures of
+    each wager (§ 521.4(1)(ii)) exactly, with its method of computation; the service reads and checks them."""
+
+    def __init__(self, *args: Any, rows: int = DEFAULT_WAGER_ROWS, **kwargs: Any) -> None:
+        super().__init__(*args, engine=None, **kwargs)
+        self.rows = max(1, min(rows, MAX_WAGERS))
+        fields = list(self.fields.items())
+        at = [name for name, _ in fields].index("reason")
+        wagers = [pair for n in range(1, self.rows + 1) for pair in _wager_fields(n)]
+        self.fields = dict(fields[:at] + wagers + fields[at:])
+
+    def head_fields(self) -> list[Any]:
+        """The fields shown before the wagers (the title to the description)."""
+        names = list(self.fields)
+        return [self[name] for name in names[:names.index(f"{WAGER_PREFIX}1-name")]]
+
+    def tail_fields(self) -> list[Any]:
+        """The fields shown after the wagers (the reason to the patents)."""
+        names = list(self.fields)
+        return [self[name] for name in names[names.index("reason"):]]
+
+    def wager_rows(self) -> list[list[Any]]:
+        return [[self[f"{WAGER_PREFIX}{n}-{name}"] for name in WAGER_FIELDS] for n in range(1, self.rows + 1)]
+
+    def service_kwargs(self) -> dict[str, Any]:
+        data = {name: value for name, value in self.cleaned_data.items() if not name.startswith(WAGER_PREFIX)}
+        return data | {"stated_wagers": stated_wagers_typed(self.cleaned_data, self.rows)}
 
 
 class MultipleFileInput(forms.ClearableFileInput):

@@ -3,8 +3,9 @@ wager or feature of a table game (58 Pa. Code § 521.4).
 
 A :class:`NewGameRequest` holds every item of § 521.4: the description with the rules of play and wagering, for
 a table game whether it is a variation, a composite or a new game ((1)(i)), the exact figures of each wager
-((1)(ii): computed by ``compliance.games.math`` from the game and options stated, kept as computed so the
-signature covers them), the reason ((2)), the other jurisdictions ((3)) and the copyright, trademark and patent
+((1)(ii): computed by ``compliance.games.math`` from the game and options stated, or, for a game or wager the
+engine does not model, stated by the facility as exact fractions with the method of computation; kept as prepared
+so the signature covers them), the reason ((2)), the other jurisdictions ((3)) and the copyright, trademark and patent
 statement ((4)). Its sketches and pictures ((1)(iii)–(iv)) are :class:`RequestPicture` rows whose bytes are kept
 in the database (:class:`RequestPictureContent`) with their SHA-256; the compliance officer's signature covers
 those hashes, freezes the request and closes it to further pictures (the model refuses; on PostgreSQL the
@@ -37,6 +38,7 @@ from compliance.roles import Role
 
 __all__ = [
     "CITATION",
+    "STATED_BY",
     "Classification",
     "NewGameRequest",
     "PictureKind",
@@ -47,6 +49,7 @@ __all__ = [
 ]
 
 CITATION = "521.4(1)(i)–(iv), (2)–(4)"
+STATED_BY = "stated_by"  # the key of ``figures`` naming the facility that states them (no engine model)
 PICTURE_SIZE = Bounds(1, MAX_PICTURE_BYTES)
 
 
@@ -84,11 +87,13 @@ class NewGameRequest(RegulatedRecord):
                              verbose_name="authorized game", help_text="The game a new wager or feature belongs to")
     description = models.TextField(verbose_name="description, rules of play and wagering",
                                    help_text="§ 521.4(1)")
-    engine_game = models.CharField(max_length=40, verbose_name="game computed by the engine",
-                                   help_text="The game of compliance.games.math whose exact figures are filed")
+    engine_game = models.CharField(max_length=40, blank=True, verbose_name="game computed by the engine",
+                                   help_text="The game of compliance.games.math whose exact figures are filed; "
+                                             "empty when the facility states the figures")
     engine_options = models.JSONField(default=dict, blank=True, verbose_name="options applied")
     figures = models.JSONField(default=dict, blank=True, verbose_name="exact figures as prepared",
-                               help_text="The engine's analysis when the request was prepared (§ 521.4(1)(ii))")
+                               help_text="The engine's analysis when the request was prepared, or the figures of "
+                                         "each wager as the facility states them (“stated_by”) (§ 521.4(1)(ii))")
     reason = models.TextField(verbose_name="why it is proposed", help_text="§ 521.4(2)")
     other_jurisdictions = models.JSONField(default=list, blank=True, help_text="§ 521.4(3); empty: none")
     copyright_status = models.CharField(max_length=8, choices=Protection.choices, verbose_name="copyrights")
@@ -102,8 +107,14 @@ class NewGameRequest(RegulatedRecord):
         ordering = ["-created_at", "-pk"]
         verbose_name = "new game request"
         constraints = [
-            models.CheckConstraint(condition=~Q(title="") & ~Q(description="") & ~Q(reason="") & ~Q(engine_game=""),
+            models.CheckConstraint(condition=~Q(title="") & ~Q(description="") & ~Q(reason=""),
                                    name="new_game_request_items_given"),
+            # The figures come from the engine's game or are stated by the facility, never both: a request with
+            # the facility's figures names no engine game and no options, so no engine figures attach to it.
+            models.CheckConstraint(
+                condition=(~Q(engine_game="") & ~Q(figures__has_key=STATED_BY))
+                | (Q(engine_game="") & Q(figures__has_key=STATED_BY) & Q(engine_options={})),
+                name="new_game_request_figures_source"),
             models.CheckConstraint(
                 condition=(Q(kind=RequestKind.NEW_GAME) & ~Q(classification="") & Q(game__isnull=True))
                 | (Q(kind=RequestKind.NEW_FEATURE) & Q(classification="") & Q(game__isnull=False)),
@@ -126,6 +137,11 @@ class NewGameRequest(RegulatedRecord):
     @property
     def is_game(self) -> bool:
         return self.kind == RequestKind.NEW_GAME
+
+    @property
+    def figures_stated(self) -> bool:
+        """The figures are the facility's own (the engine does not model the game or wager), not the engine's."""
+        return not self.engine_game
 
     @property
     def jurisdictions_words(self) -> str:

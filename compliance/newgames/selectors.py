@@ -1,10 +1,13 @@
 """Reads of the requests to offer a new table game or feature (§ 521.4): the facility's requests, their pictures,
-the exact figures of each wager from the engine, and what still stands between a request and its signature."""
+the exact figures of each wager (from the engine, or as the facility states them for a game or wager the engine
+does not model), and what still stands between a request and its signature."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
@@ -13,13 +16,22 @@ from compliance.games.math.core import Analysis, GameMath, OptionError
 from compliance.games.math.registry import game as engine_game
 from compliance.games.math.registry import games as engine_games
 from compliance.models import Facility, Game
-from compliance.newgames.models import NewGameRequest, PictureKind, RequestKind, RequestPicture, RequestPictureContent
+from compliance.newgames.models import (
+    STATED_BY,
+    NewGameRequest,
+    PictureKind,
+    RequestKind,
+    RequestPicture,
+    RequestPictureContent,
+)
 from compliance.newgames.rules import engine_fits
+from compliance.newgames.stated import StatedError, StatedWager, read_wagers, wager_text, wagers_from_json
 
 __all__ = [
     "CHANGED",
     "NO_ENGINE_MODEL",
     "Figures",
+    "Stated",
     "analyse",
     "engine_choices",
     "engine_for",
@@ -32,11 +44,13 @@ __all__ = [
     "pictures_of",
     "request_in",
     "requests_of",
+    "stated_check",
+    "stated_preview",
 ]
 
-NO_ENGINE_MODEL = ("The true odds, the payout odds and the house advantage of each wager (§ 521.4(1)(ii)) come only "
-                   "from the exact game engine, and it has no model of {what}: the request cannot be filed until the "
-                   "engine models the game.")
+NO_ENGINE_MODEL = ("The game engine has no model of {what}, so it cannot give the true odds, the payout odds and the "
+                   "house advantage of each wager (§ 521.4(1)(ii)): file the request with the facility's own exact "
+                   "figures instead (“a game or wager the system does not model” on the first page of a request).")
 
 
 def requests_of(facility: Facility) -> QuerySet[NewGameRequest]:
@@ -97,14 +111,31 @@ def engine_refusal(*, kind: str, game: Game | None, slug: str) -> str:
 
 
 @dataclass(frozen=True)
+class Stated:
+    """The figures of each wager as the facility states them (the engine does not model the game or wager)."""
+
+    stated_by: str
+    wagers: list[StatedWager]
+
+    @property
+    def rows(self) -> list[list[str]]:
+        """Wager, payout odds, probability of winning, true odds, house advantage (as stated, then as a percentage
+        computed from it) and whether it was checked."""
+        return [[w.name, w.payout_odds, w.probability_text, w.true_odds_text, w.house_edge_text,
+                 w.house_edge_percent, w.checked] for w in self.wagers]
+
+
+@dataclass(frozen=True)
 class Figures:
-    """The exact figures of each wager as the engine computes them today for the request's game and options."""
+    """The exact figures of each wager: as the engine computes them today for the request's game and options, or
+    (``stated``) as the facility stated them for a game or wager the engine does not model."""
 
     engine: GameMath | None
     analysis: Analysis | None
     refusal: str = ""  # why there are none
     changed: bool = False  # they differ from the figures kept with the request when it was prepared
     rows: list[list[str]] = field(default_factory=list)
+    stated: Stated | None = None
 
     @property
     def options(self) -> list[tuple[str, str]]:
@@ -126,7 +157,36 @@ def analyse(slug: str, options: dict[str, str]) -> Figures:
     return Figures(engine, analysis, rows=figure_rows(analysis))
 
 
+def stated_check(rows: Sequence[Mapping[str, Any]], stated_by: str) -> tuple[Stated | None, list[str]]:
+    """The facility's figures of each wager as typed, read and checked exactly: (the figures, []) or (None, every
+    refusal in words)."""
+    try:
+        return Stated(stated_by, read_wagers([wager_text(row) for row in rows])), []
+    except StatedError as error:
+        return None, error.messages
+
+
+def stated_preview(rows: Sequence[Mapping[str, Any]], stated_by: str) -> tuple[Figures | None, list[str]]:
+    """The facility's figures as typed, shown as they would be filed (nothing saved), or every refusal."""
+    stated, refusals = stated_check(rows, stated_by)
+    return (Figures(None, None, stated=stated) if stated is not None else None), refusals
+
+
+def _stated_of(request: NewGameRequest) -> Figures:
+    kept = dict(request.figures or {})
+    try:
+        wagers = wagers_from_json(kept.get("wagers"))
+    except StatedError as error:
+        return Figures(None, None, "The facility's figures kept with this request no longer read: "
+                       + " ".join(error.messages) + " Prepare the request anew.")
+    return Figures(None, None, stated=Stated(str(kept.get(STATED_BY) or request.facility.name), wagers))
+
+
 def figures_of(request: NewGameRequest) -> Figures:
+    """The figures of the request: the facility's own, kept as stated, when it names no engine game; otherwise
+    the engine's for its game and options today, marked ``changed`` if they are not those kept."""
+    if request.figures_stated:
+        return _stated_of(request)
     options = {str(k): str(v) for k, v in dict(request.engine_options or {}).items()}
     found = analyse(request.engine_game, options)
     if found.analysis is None:

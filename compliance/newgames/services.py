@@ -1,5 +1,6 @@
-"""Writes of the request to offer a new table game or feature (§ 521.4): a compliance officer prepares it, adds
-the sketches and pictures of the layout and the equipment, and signs it. Every refusal says in words which item
+"""Writes of the request to offer a new table game or feature (§ 521.4): a compliance officer prepares it (with
+the engine's figures, or the facility's own for a game or wager the engine does not model), adds the sketches and
+pictures of the layout and the equipment, and signs it. Every refusal says in words which item
 of § 521.4 is missing or wrong, and nothing is saved."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -18,6 +19,7 @@ from compliance.actors import acts_as_user
 from compliance.models import Facility, Game, Signature
 from compliance.newgames import selectors
 from compliance.newgames.models import (
+    STATED_BY,
     Classification,
     NewGameRequest,
     PictureKind,
@@ -35,6 +37,7 @@ from compliance.newgames.rules import (
     jurisdictions_from,
     upload_refusal,
 )
+from compliance.newgames.stated import MAX_WAGERS
 from compliance.roles import Capability
 from compliance.service_checks import require_at_facility
 from compliance.services import record_sign
@@ -95,6 +98,17 @@ def _protections(statements: dict[str, tuple[str, str]]) -> dict[str, str]:
     return fields
 
 
+def _stated_figures(facility: Facility, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The facility's own figures of each wager (a game or wager the engine does not model), read and checked
+    exactly, as kept with the request; or every refusal in words."""
+    if len(rows) > MAX_WAGERS:
+        raise ValidationError(f"State at most {MAX_WAGERS} wagers in one request.")
+    stated, refusals = selectors.stated_check(rows, facility.name)
+    if stated is None:
+        raise ValidationError(refusals)
+    return {STATED_BY: stated.stated_by, "wagers": [w.as_json() for w in stated.wagers]}
+
+
 def _figures(kind: str, game: Game | None, engine_game: str, options: dict[str, str]) -> tuple[dict[str, str], Any]:
     """The options as the engine applied them and its analysis as JSON, or the refusal in words."""
     refusal = selectors.engine_refusal(kind=kind, game=game, slug=engine_game)
@@ -106,22 +120,37 @@ def _figures(kind: str, game: Game | None, engine_game: str, options: dict[str, 
     return dict(found.analysis.options), found.analysis.as_json()
 
 
+def _figures_of_request(facility: Facility, kind: str, game: Game | None, engine_game: str,
+                        engine_options: dict[str, str] | None,
+                        stated_wagers: Sequence[Mapping[str, Any]] | None) -> tuple[dict[str, str], Any]:
+    """The engine's figures for its game and options, or the facility's own: never both."""
+    if stated_wagers is None:
+        return _figures(kind, game, str(engine_game or ""), {str(k): str(v) for k, v in (engine_options or {}).items()})
+    if engine_game or engine_options:
+        raise ValidationError("A request carries the figures the engine computes for a game it models, or the "
+                              "facility's own figures for a game or wager it does not model, never both.")
+    return {}, _stated_figures(facility, stated_wagers)
+
+
 @transaction.atomic
 @acts_as_user
 def request_prepare(
     *, facility: Facility, title: str, kind: str, classification: str = "", game: Game | None = None,
-    description: str, engine_game: str, engine_options: dict[str, str] | None = None, reason: str,
+    description: str, engine_game: str = "", engine_options: dict[str, str] | None = None,
+    stated_wagers: Sequence[Mapping[str, Any]] | None = None, reason: str,
     other_jurisdictions: str, copyright_status: str, copyright_details: str = "", trademark_status: str,
     trademark_details: str = "", patent_status: str, patent_details: str = "", user: Any,
 ) -> NewGameRequest:
-    """A new request, unsigned: pictures are added next, then the compliance officer signs it."""
+    """A new request, unsigned: pictures are added next, then the compliance officer signs it. Its figures
+    (§ 521.4(1)(ii)) are the engine's for ``engine_game`` and its options, or, for a game or wager the engine does
+    not model, ``stated_wagers``: the facility's own exact figures of each wager with its method of computation
+    (``name``, ``payout_odds``, ``probability``, ``true_odds``, ``house_edge``, ``simple``, ``method``)."""
     _allowed(user, facility)
     title = _text(title, 200, "Give the request a title: the name of the game, wager or feature.", "title")
     _kind_and_game(kind, classification, game)
     description = _text(description, MAX_LONG_TEXT, "Describe the game or feature in detail, with the rules of play "
                         "and wagering that would be used (§ 521.4(1)).", "description")
-    options, figures = _figures(kind, game, str(engine_game or ""), {str(k): str(v) for k, v in
-                                                                      (engine_options or {}).items()})
+    options, figures = _figures_of_request(facility, kind, game, engine_game, engine_options, stated_wagers)
     reason = _text(reason, MAX_LONG_TEXT, "Say why the new table game or feature is being proposed (§ 521.4(2)).",
                    "reason")
     try:
@@ -133,7 +162,7 @@ def request_prepare(
                                 "patent": (patent_status, patent_details)})
     return NewGameRequest.objects.create(
         facility=facility, title=title, kind=kind, classification=classification if kind == RequestKind.NEW_GAME
-        else "", game=game, description=description, engine_game=engine_game, engine_options=options,
+        else "", game=game, description=description, engine_game=str(engine_game or ""), engine_options=options,
         figures=figures, reason=reason, other_jurisdictions=jurisdictions, **protections)
 
 

@@ -6,6 +6,8 @@ app_name = "newgames"
 urlpatterns = [
     path("", views.RequestListView.as_view(), name="list"),
     path("new/", views.EngineChoiceView.as_view(), name="engine"),
+    # Before the engine's games: "own-figures" is no game of the engine.
+    path("new/own-figures/", views.StatedRequestCreateView.as_view(), name="create-stated"),
     path("new/<slug:engine>/", views.RequestCreateView.as_view(), name="create"),
     path("<int:pk>/", views.RequestDetailView.as_view(), name="detail"),
     path("<int:pk>/pictures/new/", views.PictureUploadView.as_view(), name="pictures"),

@@ -30,6 +30,7 @@ __all__ = [
     "RequestListView",
     "RequestPdfView",
     "RequestSignView",
+    "StatedRequestCreateView",
 ]
 
 
@@ -57,12 +58,14 @@ class RequestListView(_Requests, TemplateView):
 
 
 class EngineChoiceView(_Requests, TemplateView):
+    """The first page of a request: a game the engine models (its figures computed), or a game or wager it does
+    not model (the facility states its own figures)."""
+
     template_name = "newgames/engine.html"
-    title = "Request a new game or feature: the game the engine computes"
+    title = "Request a new game or feature: where its figures come from"
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        return super().get_context_data(**kwargs) | {"engines": selectors.engine_choices(),
-                                                     "no_model": selectors.NO_ENGINE_MODEL.format(what="the game")}
+        return super().get_context_data(**kwargs) | {"engines": selectors.engine_choices()}
 
 
 class RequestCreateView(_Requests, ServiceFormView):
@@ -96,6 +99,41 @@ class RequestCreateView(_Requests, ServiceFormView):
     def perform(self, form: Any) -> str:
         made = services.request_prepare(facility=self.facility, user=self.request.user, **form.service_kwargs())
         messages.success(self.request, f"Request #{made.pk} prepared. Add the sketches and pictures, then sign it.")
+        return made.get_absolute_url()
+
+
+class StatedRequestCreateView(_Requests, ServiceFormView):
+    """A request for a game or wager the engine does not model: the facility states the figures of each wager
+    exactly with its method; "Check the figures" reads and checks them without saving, "Add a wager" adds a row."""
+
+    form_class = forms.StatedRequestForm
+    template_name = "newgames/stated_form.html"
+    title = "Request a new game or feature with the facility's own figures"
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        rows = forms.wager_rows_in(self.request.POST) if self.request.method == "POST" else forms.DEFAULT_WAGER_ROWS
+        return super().get_form_kwargs() | {"rows": rows}
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if "check" in request.POST or "more" in request.POST:  # nothing saved, nothing refused but the figures
+            rows = forms.wager_rows_in(request.POST) + (1 if "more" in request.POST else 0)
+            form = forms.StatedRequestForm(initial=request.POST.dict(), rows=rows)
+            return self.render_to_response(self.get_context_data(form=form, check="check" in request.POST))
+        return super().post(request, *args, **kwargs)
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        form = context["form"]
+        if not kwargs.get("check"):
+            return context | {"check": False}
+        typed = forms.stated_wagers_typed(self.request.POST, form.rows)
+        checked, refusals = selectors.stated_preview(typed, self.facility.name)
+        return context | {"check": True, "checked_figures": checked, "refusals": refusals}
+
+    def perform(self, form: Any) -> str:
+        made = services.request_prepare(facility=self.facility, user=self.request.user, **form.service_kwargs())
+        messages.success(self.request, f"Request #{made.pk} prepared with the facility's own figures. Add the "
+                                       f"sketches and pictures, then sign it.")
         return made.get_absolute_url()
 
 

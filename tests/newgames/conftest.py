@@ -85,3 +85,44 @@ def ready_request(game_request: Any, compliance_officer: Any) -> Any:
                                   files=[("die.jpg", jpeg()), ("shaker-spec.pdf", PDF)], caption="Dice and shaker",
                                   user=compliance_officer)
     return game_request
+
+
+STRAIGHT_UP = {"name": "Straight up", "payout_odds": "35 to 1", "probability": "1/38", "true_odds": "37 to 1",
+               "house_edge": "2/38", "simple": True, "method": "Enumeration of the 38 pockets of the wheel."}
+FIVE_NUMBER = {"name": "Five number", "payout_odds": "6 to 1", "probability": "5/38", "true_odds": "33 to 5",
+               "house_edge": "3/38", "simple": True, "method": "Enumeration: 0, 00, 1, 2 and 3 of the 38 pockets."}
+RED_SURRENDER = {"name": "Red, half back on 0 and 00", "payout_odds": "1 to 1", "probability": "18/38",
+                 "true_odds": "10 to 9", "house_edge": "1/38", "simple": False,
+                 "method": "Enumeration of the 38 pockets: 18 red win 1 to 1, 0 and 00 lose half the wager, 18 "
+                           "black lose it."}
+
+
+def stated_fields(**changes: Any) -> dict[str, Any]:
+    """Every item of § 521.4 for a new table game the engine does not model (a roulette wheel), with the
+    facility's own exact figures of each wager."""
+    fields = request_fields(
+        title="Keystone Double-Zero Roulette", kind="new_game", classification="new", game=None,
+        description="A wheel of 38 pockets, 0, 00 and 1 to 36; the dealer spins the ball and pays the wagers "
+                    "covering the pocket it lands in.", other_jurisdictions="none")
+    del fields["engine_game"], fields["engine_options"]
+    return fields | {"stated_wagers": [STRAIGHT_UP, FIVE_NUMBER, RED_SURRENDER]} | changes
+
+
+@pytest.fixture
+def prepare_stated(facility: Any, compliance_officer: Any) -> Any:
+    def make(**changes: Any) -> Any:
+        return services.request_prepare(facility=facility, user=compliance_officer, **stated_fields(**changes))
+
+    return make
+
+
+@pytest.fixture
+def stated_request(prepare_stated: Any, compliance_officer: Any) -> Any:
+    """A new game the engine does not model, with the facility's figures and a picture of the wheel: ready to
+    sign."""
+    made = prepare_stated()
+    services.request_pictures_add(request=made, kind="equipment", files=[("wheel.jpg", jpeg())],
+                                  caption="The wheel", user=compliance_officer)
+    services.request_pictures_add(request=made, kind="layout", files=[("layout.png", png())],
+                                  caption="The layout", user=compliance_officer)
+    return made

@@ -1,10 +1,14 @@
 """The request as the PDF filed with the Executive Director: every item of § 521.4 under its clause, the figures
-the engine computes exactly, the pictures drawn (a PDF attachment listed by name and SHA-256), the signature."""
+the engine computes exactly labelled as this system's, or the facility's own for a game the engine does not model
+labelled as the facility's with their method, the pictures drawn (a PDF attachment listed by name and SHA-256),
+the signature."""
 
 from __future__ import annotations
 
 import io
 import re
+import shutil
+import subprocess
 from typing import Any
 
 import pytest
@@ -55,6 +59,8 @@ def test_the_figures_in_the_document_are_the_engines_exact_figures(ready_request
         assert all(" to " in tier and " for " not in tier for tier in wager.payout_odds.split("; "))
     assert "180 to 1" in text and "35/216" in text and "16.2037%" in text
     assert not re.search(r"\d for \d", text)
+    assert "Figures computed by this system (its exact game engine: Sic Bo)" in text
+    assert "not computed by this system" not in text
 
 
 def test_a_game_with_payout_tiers_prints_each_tier(prepare, compliance_officer, tmp_path):
@@ -93,3 +99,53 @@ def test_the_signature_block_names_the_signer_once_signed(ready_request, complia
     profile = compliance_officer.profile
     assert f"Board-issued credential no. {profile.credential_number}" in signed and profile.full_name in signed
     assert "Not signed." not in signed
+
+
+def _pdftotext(path: Any) -> list[str]:
+    """The text as poppler's pdftotext reads it too (another reader than pypdf), where poppler is installed
+    (``make browser-deps`` installs it)."""
+    if not shutil.which("pdftotext"):
+        return []
+    found = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, check=True, text=True)
+    return [" ".join(found.stdout.split())]
+
+
+def test_a_game_the_engine_does_not_model_prints_the_facilitys_figures_labelled_as_such(stated_request, facility,
+                                                                                        tmp_path):
+    text, _ = _pdf(stated_request, tmp_path, "stated.pdf")
+    for source in (text, *_pdftotext(tmp_path / "stated.pdf")):
+        assert f"Figures stated by {facility.name} — not computed by this system" in source
+        assert "Figures computed by this system" not in source and "How the engine read the rules" not in source
+        for figure in ("Straight up", "35 to 1", "1/38", "37 to 1", "2/38", "5.2632%", "Five number", "33 to 5",
+                       "3/38", "7.8947%", "10 to 9", "2.6316%"):
+            assert figure in source, figure
+        assert "Enumeration of the 38 pockets of the wheel." in source
+        assert "Simple wager: checked exactly" in source and "Not a simple wager: filed as stated" in source
+        assert "Method of computation of each wager (the facility's words)" in source
+        assert not re.search(r"\d for \d", source)
+    # No figure of any engine game is in it.
+    assert "35/216" not in text and "Sic Bo" not in text
+
+
+def test_the_facilitys_figures_page_renders_as_a_picture(stated_request, tmp_path):
+    """The first page drawn at 60 dpi by poppler (pdftoppm), to look at: the heading and the table of wagers."""
+    _pdf(stated_request, tmp_path, "stated.pdf")
+    if not shutil.which("pdftoppm"):
+        pytest.skip("poppler's pdftoppm is not installed (make browser-deps installs it)")
+    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "2", str(tmp_path / "stated.pdf"),
+                    str(tmp_path / "page")], check=True)
+    pages = sorted(tmp_path.glob("page-*.png"))
+    assert pages and all(p.stat().st_size > 1000 for p in pages)
+    from PIL import Image
+
+    with Image.open(pages[0]) as image:
+        assert image.size[0] > 400 and image.getextrema() != ((255, 255), (255, 255), (255, 255))
+
+
+def test_a_signed_request_with_the_facilitys_figures_prints_them_and_the_signature(stated_request, compliance_officer,
+                                                                                   password, tmp_path):
+    services.request_sign(request=stated_request, user=compliance_officer, password=password)
+    stated_request.refresh_from_db()
+    text, _ = _pdf(stated_request, tmp_path, "stated-signed.pdf")
+    assert "not computed by this system" in text and compliance_officer.profile.full_name in text
+    assert "Not signed." not in text and "Altered since signed" not in text

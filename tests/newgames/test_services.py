@@ -1,5 +1,6 @@
 """Preparing, illustrating and signing a request (§ 521.4): each item missing is refused in words and saves
-nothing; the figures come only from the engine; pictures are checked by their content and size; the signature
+nothing; the figures come from the engine where it models the game, otherwise they are the facility's own, read
+and checked exactly and never mixed with an engine game's; pictures are checked by their content and size; the signature
 freezes the request, in the model and on PostgreSQL in the database."""
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from compliance.roles import Role
 from compliance.services import signature_sign
 from compliance.testing import behind_the_applications_back
 from tests.factories import make_person
-from tests.newgames.conftest import PDF, jpeg, png, request_fields
+from tests.newgames.conftest import PDF, STRAIGHT_UP, jpeg, png, request_fields, stated_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -55,11 +56,12 @@ def test_each_missing_or_wrong_item_is_refused_in_words_and_saves_nothing(prepar
     _refused(prepare, words, **changes)
 
 
-def test_without_a_model_in_the_engine_the_request_cannot_be_filed(prepare):
-    _refused(prepare, "has no model of this game: the request cannot be filed", engine_game="")
-    _refused(prepare, "has no model of “blackjack-plus”: the request cannot be filed", engine_game="blackjack-plus")
+def test_without_a_model_in_the_engine_the_engines_figures_are_refused_pointing_to_the_facilitys_own(prepare):
+    own = "file the request with the facility's own exact figures instead"
+    _refused(prepare, f"has no model of this game, .*{own}", engine_game="")
+    _refused(prepare, f"has no model of “blackjack-plus”, .*{own}", engine_game="blackjack-plus")
     # A new wager of Craps: the engine models no game of Craps' chapter.
-    _refused(prepare, "has no model of Craps: the request cannot be filed", game=Game.objects.get(code="craps"))
+    _refused(prepare, f"has no model of Craps, .*{own}", game=Game.objects.get(code="craps"))
     # A new wager of Sic Bo is filed with the figures of Sic Bo, not another game's.
     _refused(prepare, "choose the engine's Sic Bo, not Three Dice Football", engine_game="three-dice-football",
              engine_options={})
@@ -237,3 +239,114 @@ def test_bytes_altered_behind_the_applications_back_are_found(ready_request):
                                  [png(colour="red"), picture.pk])
     assert selectors.picture_bytes(picture) is None
     assert any("no longer match the SHA-256" in r for r in selectors.filing_refusals(ready_request))
+
+
+# --- a game or wager the engine does not model: the facility's own figures ---------------------------------------
+
+
+def test_a_game_the_engine_does_not_model_is_filed_with_the_facilitys_own_figures(stated_request, facility):
+    assert stated_request.figures_stated and stated_request.engine_game == "" and stated_request.engine_options == {}
+    assert stated_request.figures["stated_by"] == facility.name
+    assert [w["name"] for w in stated_request.figures["wagers"]] == ["Straight up", "Five number",
+                                                                    "Red, half back on 0 and 00"]
+    assert stated_request.figures["wagers"][0] == STRAIGHT_UP  # as stated: 2/38, not reduced
+    figures = selectors.figures_of(stated_request)
+    # No engine game's figures attach to it: no engine, no analysis, no engine rows.
+    assert figures.engine is None and figures.analysis is None and figures.rows == [] and not figures.refusal
+    assert figures.stated is not None and figures.stated.stated_by == facility.name
+    assert figures.stated.rows[0] == ["Straight up", "35 to 1", "1/38", "37 to 1", "2/38", "5.2632%",
+                                      "Simple wager: checked exactly"]
+    assert figures.stated.rows[2][-1].startswith("Not a simple wager")
+    assert "game" not in stated_request.figures and "analysis" not in stated_request.figures
+    assert selectors.filing_refusals(stated_request) == []
+
+
+def test_a_new_wager_of_a_game_the_engine_does_not_model_is_filed_with_the_facilitys_figures(prepare_stated):
+    """A new wager of Craps (whose chapter the engine does not model): its figures are the facility's."""
+    craps = Game.objects.get(code="craps")
+    made = prepare_stated(kind="new_feature", classification="", game=craps, title="Craps Fire Bet", stated_wagers=[
+        {"name": "Any seven (single roll)", "payout_odds": "4 to 1", "probability": "1/6", "true_odds": "5 to 1",
+         "house_edge": "1/6", "method": "Enumeration of the 36 rolls of two dice: 6 make seven."}])
+    assert made.game == craps and made.figures_stated
+    assert selectors.figures_of(made).stated.wagers[0].house_edge_percent == "16.6667%"
+
+
+def test_inconsistent_figures_are_refused_with_the_exact_value_and_nothing_is_saved(prepare_stated):
+    wrong = STRAIGHT_UP | {"house_edge": "1/20"}
+    with pytest.raises(ValidationError) as refused:
+        prepare_stated(stated_wagers=[wrong])
+    assert refused.value.messages == ["Wager 1 (Straight up): house advantage stated 1/20; from a probability of "
+                                      "1/38 and payout 35 to 1 it is 1/19."]
+    assert NewGameRequest.objects.count() == 0
+
+
+@pytest.mark.parametrize(("changes", "words"), [
+    ({"payout_odds": "35 for 1"}, "odds are stated with 'to', never 'for'"),
+    ({"probability": "0/38"}, "has a zero"),
+    ({"probability": "-1/38"}, "is negative"),
+    ({"probability": "1/" + "9" * 40}, "at most 30 digits"),
+    ({"probability": "2.63%"}, "not a percentage"),
+    ({"house_edge": "garbage"}, "write it as a fraction p/q"),
+    ({"method": ""}, "say how the figures were computed"),
+])
+def test_stated_figures_that_are_not_exact_are_refused_in_words(prepare_stated, changes, words):
+    with pytest.raises(ValidationError) as refused:
+        prepare_stated(stated_wagers=[STRAIGHT_UP | changes])
+    assert any(words in m for m in refused.value.messages), refused.value.messages
+    assert NewGameRequest.objects.count() == 0
+
+
+def test_a_request_carries_the_engines_figures_or_the_facilitys_never_both(prepare_stated):
+    with pytest.raises(ValidationError, match="never both"):
+        prepare_stated(engine_game="sic-bo")
+    with pytest.raises(ValidationError, match="never both"):
+        prepare_stated(engine_options={"three-of-a-kind": "180 to 1"})
+    with pytest.raises(ValidationError, match="at least one wager"):
+        prepare_stated(stated_wagers=[])
+    assert NewGameRequest.objects.count() == 0
+
+
+def test_the_database_keeps_the_engines_figures_and_the_facilitys_apart(game_request, stated_request):
+    """A request with the facility's figures names no engine game or options, and a request of an engine game
+    carries no stated figures (constraint new_game_request_figures_source)."""
+    fields = {f.name: getattr(stated_request, f.name) for f in NewGameRequest._meta.concrete_fields
+              if f.name not in ("id", "created_at")}
+    for changes in ({"engine_game": "sic-bo"}, {"engine_options": {"paytable": "A"}},
+                    {"figures": game_request.figures}):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            NewGameRequest.objects.create(**(fields | changes))
+    engine_fields = {f.name: getattr(game_request, f.name) for f in NewGameRequest._meta.concrete_fields
+                     if f.name not in ("id", "created_at")}
+    with pytest.raises(IntegrityError), transaction.atomic():
+        NewGameRequest.objects.create(**(engine_fields | {"figures": stated_request.figures}))
+
+
+def test_the_facilitys_figures_are_signed_and_frozen_with_the_request(stated_request, compliance_officer, password):
+    signature = services.request_sign(request=stated_request, user=compliance_officer, password=password)
+    assert signature.content_hash == stated_request.content_hash()
+    assert stated_request.signable_content()["figures"]["wagers"][0]["house_edge"] == "2/38"
+    stated_request.figures = {"stated_by": "x", "wagers": []}
+    with pytest.raises(SignedRecordError):
+        stated_request.save()
+
+
+def test_stated_figures_altered_behind_the_applications_back_are_found(stated_request, compliance_officer,
+                                                                       password):
+    figures = dict(stated_request.figures)
+    figures["wagers"] = [figures["wagers"][0] | {"house_edge": "1/20"}]
+    behind_the_applications_back("UPDATE newgames_newgamerequest SET figures = %s WHERE id = %s",
+                                 [json.dumps(figures), stated_request.pk])
+    stated_request.refresh_from_db()
+    refusals = selectors.filing_refusals(stated_request)
+    assert any("no longer read" in r and "it is 1/19" in r for r in refusals), refusals
+    with pytest.raises(ValidationError, match="no longer read"):
+        services.request_sign(request=stated_request, user=compliance_officer, password=password)
+
+
+def test_a_new_game_with_the_facilitys_figures_needs_every_other_item_too(prepare_stated):
+    with pytest.raises(ValidationError, match="Give the request a title"):
+        prepare_stated(title="")
+    with pytest.raises(ValidationError, match=r"variation of an authorized game.*§ 521.4\(1\)\(i\)"):
+        prepare_stated(classification="")
+    assert NewGameRequest.objects.count() == 0
+    assert stated_fields()["kind"] == "new_game"

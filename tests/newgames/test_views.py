@@ -1,5 +1,5 @@
-"""The request's pages: a compliance officer prepares a request with its figures shown before saving, adds the
-pictures (refused in words by content and size), signs; the Board inspector reads every page and posts nothing;
+"""The request's pages: a compliance officer prepares a request with its figures shown before saving (the engine's,
+or the facility's own for a game the engine does not model, checked before saving), adds the pictures (refused in words by content and size), signs; the Board inspector reads every page and posts nothing;
 other staff are refused; hostile input answers with a page, never a 500."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from compliance.newgames.models import NewGameRequest, RequestPicture
 from compliance.newgames.rules import MAX_PICTURE_BYTES
 from compliance.roles import Role
 from tests.factories import make_person
-from tests.newgames.conftest import PDF, jpeg, png
+from tests.newgames.conftest import FIVE_NUMBER, PDF, RED_SURRENDER, STRAIGHT_UP, jpeg, png
 
 pytestmark = pytest.mark.django_db
 
@@ -38,6 +38,7 @@ def _form_data(**changes: Any) -> dict[str, Any]:
 def _pages(request: Any) -> list[str]:
     picture = RequestPicture.objects.filter(request=request).first()
     pages = [reverse("newgames:list"), reverse("newgames:engine"), reverse("newgames:create", args=["sic-bo"]),
+             reverse("newgames:create-stated"),
              reverse("newgames:detail", args=[request.pk]), reverse("newgames:pictures", args=[request.pk]),
              reverse("newgames:sign", args=[request.pk]), reverse("newgames:pdf", args=[request.pk])]
     if picture is not None:
@@ -71,17 +72,26 @@ def test_a_refusal_is_shown_on_the_form_in_words(compliance_officer, client_for)
     assert NewGameRequest.objects.count() == 0
 
 
-def test_a_game_the_engine_does_not_model_cannot_be_requested(compliance_officer, client_for):
+def test_a_game_the_engine_does_not_model_is_sent_to_the_facilitys_own_figures(compliance_officer, client_for):
     client = client_for(compliance_officer)
     url = reverse("newgames:create", args=["baccarat-deluxe"])
     page = client.get(url)
-    assert page.status_code == 200 and "has no model of “baccarat-deluxe”: the request cannot be filed" in \
-        page.content.decode()
+    html = page.content.decode()
+    assert page.status_code == 200 and "has no model of “baccarat-deluxe”" in html
+    assert "file the request with the facility&#x27;s own exact figures instead" in html
+    assert reverse("newgames:create-stated") in html
     posted = client.post(url, _form_data())
-    assert posted.status_code == 200 and "the request cannot be filed" in posted.content.decode()
+    assert posted.status_code == 200 and "has no model of “baccarat-deluxe”" in posted.content.decode()
     assert NewGameRequest.objects.count() == 0
-    choice = client.get(reverse("newgames:engine")).content.decode()
-    assert "If the engine has no model of the game, the request cannot be filed" in choice
+
+
+def test_the_first_page_offers_a_game_the_engine_models_or_the_facilitys_own_figures(compliance_officer,
+                                                                                     client_for):
+    choice = client_for(compliance_officer).get(reverse("newgames:engine")).content.decode()
+    assert "A game the engine models: its figures computed by this system" in choice
+    assert "A game or wager the system does not model: state your own figures" in choice
+    assert reverse("newgames:create", args=["sic-bo"]) in choice and reverse("newgames:create-stated") in choice
+    assert "cannot be filed" not in choice and "cannot be requested" not in choice
 
 
 def _upload(client: Any, request: Any, *files: tuple[str, bytes], kind: str = "equipment") -> Any:
@@ -208,3 +218,91 @@ def test_hostile_input_to_the_signing_form_gives_a_page_not_a_500(game_request, 
         assert response.status_code in ((200, 400) if "\x00" in value else (200,)), (value, response.status_code)
     assert not game_request.is_signed()
 
+
+
+# --- a game or wager the engine does not model: the facility's own figures ---------------------------------------
+
+
+def _stated_data(*wagers: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """The form as a browser posts it: every row of wagers shown (three at first), blank ones included."""
+    data = {"title": "Keystone Double-Zero Roulette", "kind": "new_game", "classification": "new", "game": "",
+            "description": "A wheel of 38 pockets.", "reason": "Patrons ask for it.", "other_jurisdictions": "none",
+            "copyright_status": "none", "trademark_status": "none", "patent_status": "none"}
+    blank = {"name": "", "payout_odds": "", "probability": "", "true_odds": "", "house_edge": "", "method": ""}
+    for n, wager in enumerate([*wagers, *[blank] * (3 - len(wagers))], start=1):
+        for key, value in wager.items():
+            if key == "simple":
+                if not value:
+                    data[f"wager-{n}-not_simple"] = "on"
+            else:
+                data[f"wager-{n}-{key}"] = value
+    return data | changes
+
+
+def test_a_new_game_with_the_facilitys_figures_is_checked_saved_and_printed_as_the_facilitys(
+        compliance_officer, client_for, facility, password):
+    client = client_for(compliance_officer)
+    url = reverse("newgames:create-stated")
+    form = client.get(url)
+    assert form.status_code == 200 and len(form.context["form"].wager_rows()) == 3
+    checked = client.post(url, _stated_data(STRAIGHT_UP, RED_SURRENDER, check="1", title=""))
+    html = checked.content.decode()
+    assert checked.status_code == 200 and NewGameRequest.objects.count() == 0
+    assert f"Figures stated by {facility.name} — not computed by this system" in html
+    assert "5.2632%" in html and "2/38" in html and "This field is required" not in html
+    more = client.post(url, _stated_data(STRAIGHT_UP, more="1"))
+    assert len(more.context["form"].wager_rows()) == 4 and NewGameRequest.objects.count() == 0
+    saved = client.post(url, _stated_data(STRAIGHT_UP, FIVE_NUMBER, RED_SURRENDER))
+    made = NewGameRequest.objects.get()
+    assert saved.status_code == 302 and saved.url == reverse("newgames:detail", args=[made.pk])
+    assert made.figures_stated and [w["name"] for w in made.figures["wagers"]] == [
+        "Straight up", "Five number", "Red, half back on 0 and 00"]
+    _upload(client, made, ("wheel.jpg", jpeg()))
+    for page_url in (saved.url, reverse("newgames:sign", args=[made.pk])):
+        page = client.get(page_url).content.decode()
+        assert f"Figures stated by {facility.name} — not computed by this system" in page
+        assert "Enumeration of the 38 pockets of the wheel." in page and "7.8947%" in page
+        assert "Figures computed by this system" not in page and "35/216" not in page
+    assert client.post(reverse("newgames:sign", args=[made.pk]), {"password": password}).status_code == 302
+    assert made.is_signed()
+    pdf = client.get(reverse("newgames:pdf", args=[made.pk]))
+    assert pdf["Content-Type"] == "application/pdf" and pdf.content.startswith(b"%PDF-")
+    listed = client.get(reverse("newgames:list")).content.decode()
+    assert "Stated by the facility" in listed
+
+
+def test_inconsistent_or_inexact_figures_are_refused_on_the_page_with_the_exact_value(compliance_officer,
+                                                                                      client_for):
+    client = client_for(compliance_officer)
+    url = reverse("newgames:create-stated")
+    page = client.post(url, _stated_data(STRAIGHT_UP | {"house_edge": "1/20"})).content.decode()
+    assert ("Wager 1 (Straight up): house advantage stated 1/20; from a probability of 1/38 and payout 35 to 1 it "
+            "is 1/19.") in page
+    checked = client.post(url, _stated_data(STRAIGHT_UP | {"house_edge": "1/20"}, check="1")).content.decode()
+    assert "house advantage stated 1/20" in checked and "These figures cannot be filed yet" in checked
+    page = client.post(url, _stated_data(STRAIGHT_UP | {"payout_odds": "36 for 1"})).content.decode()
+    assert "never &#x27;for&#x27;" in page and "35 to 1 is the same payout" in page
+    page = client.post(url, _stated_data()).content.decode()
+    assert "State the figures of at least one wager" in page
+    assert NewGameRequest.objects.count() == 0
+
+
+WAGER_FIELDS = ["wager-1-name", "wager-1-payout_odds", "wager-1-probability", "wager-1-true_odds",
+                "wager-1-house_edge", "wager-1-not_simple", "wager-1-method", "wager-2-probability",
+                "wager-999-name", "wager-x-name", "kind", "game"]
+FRACTIONS = ["0", "0/0", "-1/38", "1/-38", "1/0", "38/1", "1e308", "NaN", "inf", "1/3.5", "½", "1⁄38",
+             "9" * 100 + "/7", "1/" + "0" * 50, "99999999999999999999999999999/1", "١/٣٨", "0 to 0", "1 for 1",
+             "1000000000001 to 1", "1 to 1; " * 60, "%", "50%"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(field=st.sampled_from(WAGER_FIELDS), value=st.one_of(st.sampled_from(HOSTILE + FRACTIONS),
+                                                             st.text(max_size=30)),
+       action=st.sampled_from(["", "check", "more"]))
+def test_hostile_figures_give_a_page_not_a_500(compliance_officer, client_for, field, value, action):
+    client = client_for(compliance_officer)
+    data = _stated_data(STRAIGHT_UP, **{field: value})
+    if action:
+        data[action] = "1"
+    response = client.post(reverse("newgames:create-stated"), data)
+    assert response.status_code in ((200, 302, 400) if "\x00" in value else (200, 302)), (field, value, action)
