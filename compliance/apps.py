@@ -20,3 +20,8 @@ class ComplianceConfig(AppConfig):
 
         register_table_listener(breaches_table_changed)
         connect_breach_receiver()
+
+        from compliance.dashboard import register_panel
+        from compliance.readiness_panel import readiness_panel
+
+        register_panel(readiness_panel)

@@ -148,12 +148,11 @@ def register_override_consumer(consumer: OverrideConsumer) -> None:
 
 
 def _tables(tables: Iterable[GamingTable]) -> list[GamingTable]:
-    listed = list(tables)
-    if any("game" not in t._state.fields_cache for t in listed):  # one query for the games, not one per table
-        ids = [t.pk for t in listed]
-        by_id = {t.pk: t for t in GamingTable.objects.filter(pk__in=ids).select_related("game", "facility")}
-        listed = [by_id[t.pk] for t in listed if t.pk in by_id]
-    return listed
+    """The tables as the database has them now (open or closed, their game): one query, never a caller's stale
+    copy."""
+    ids = [t.pk for t in tables]
+    by_id = {t.pk: t for t in GamingTable.objects.filter(pk__in=ids).select_related("game")}
+    return [by_id[pk] for pk in ids if pk in by_id]
 
 
 def tables_readiness(facility: Facility, tables: Iterable[GamingTable], at: datetime | None = None

@@ -47,7 +47,8 @@ def _seed_series(facility: Facility, people: dict[Role, Any], temporary: str) ->
             facility=facility, program=program, code="mp25", name="$25 Match Play (winter)", denomination_cents=2500,
             expires_on=today + timedelta(days=60), games=list(Game.objects.filter(code__in=["craps", "roulette",
                                                                                              "blackjack"])),
-            wager_restrictions="Even-money wagers only; Craps: Pass or Don't Pass line.", user=finsup,
+            wager_restrictions="Even-money wagers only; Craps: Pass or Don't Pass line.", even_money_only=True,
+            user=finsup,
             serial_prefix="MP",
         )
     for kind in ("design", "internal_controls"):

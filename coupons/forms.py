@@ -103,6 +103,10 @@ class SeriesForm(FacilityForm):
         choices=Position.choices, required=False, widget=forms.CheckboxSelectMultiple,
         label="Positions it may be wagered on",
         help_text="Checked at redemption; leave all unchecked for any position the game allows, § 525.22(c)")
+    even_money_only = forms.BooleanField(
+        required=False, label="Even-money wagers only",
+        help_text="Checked at redemption: Roulette's dozens (2 to 1) and any wager paying more than 1 to 1 refused, "
+                  "§ 525.21(c)(4)")
     printed_name = forms.CharField(max_length=200, required=False, help_text="Defaults to the facility name")
     shows_logo = forms.BooleanField(required=False, initial=True, label="The logo is printed")
     value_visible_on_surveillance = forms.BooleanField(

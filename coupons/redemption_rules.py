@@ -18,6 +18,7 @@ from coupons.models._common import format_cents
 from coupons.models.redemption import Position
 
 __all__ = [
+    "EVEN_MONEY_POSITIONS",
     "POSITIONS_BY_GAME",
     "REFUSALS",
     "Refusal",
@@ -56,6 +57,9 @@ REFUSALS: dict[str, RefusalKind] = {
     "day_closed": RefusalKind(422, "525.21(m)", "Finance has closed the gaming day."),
     "try_again": RefusalKind(503, "", "The ledger was busy; nothing was recorded: send the same scan again."),
     "other_facility": RefusalKind(403, "525.21(d)", "The table or coupon belongs to another facility."),
+    "table_closed": RefusalKind(409, "525.22(a)", "The table is closed: a coupon is redeemed only at an open table."),
+    "table_not_ready": RefusalKind(409, "", "The table is open in breach of a requirement (its clause in the "
+                                           "message): it takes no wager until the breach is cured."),
     "not_authenticated": RefusalKind(401, "", "No valid session or scanner token."),
     "token_revoked": RefusalKind(401, "", "The scanner's token was revoked."),
     "wrong_table": RefusalKind(403, "", "The scanner's token belongs to another table."),
@@ -90,6 +94,14 @@ class Refusal(ValidationError):
         return {"error": {"code": self.refusal_code, "message": self.sentence, "clause": self.clause,
                           "fields": self.fields}}
 
+
+# Positions whose wager is paid at even money (1 to 1): the line wagers of Craps and Mini-Craps, Roulette's
+# outside even chances, and the patron's betting area of every other banking game, where the coupon plays the
+# game's main wager. Roulette's dozens pay 2 to 1. A series restricted to "even-money wagers" (§ 525.21(c)(4))
+# is redeemed only on these.
+EVEN_MONEY_POSITIONS: frozenset[str] = frozenset({
+    Position.BETTING_AREA, Position.PASS_LINE, Position.DONT_PASS, Position.BLACK, Position.RED, Position.ODD,
+    Position.EVEN, Position.LOW, Position.HIGH})
 
 _ROULETTE = frozenset({Position.BLACK, Position.RED, Position.ODD, Position.EVEN, Position.LOW, Position.HIGH,
                        Position.FIRST_12, Position.SECOND_12, Position.THIRD_12})

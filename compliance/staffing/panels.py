@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from django.http import HttpRequest
-from django.urls import reverse
+from django.utils import timezone
 
 from compliance.dashboard import Panel, PanelLine
+from compliance.readiness import facility_readiness
 from compliance.roles import Role, is_inspector, roles_of
 from compliance.staffing import selectors
 
@@ -20,8 +21,14 @@ def staffing_panel(request: HttpRequest) -> Panel | None:
     facility = getattr(request, "facility", None)
     if facility is None or not (roles_of(user) & _WHO or is_inspector(user)):
         return None
-    lines = [PanelLine(f"Table {p.table.number} since {p.started_at:%H:%M}: {p.words}",
-                       reverse("staffing:surveillance") if p.rule == "cameras" else reverse("staffing:floor"), "alert")
-             for p in selectors.open_violations(facility)[:20]]
+    # What the open tables breach now, from the one readiness service (compliance.readiness), staffing's part;
+    # the periods on record give when each began.
+    since = {(p.table_id, p.rule): p.started_at for p in selectors.open_violations(facility)}
+    lines = []
+    for state in facility_readiness(facility, timezone.now()).values():
+        for unmet in (u for u in state.unmet if state.is_open and u.code.startswith(("staffing:", "cameras", "span:"))):
+            began = since.get((state.table_id, unmet.code))
+            lines.append(PanelLine(f"Table {state.number}{f' since {began:%H:%M}' if began else ''}: {unmet.words}",
+                                   unmet.link, "alert"))
     return Panel("Staffing and surveillance", lines, empty_text="Every open table is staffed and watched as its "
                  "game requires.", tone="alert" if lines else "", citation="577.9", order=30)

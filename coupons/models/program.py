@@ -89,6 +89,8 @@ class CouponSeries(AuditedModel):
     # wagered on; empty means any position the game allows. The redemption check enforces it.
     positions = models.JSONField(default=list, blank=True,
                                  help_text="Positions it may be wagered on (empty: any the game allows), (c)(4)")
+    even_money_only = models.BooleanField(default=False, help_text="Its restrictions allow even-money wagers only, "
+                                                                   "(c)(4): the redemption refuses any other")
     expires_on = models.DateField(help_text="Expiry date printed on the coupon, (c)(5)")
     value_visible_on_surveillance = models.BooleanField(default=True, help_text="(c)(2)")
     has_chip_area = models.BooleanField(default=True, help_text="Area for the chips that does not hide the value, (c)(6)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
@@ -17,6 +18,9 @@ from compliance.services import record_sign
 from coupons.days import today
 from coupons.models import CouponProgram, CouponSeries, ProgramApproval, StorageLocation
 from coupons.services._common import create
+
+# Restrictions written as "even money" / "even-money" must be the enforced flag, not words alone.
+EVEN_MONEY_WORDS = re.compile(r"\beven[\s-]*money\b", re.IGNORECASE)
 
 __all__ = ["approval_record", "location_create", "series_create"]
 
@@ -104,6 +108,7 @@ def series_create(
     value_visible_on_surveillance: bool = True,
     has_chip_area: bool = True,
     positions: Sequence[str] = (),
+    even_money_only: bool = False,
 ) -> CouponSeries:
     """A coupon series with what § 525.21(c) requires each coupon to show; ``positions`` the wagers its
     restrictions allow (empty: any position the game allows, § 525.22(c))."""
@@ -116,12 +121,15 @@ def series_create(
                           value_visible_on_surveillance=value_visible_on_surveillance, has_chip_area=has_chip_area)
     if CouponSeries.objects.filter(facility=facility, code=code).exists():
         raise ValidationError(f"There is already a series called {code}.")
+    if EVEN_MONEY_WORDS.search(wager_restrictions) and not even_money_only:
+        raise ValidationError("The restrictions say even-money wagers: tick \u201cEven-money wagers only\u201d so the "
+                              "redemption at the table enforces them (§ 525.21(c)(4)).")
     series = CouponSeries.objects.create(
         facility=facility, program=program, code=code, name=name, denomination_cents=denomination_cents,
         expires_on=expires_on, wager_restrictions=wager_restrictions.strip(), serial_prefix=serial_prefix.strip(),
         serial_digits=serial_digits, printed_name=printed_name or facility.name, shows_logo=shows_logo,
         design_specification=design_specification, value_visible_on_surveillance=value_visible_on_surveillance,
-        has_chip_area=has_chip_area, positions=_known_positions(positions),
+        has_chip_area=has_chip_area, positions=_known_positions(positions), even_money_only=even_money_only,
     )
     series.games.set(games)
     return series

@@ -31,6 +31,7 @@ from django.db import IntegrityError, transaction
 from compliance.actors import acting_as
 from compliance.gaming_day import local_time
 from compliance.models import Facility, GamingTable
+from compliance.readiness import table_readiness
 from compliance.roles import Capability, require_capability
 from compliance.row_batch import GateRefused, RowsMoved
 from compliance.row_batch import available as batch_available
@@ -41,13 +42,14 @@ from coupons.models import (
     CouponSeries,
     CouponState,
     LedgerLine,
+    Position,
     ProgramApproval,
     Redemption,
     RedemptionAnswer,
     ScannerDevice,
     format_cents,
 )
-from coupons.redemption_rules import Refusal, breakdown, position_refusal, split_serial
+from coupons.redemption_rules import EVEN_MONEY_POSITIONS, Refusal, breakdown, position_refusal, split_serial
 from coupons.selectors import closed_days, program_gate_refusals
 from coupons.selectors.redemption import coupon_ranges_at, redemption_of
 from coupons.services.redemption_batch import forward_in_time, redemption_rows_send
@@ -165,10 +167,26 @@ def _require_wager(series: CouponSeries, scan: Scan) -> None:
     if positions and scan.position not in positions:
         raise Refusal("wager_not_allowed", f"{series.name} may only be wagered on {series.positions_words} "
                                            f"(its restrictions, § 525.21(c)(4)).")
+    if series.even_money_only and scan.position not in EVEN_MONEY_POSITIONS:
+        raise Refusal("wager_not_allowed", f"{series.name} may only be used on even-money wagers (its restrictions, "
+                                           f"§ 525.21(c)(4)); the {Position(scan.position).label} pays more than 1 to "
+                                           "1.")
     if scan.chips_cents < series.denomination_cents:
         raise Refusal("chips_below_value", f"The chips ({format_cents(scan.chips_cents)}) are worth less than the "
                                            f"coupon ({series.denomination}); the patron must wager at least "
                                            f"{series.denomination} with it (§ 525.22(b)).")
+
+
+def _require_table_takes_wagers(table: GamingTable) -> None:
+    """The one readiness service's verdict (``compliance.readiness``), which the board and Open read too: a
+    coupon is redeemed only at an open table meeting every requirement now."""
+    state = table_readiness(table)
+    if not state.is_open:
+        raise Refusal("table_closed", f"Table {table.number} is closed: a coupon is redeemed only with a wager at an "
+                                      "open table (§ 525.22(a)). Do not accept it; the table opens on the table board.")
+    if state.unmet:
+        raise Refusal("table_not_ready", f"Table {table.number} is open in breach and takes no wager until it is "
+                                         f"cured or the table closes: {state.sentence()}")
 
 
 def _day_closed(through: date, gaming_date: date) -> Refusal:
@@ -314,6 +332,7 @@ def redemption_record(*, facility: Facility, scan: Scan, user: Any = None, devic
     ``answer_of``: given the accepted redemption, the :class:`RedemptionAnswer` to keep in the same
     transaction (the API's ``Idempotency-Key``), or None."""
     account = _authority(facility, scan, user, device)
+    _require_table_takes_wagers(scan.table)
     gaming_date = today(facility)
     row, number = _coupon(facility, scan.serial)
     series, coupon = row.series, row.series.serial(number)

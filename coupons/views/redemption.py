@@ -12,6 +12,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.generic import TemplateView
 
+from compliance.readiness import table_readiness, tables_readiness
 from compliance.roles import Capability, has_capability
 from compliance.views import refusal_messages
 from coupons import redemption_forms as forms
@@ -34,7 +35,9 @@ class TableChooserView(CouponPage, TemplateView):
     capability = Capability.REDEEM_COUPONS
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        return super().get_context_data(tables=reads.banking_tables(self.facility), **kwargs)
+        tables = list(reads.banking_tables(self.facility).order_by("pit", "number"))
+        states = tables_readiness(self.facility, tables)  # the board's and the API's answer, in one pass
+        return super().get_context_data(tables=[(t, states[t.pk]) for t in tables], **kwargs)
 
 
 class TableScreenView(CouponPage, TemplateView):
@@ -54,6 +57,7 @@ class TableScreenView(CouponPage, TemplateView):
         form = kwargs.pop("form", None) or forms.TableScanForm(table=table, positions=allowed_positions(table.game.code))
         context = super().get_context_data(form=form, table=table, **kwargs)
         context["redemptions"] = reads.redemptions_at_table(table, today(self.facility))
+        context["readiness"] = table_readiness(table)  # the verdict the redemption itself obeys
         return context
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:

@@ -28,6 +28,16 @@ def states(series: Any) -> list[tuple[int, int, str]]:
 
 
 @pytest.fixture(autouse=True)
+def _tables_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The coupon tests' tables are open (made with ``is_open=True``) and meet every requirement: the other
+    chapters' requirements are tested in their apps and together in tests/compliance/test_readiness*.py; the
+    refusals at a closed table or one in breach in tests/coupons/test_redemption_table_state.py."""
+    from compliance import readiness
+
+    monkeypatch.setattr(readiness, "_SOURCES", [])
+
+
+@pytest.fixture(autouse=True)
 def _frozen_day() -> Any:
     # 14:00 UTC = 09:00 in Harrisburg: the gaming day of 3 Nov 2026.
     with time_machine.travel("2026-11-03 14:00:00+00:00", tick=True):
@@ -62,6 +72,7 @@ def make_series(
         expires_on=expires_on,
         games=list(Game.objects.filter(code__in=["craps", "roulette", "blackjack"])),
         wager_restrictions="Even-money wagers only; Pass or Don't Pass at Craps.",
+        even_money_only=True,
         user=user,
         serial_prefix=prefix,
         serial_digits=7,
@@ -211,14 +222,14 @@ def handed_out(program: Program, receive: Any, issue: Any, marketing_staff: Any)
 def craps_table(facility: Any) -> Any:
     from tests.factories import GamingTableFactory
 
-    return GamingTableFactory(facility=facility, number="CR-1", game=Game.objects.get(code="craps"))
+    return GamingTableFactory(is_open=True, facility=facility, number="CR-1", game=Game.objects.get(code="craps"))
 
 
 @pytest.fixture
 def roulette_table(facility: Any) -> Any:
     from tests.factories import GamingTableFactory
 
-    return GamingTableFactory(facility=facility, number="RL-1", game=Game.objects.get(code="roulette"))
+    return GamingTableFactory(is_open=True, facility=facility, number="RL-1", game=Game.objects.get(code="roulette"))
 
 
 __all__ = ["PASSWORD", "TODAY", "Program", "ProgramApproval", "approve", "make_series"]

@@ -100,7 +100,7 @@ def cast(program, finance_supervisor, finance_staff, marketing_staff, marketing_
         "mkt_staff": marketing_staff,
         "mkt": marketing_supervisor,
         "dealer": dealer,
-        "table": GamingTableFactory(facility=program.facility, number="CR-P", game=Game.objects.get(code="craps")),
+        "table": GamingTableFactory(is_open=True, facility=program.facility, number="CR-P", game=Game.objects.get(code="craps")),
     }
 
 

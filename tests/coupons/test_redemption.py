@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import time_machine
+from django.core.exceptions import ValidationError
 
 from compliance.models import Game
 from coupons import services
@@ -102,9 +103,9 @@ def test_an_expired_coupon_is_refused_on_the_gaming_day_after_expiry(program, ha
 def test_only_a_banking_game_the_series_allows(program, handed_out, dealer, facility):
     handed_out(1, 10)
     poker = Game.objects.create(code="poker-room", name="Poker (room game)", banking=False)
-    refused("not_banking_game", lambda: redeem(program, GamingTableFactory(facility=facility, game=poker), dealer,
+    refused("not_banking_game", lambda: redeem(program, GamingTableFactory(is_open=True, facility=facility, game=poker), dealer,
                                                position="betting_area"))
-    sic_bo = GamingTableFactory(facility=facility, game=Game.objects.get(code="sic-bo"))
+    sic_bo = GamingTableFactory(is_open=True, facility=facility, game=Game.objects.get(code="sic-bo"))
     refusal = refused("game_not_allowed", lambda: redeem(program, sic_bo, dealer, position="betting_area"))
     assert "Sic Bo" in refusal.sentence
 
@@ -118,12 +119,39 @@ def test_only_a_banking_game_the_series_allows(program, handed_out, dealer, faci
 ])
 def test_the_position_fits_the_game(program, handed_out, dealer, facility, game, good, bad):
     handed_out(1, 20)
+    program.series.even_money_only = False  # § 525.22(c) alone here; the series' own restriction is tested below
+    program.series.save()
     program.series.games.add(Game.objects.get(code=game))
-    table = GamingTableFactory(facility=facility, game=Game.objects.get(code=game))
+    table = GamingTableFactory(is_open=True, facility=facility, game=Game.objects.get(code=game))
     for position in bad:
         refused("position_not_allowed", lambda p=position: redeem(program, table, dealer, position=p))
     for serial, position in enumerate(good, start=1):
         redeem(program, table, dealer, f"MP-{serial:07d}", position=position)
+
+
+def test_an_even_money_series_is_refused_on_a_wager_paying_more(program, handed_out, dealer, facility):
+    """§ 525.21(c)(4): the series' own restrictions ("even-money wagers only") are enforced on the position, beside
+    § 525.22(c)'s positions of the game: Roulette's dozens pay 2 to 1."""
+    handed_out(1, 20)
+    assert program.series.even_money_only
+    table = GamingTableFactory(is_open=True, facility=facility, game=Game.objects.get(code="roulette"))
+    for dozen in ("1st-12", "2nd-12", "3rd-12"):
+        refusal = refused("wager_not_allowed", lambda p=dozen: redeem(program, table, dealer, position=p))
+        assert "even-money" in refusal.sentence and "525.21(c)(4)" in refusal.sentence
+    for serial, position in enumerate(["red", "odd", "19-36"], start=1):
+        redeem(program, table, dealer, f"MP-{serial:07d}", position=position)
+
+
+def test_restrictions_saying_even_money_must_be_the_enforced_flag(program, facility, finance_supervisor):
+    from datetime import timedelta
+
+    from coupons.days import today
+
+    with pytest.raises(ValidationError, match="Even-money wagers only"):
+        services.series_create(facility=facility, program=program.series.program, code="em2", name="EM",
+                               denomination_cents=500, expires_on=today(facility) + timedelta(days=30),
+                               games=list(Game.objects.filter(code="roulette")),
+                               wager_restrictions="Even money wagers only", user=finance_supervisor)
 
 
 def test_chips_must_be_worth_the_coupon(program, handed_out, craps_table, dealer):

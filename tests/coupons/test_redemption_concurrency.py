@@ -29,7 +29,7 @@ def test_the_same_coupon_at_two_tables_at_once_is_honoured_once(program, handed_
 
     handed_out(1, ROUNDS)
     craps = Game.objects.get(code="craps")
-    tables = [GamingTableFactory(facility=facility, game=craps, number=f"CR-{n}") for n in (1, 2)]
+    tables = [GamingTableFactory(is_open=True, facility=facility, game=craps, number=f"CR-{n}") for n in (1, 2)]
 
     def scan_at(table: Any, serial: int, key: str = "") -> Callable[[], Any]:
         return lambda: redemption_answer(
@@ -53,7 +53,7 @@ def test_two_tables_redeeming_neighbouring_coupons_of_one_range_both_succeed(pro
 
     handed_out(1, 2 * ROUNDS)
     craps = Game.objects.get(code="craps")
-    tables = [GamingTableFactory(facility=facility, game=craps, number=f"CR-{n}") for n in (3, 4)]
+    tables = [GamingTableFactory(is_open=True, facility=facility, game=craps, number=f"CR-{n}") for n in (3, 4)]
 
     def scan_at(table: Any, serial: int) -> Callable[[], Any]:
         return lambda: redemption_answer(
@@ -71,7 +71,7 @@ def test_a_retry_racing_its_first_request_gets_the_first_answer(program, handed_
     from compliance.models import Game
 
     handed_out(1, 10)
-    table = GamingTableFactory(facility=facility, game=Game.objects.get(code="craps"), number="CR-9")
+    table = GamingTableFactory(is_open=True, facility=facility, game=Game.objects.get(code="craps"), number="CR-9")
     scan = Scan(serial="MP-0000003", table=table, position="pass_line", chips_cents=2500)
 
     def send() -> Any:

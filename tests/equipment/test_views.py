@@ -36,10 +36,10 @@ def test_the_board_takes_a_constant_number_of_queries(
     _open_tables(facility, count, place_dice, floorperson)
     client = client_for(floorperson)
     client.get(reverse("equipment:board-rows"))  # warm the session and the user's roles
-    with time_machine.travel(T0 + timedelta(hours=2), tick=False), django_assert_num_queries(8):
+    with time_machine.travel(T0 + timedelta(hours=2), tick=False), django_assert_num_queries(9):
         # session, user, profile, roles, facilities (the foundation's middleware), then ONE query
-        # for every open table's clocks, and the readiness of every table (compliance.readiness; here the
-        # equipment's part alone: the facts and the approvals in force), whatever the number of tables
+        # for every open table's clocks, and the readiness of every table (compliance.readiness: the tables as
+        # they are, then here the equipment's part alone: the facts and the approvals), whatever the number of tables
         response = client.get(reverse("equipment:board-rows"))
     assert response.status_code == 200
     assert response.content.decode().count('class="board-table') == count

@@ -79,7 +79,7 @@ def test_the_whole_gaming_day(
     assert ret.quantity == 396 and ret.is_complete
 
     # 50 coupons come back in the craps table's drop box, none scanned at the table: the count cancels them.
-    table = GamingTableFactory(facility=program.facility, number="CR-7", game=Game.objects.get(code="craps"))
+    table = GamingTableFactory(is_open=True, facility=program.facility, number="CR-7", game=Game.objects.get(code="craps"))
     count = drop_count_record(facility=program.facility, table=table, gaming_date=TODAY,
                               scanned=[series.serial(n) for n in range(100001, 100051)], user=finance_staff)
     signature_sign(record=count, slot="counted", user=finance_staff, password=PASSWORD)
