@@ -116,13 +116,18 @@ def _facility_of(instance: Any) -> int | None:
 
 def _sync_after_commit(facility_id: int | None) -> None:
     def run() -> None:
+        run.done = True  # type: ignore[attr-defined]
         facilities = Facility.objects.filter(pk=facility_id) if facility_id else Facility.objects.all()
         for facility in facilities:
             _sync_as_system(facility)
 
     run.breach_facility = facility_id  # type: ignore[attr-defined]
+    # One sync per facility per transaction: skip when one is already queued by this savepoint or an enclosing one
+    # (it runs on the same commit); one queued inside a savepoint since released is not relied on.
     pending = getattr(connection, "run_on_commit", [])
-    if any(getattr(entry[1], "breach_facility", object()) == facility_id for entry in pending):
+    current = set(connection.savepoint_ids)
+    if any(getattr(func, "breach_facility", object()) == facility_id and not getattr(func, "done", False)
+           and set(sids) <= current for sids, func, *_ in pending):
         return
     transaction.on_commit(run)
 
