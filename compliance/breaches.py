@@ -26,7 +26,7 @@ from compliance.actors import acts_as_system
 from compliance.gaming_day import local_time
 from compliance.models import Facility, TableBreach
 from compliance.notifications import Notification
-from compliance.readiness import facility_readiness, watched_models
+from compliance.readiness import facility_readiness, generation_bump, watched_models
 from compliance.roles import Role
 from compliance.selectors import people_emails
 
@@ -140,7 +140,10 @@ def _sync_as_system(facility: Facility) -> None:
 def _saved(sender: type, instance: Any, raw: bool = False, **kwargs: Any) -> None:
     if raw or sender not in watched_models():
         return
-    _sync_after_commit(_facility_of(instance))
+    facility_id = _facility_of(instance)
+    generation_bump(facility_id)  # cached verdicts (readiness.table_readiness_now) out of date now and at commit
+    transaction.on_commit(lambda: generation_bump(facility_id))
+    _sync_after_commit(facility_id)
 
 
 def connect_breach_receiver() -> None:

@@ -30,12 +30,14 @@ __all__ = [
     "Readiness",
     "Unmet",
     "facility_readiness",
+    "generation_bump",
     "open_refusal",
     "register_override_consumer",
     "register_source",
     "require_open_and_ready",
     "sources",
     "table_readiness",
+    "table_readiness_now",
     "tables_readiness",
     "watched_models",
 ]
@@ -199,6 +201,51 @@ def open_refusal(table: GamingTable, at: datetime, user: Any) -> str | None:
         if not overridable:
             return None
     return f"Table {table.number} cannot open: " + " ".join(u.words for u in [*blocking, *overridable])
+
+
+# --- the hot path: a redemption asks many times a second ---------------------------------------------------------
+#
+# The verdict of one table is kept in the cache under the facility's *generation*, which every write to a record a
+# source reads bumps (``compliance.breaches``' receiver: at the write and again after commit, so a verdict computed
+# between the two is never kept as current), and under a 5-second bucket of the clock, so what time alone changes
+# (dice overdue, a limit change's minute) is seen within seconds. The answer is the same service's; only its
+# reuse is bounded.
+
+CACHE_SECONDS = 5
+
+
+def _generation_key(facility_id: int) -> str:
+    return f"readiness:generation:{facility_id}"
+
+
+def generation_bump(facility_id: int | None) -> None:
+    """Every cached verdict of the facility (None: of every facility) is out of date."""
+    from django.core.cache import cache
+
+    if facility_id is None:
+        for pk in Facility.objects.values_list("pk", flat=True):
+            generation_bump(pk)
+        return
+    key = _generation_key(facility_id)
+    try:
+        cache.incr(key)
+    except ValueError:
+        cache.set(key, 1, None)
+
+
+def table_readiness_now(table: GamingTable) -> Readiness:
+    """:func:`table_readiness` now, reused for at most a few seconds while nothing it reads was written."""
+    from django.core.cache import cache
+
+    at = timezone.now()
+    generation = cache.get(_generation_key(table.facility_id)) or 0
+    key = f"readiness:{table.facility_id}:{generation}:{table.pk}:{int(at.timestamp()) // CACHE_SECONDS}"
+    found = cache.get(key)
+    if isinstance(found, Readiness):
+        return found
+    state = table_readiness(table, at)
+    cache.set(key, state, CACHE_SECONDS * 2)
+    return state
 
 
 def require_open_and_ready(table: GamingTable, at: datetime | None = None) -> Readiness:

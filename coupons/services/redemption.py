@@ -31,7 +31,7 @@ from django.db import IntegrityError, transaction
 from compliance.actors import acting_as
 from compliance.gaming_day import local_time
 from compliance.models import Facility, GamingTable
-from compliance.readiness import table_readiness
+from compliance.readiness import table_readiness_now
 from compliance.roles import Capability, require_capability
 from compliance.row_batch import GateRefused, RowsMoved
 from compliance.row_batch import available as batch_available
@@ -180,7 +180,7 @@ def _require_wager(series: CouponSeries, scan: Scan) -> None:
 def _require_table_takes_wagers(table: GamingTable) -> None:
     """The one readiness service's verdict (``compliance.readiness``), which the board and Open read too: a
     coupon is redeemed only at an open table meeting every requirement now."""
-    state = table_readiness(table)
+    state = table_readiness_now(table)
     if not state.is_open:
         raise Refusal("table_closed", f"Table {table.number} is closed: a coupon is redeemed only with a wager at an "
                                       "open table (§ 525.22(a)). Do not accept it; the table opens on the table board.")

@@ -43,4 +43,20 @@ def test_an_open_table_in_breach_redeems_nothing(program, handed_out, craps_tabl
     assert refused.value.refusal_code == "table_not_ready" and "577.9(a)" in refused.value.sentence
     assert not Redemption.objects.exists()
     monkeypatch.setattr(readiness, "_SOURCES", [])
+    readiness.generation_bump(facility.pk)  # what a write to a record a source reads does (compliance.breaches)
     assert redemption_record(facility=facility, scan=_scan(craps_table), user=dealer).redemption.pk
+
+
+def test_a_write_a_source_reads_retires_the_cached_verdict_at_once(program, handed_out, facility, dealer):
+    """The redemption reuses the table's verdict for a few seconds (it is asked many times a second), but any write
+    to a record readiness reads — here the table closing — retires it: the next scan sees the table closed."""
+    handed_out(1, 10)
+    from compliance.models import Game
+
+    table = GamingTableFactory(is_open=True, facility=facility, number="CR-8", game=Game.objects.get(code="craps"))
+    redemption_record(facility=facility, scan=_scan(table), user=dealer)
+    table.is_open = False
+    table.save()
+    with pytest.raises(Refusal) as refused:
+        redemption_record(facility=facility, scan=_scan(table, "MP-0000002"), user=dealer)
+    assert refused.value.refusal_code == "table_closed"
