@@ -19,7 +19,7 @@ _serials = count(1)
 
 @pytest.fixture
 def craps(facility: Any) -> Any:
-    return GamingTableFactory(facility=facility, number="CR-7", game=Game.objects.get(code="craps"))
+    return GamingTableFactory(is_open=True, facility=facility, number="CR-7", game=Game.objects.get(code="craps"))
 
 
 @pytest.fixture
