@@ -21,6 +21,7 @@ run: install
 	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_demo
 	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_coupons_demo
 	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_staffing_demo
+	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_equipment_demo
 	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_reports_demo
 	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_submissions_demo
 	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py link_audit_chain --anchor

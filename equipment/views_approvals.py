@@ -36,7 +36,7 @@ class WithdrawalForm(forms.Form):
 
     def __init__(self, *args: Any, approvals: Any = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["approval"].choices = [(a.pk, f"{a.device} — {a.reference}") for a in approvals]
+        self.fields["approval"].choices = [(a.pk, f"{a.device} — {a.reference}") for a in approvals]  # type: ignore[attr-defined]
 
 
 class ApprovalRegisterView(ServiceFormView):

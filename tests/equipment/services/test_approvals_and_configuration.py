@@ -130,3 +130,12 @@ def test_a_craps_table_opens_with_no_equipment_requirement(facility, floorperson
         table = _bare_table(facility, code, number)
         assert table_readiness(table, T0).verdict == "ready"
         assert open_at(table, floorperson, T0)
+
+
+def test_the_demo_records_every_approval_once(facility):
+    from equipment.approval_kinds import KINDS
+    from equipment.demo import equipment_demo_seed
+
+    make_person(Role.COMPLIANCE_OFFICER, facility)
+    assert equipment_demo_seed(facility) == len(KINDS)
+    assert equipment_demo_seed(facility) == 0
