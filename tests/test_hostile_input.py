@@ -54,6 +54,7 @@ TARGETS = [
     "exclusion:match-decide", "reports:run-filing", "sign", "equipment:deck-change", "equipment:inspection-create",
     "equipment:malfunction-create", "equipment:dice-method", "exclusion:import", "staffing:shift-create",
     "staffing:override", "providers:create", "providers:assign", "submissions:draft", "submissions:guide-generate",
+    "submissions:sign-approval-create",
     "reports:produce", "newgames:create", "newgames:create-stated", "password_change",
 ]
 GETS = ["coupons:ledger", "audit-list", "reports:runs", "exclusion:lists"]
@@ -88,6 +89,7 @@ ELSEWHERE = {
     "submissions:limit-cancel": "tests/submissions/test_views.py::test_hostile_input_never_gives_a_500",
     "submissions:guide-submit": "tests/submissions/test_views.py::test_hostile_input_never_gives_a_500",
     "submissions:guide-approval": "tests/submissions/test_views.py::test_hostile_input_never_gives_a_500",
+    "submissions:requirements": "tests/submissions/test_views.py::test_hostile_input_never_gives_a_500",
     "newgames:pictures": "tests/newgames/test_views.py::test_hostile_uploads_give_a_page_not_a_500",
     "newgames:sign": "tests/newgames/test_views.py::test_hostile_input_to_the_signing_form_gives_a_page_not_a_500",
 }

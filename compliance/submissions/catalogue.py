@@ -27,14 +27,17 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 from compliance.games.math import registry
 from compliance.games.math.core import Analysis, OptionError, WagerFigures, odds_text
 from compliance.numbers import ascii_number_refusal
+from compliance.submissions import requirements
 
 __all__ = [
     "ASIA_POKER_LIMIT_FLOOR",
     "GAMES",
+    "Conflict",
     "GameRules",
     "RuleOption",
     "analysis",
@@ -43,6 +46,7 @@ __all__ = [
     "engine_slug",
     "game_rules",
     "money_text",
+    "table_conflicts",
     "table_refusals",
 ]
 
@@ -191,21 +195,27 @@ def _value(option: RuleOption, raw: str, title: str) -> str:
     return text
 
 
-def clean_game(code: str, values: Mapping[str, str]) -> dict[str, str]:
-    """One game's options, checked against the regulation; ``OptionError`` names the first thing wrong."""
+def clean_game(code: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """One game's options, checked against the regulation; ``OptionError`` names the first thing wrong. Its
+    additional wagering requirements (§ 521.7(d), :mod:`compliance.submissions.requirements`) are kept under their
+    key only when there are some."""
     rules = _BY_CODE[code]
+    values = dict(values)
+    wagering = requirements.clean_requirements(rules.title, values.pop(requirements.KEY, None))
     unknown = sorted(set(values) - {o.name for o in rules.options})
     if unknown:
         raise OptionError(f"{rules.title} has no option {', '.join(unknown)}.")
-    cleaned = {o.name: _value(o, values.get(o.name, o.default), rules.title) for o in rules.options}
+    cleaned: dict[str, Any] = {o.name: _value(o, values.get(o.name, o.default), rules.title) for o in rules.options}
     for option in rules.options:
         if option.when and cleaned.get(option.when) != YES:
             cleaned[option.name] = option.default  # not offered: the default, so versions compare cleanly
     analysis(code, cleaned)  # the engine refuses odds below a minimum or stated with "for"
+    if wagering:
+        cleaned[requirements.KEY] = wagering
     return cleaned
 
 
-def clean_rules(rules: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
+def clean_rules(rules: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Every game of a submission, in catalogue order; games the catalogue does not know are refused."""
     unknown = sorted(set(rules) - set(_BY_CODE))
     if unknown:
@@ -213,13 +223,13 @@ def clean_rules(rules: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, s
     return {g.code: clean_game(g.code, rules.get(g.code, {})) for g in GAMES}
 
 
-def engine_slug(code: str, values: Mapping[str, str], *, six_dice: bool = False) -> str:
+def engine_slug(code: str, values: Mapping[str, Any], *, six_dice: bool = False) -> str:
     return "high-roll-dice-six" if code == "high-roll-dice" and six_dice else code
 
 
-def _engine_options(code: str, values: Mapping[str, str]) -> dict[str, str]:
+def _engine_options(code: str, values: Mapping[str, Any]) -> dict[str, str]:
     if code == "sic-bo":
-        return dict(values)
+        return {k: v for k, v in values.items() if k != requirements.KEY}
     if code == "asia-poker":
         return {"paytable": values.get("paytable", "A")}
     return {}
@@ -232,7 +242,7 @@ def _analysis(slug: str, options: tuple[tuple[str, str], ...]) -> Analysis:
     return game.run(dict(options))
 
 
-def analysis(code: str, values: Mapping[str, str], *, six_dice: bool = False) -> Analysis | None:
+def analysis(code: str, values: Mapping[str, Any], *, six_dice: bool = False) -> Analysis | None:
     """The engine's exact figures for the game under these options (None for a game the engine lacks)."""
     slug = engine_slug(code, values, six_dice=six_dice)
     if registry.game(slug) is None:
@@ -270,20 +280,35 @@ def asia_poker_payout_floor(values: Mapping[str, str], minimum_wager: Decimal) -
     return max(ASIA_POKER_LIMIT_FLOOR, minimum_wager * Decimal(most.numerator) / Decimal(most.denominator))
 
 
-def table_refusals(code: str, approved: Mapping[str, str] | None, settings: Mapping[str, str]) -> list[str]:
-    """Why a table's settings differ from the approved submission's rules for its game ([] when they do not)."""
+@dataclass(frozen=True)
+class Conflict:
+    """Why a table's rules are not the approved version's: the words (citing the clause), the clause, and what it
+    concerns — ``"settings"`` (an option the table runs) or ``"limits"`` (its wager limits against the rules)."""
+
+    words: str
+    clause: str
+    kind: str = "settings"
+
+
+def table_conflicts(code: str, approved: Mapping[str, Any] | None, settings: Mapping[str, str]) -> list[Conflict]:
+    """The table's settings against the approved submission's rules for its game ([] when they agree)."""
     rules = _BY_CODE.get(code)
     if rules is None:
         return []
     if approved is None:
         on = [o.label.lower() for o in rules.options if o.permission and settings.get(o.name) == YES]
-        return [f"No approved Rules Submission is in force for {rules.title}: the table may not {label} "
-                f"(§ 521.8(b))." for label in on]
+        return [Conflict(f"No approved Rules Submission is in force for {rules.title}: the table may not {label} "
+                         f"(§ 521.8(b)).", "521.8(b)") for label in on]
     found = []
     for option in rules.options:
         if not option.permission or option.name not in settings:
             continue
         if settings[option.name] == YES and approved.get(option.name) != YES:
-            found.append(f"The approved Rules Submission does not {option.label.lower()} "
-                         f"(§ {option.clause}, § 521.8(b)).")
+            found.append(Conflict(f"The approved Rules Submission does not {option.label.lower()} "
+                                  f"(§ {option.clause}, § 521.8(b)).", "521.8(b)"))
     return found
+
+
+def table_refusals(code: str, approved: Mapping[str, Any] | None, settings: Mapping[str, str]) -> list[str]:
+    """Why a table's settings differ from the approved submission's rules for its game ([] when they do not)."""
+    return [c.words for c in table_conflicts(code, approved, settings)]

@@ -1,6 +1,7 @@
 """Demo data for the Rules Submission: version 1 approved by the Board and in force, its Asia Poker guide approved
-by the Bureau and on the public page, an Asia Poker table offering the Bonus Wager, each table's limits, a limit
-change scheduled at an open table, and an amendment (Sic Bo odds) waiting as a draft."""
+by the Bureau and on the public page, the Bureau's approval of the signs (§ 521.8(d)), an Asia Poker table offering
+the Bonus Wager, each table's limits, a limit change scheduled at an open table, and an amendment (Sic Bo odds, and
+Sic Bo wagers in $5 increments, § 521.7(d)) waiting as a draft."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from compliance.demo import demo_person, signing_passwords
 from compliance.gaming_day import gaming_day
 from compliance.models import Facility, Game, GamingTable
 from compliance.roles import Role
-from compliance.submissions import limits, services
-from compliance.submissions.models import RulesSubmission
+from compliance.submissions import limits, services, signs
+from compliance.submissions.models import RulesSubmission, SignKind
 
 __all__ = ["submissions_demo_seed"]
 
@@ -25,6 +26,9 @@ ASIA_POKER = {"bonus_wager": "yes", "paytable": "B", "adjacent_areas": "no",
                                      "hand above it; with a pair, the pair goes to the medium hand unless that "
                                      "breaks a straight or flush in the high hand.",
               "ace_low_straight_flush": "no", "ace_low_straight": "no", "payout_limit": "250000"}
+SIGNS = {SignKind.RULES: "On the sign stand at the dealer's left, facing the players",
+         SignKind.LIMITS: "On the sign stand at the dealer's right, facing the players",
+         SignKind.LIMIT_CHANGE: "Clipped to the limits sign, above it, until the change takes effect"}
 LIMITS = {"three-dice-football": ("10", "500"), "high-roll-dice": ("5", "100"), "props-and-hops": ("5", "500"),
           "sic-bo": ("10", "1000"), "asia-poker": ("25", "1000"), "craps": ("10", "5000"), "roulette": ("5", "1000")}
 
@@ -52,10 +56,17 @@ def submissions_demo_seed(*, facility: Facility) -> RulesSubmission | None:
         guide = services.guide_generate(facility=facility, game=Game.objects.get(code="asia-poker"), user=officer)
         services.guide_submit(guide=guide, user=officer, password=password)
         services.guide_approval_record(guide=guide, approved_on=today, reference="BGO-G-0142", user=officer)
+        for kind, location in SIGNS.items():
+            signs.sign_approval_record(facility=facility, kind=kind, location=location, size="letter",
+                                       language="English", approved_on=today, reference=f"BGO-S-{kind}",
+                                       user=officer)
         amendment = services.submission_draft(facility=facility, title="Amendment: Sic Bo odds",
-                                              summary="Two of a Kind at 10 to 1.", user=officer)
+                                              summary="Two of a Kind at 10 to 1; wagers in $5 increments.",
+                                              user=officer)
         services.submission_game_set(submission=amendment, code="sic-bo", user=officer,
                                      values=dict(amendment.rules["sic-bo"], **{"two-of-a-kind": "10 to 1"}))
+        services.submission_requirements_set(submission=amendment, code="sic-bo", user=officer, rows=[
+            {"words": "Every wager is made in increments of $5.", "increment": "5"}])
     asia = tables.filter(game__code="asia-poker", is_open=False).order_by("number").first()
     if asia is not None:
         with acting_as(manager):

@@ -1,12 +1,19 @@
-"""The documents of the Rules Submission: the version as filed, the payout sign and the wager limit sign of a table,
-the gaming guide, and the complete rules for the security podium. Odds are always "a to b", never "for"
-(§ 539.6(a)); the signs use the word "for" nowhere, so no patron can read a payout so."""
+"""The documents of the Rules Submission: the version as filed, the signs of a table (its payout odds, its minimum
+and maximum wagers in force, the notice of a change of limits), the gaming guide, and the complete rules for the
+security podium. Odds are always "a to b", never "for" (§ 539.6(a)); the system's words on a sign for use never say
+"for", so no patron can read a payout so.
+
+A sign prints for use only once the Bureau of Gaming Operations approved its kind's location, size and language
+(§ 521.8(d)): then at the approved size, with the approval's date, reference, location and language. Without an
+approval (or asked for a preview) it prints watermarked "PREVIEW — not approved for use (§ 521.8(d))"."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
+from typing import Any
 
-from reportlab.lib import colors
+from reportlab.lib import colors, pagesizes
 from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
@@ -16,24 +23,99 @@ from compliance.documents import CELL, DocumentMeta, data_table, markup_safe, re
 from compliance.games.documents import FIGURE_HEADER, figure_rows
 from compliance.gaming_day import local_time
 from compliance.models import Facility
-from compliance.submissions import catalogue, selectors
+from compliance.submissions import catalogue, requirements, selectors
 from compliance.submissions.guides import high_roll_dice_lines, option_words, payout_lines
-from compliance.submissions.models import GamingGuide, RulesSubmission, WagerLimitChange
+from compliance.submissions.models import GamingGuide, RulesSubmission, SignApproval, WagerLimitChange
 from compliance.submissions.rules_text import chapter_text
 
-__all__ = ["guide_pdf", "limit_sign_pdf", "payout_sign_lines", "payout_sign_pdf", "podium_pdf", "submission_pdf"]
+__all__ = ["PREVIEW", "guide_pdf", "limit_sign_pdf", "limits_sign_pdf", "payout_sign_lines", "payout_sign_pdf",
+           "podium_pdf", "submission_pdf"]
 
 BIG = ParagraphStyle("sign", parent=styles["Normal"], fontName="Helvetica-Bold", fontSize=20, leading=26,
                      alignment=TA_CENTER, spaceAfter=10)
 LINE = ParagraphStyle("sign-line", parent=styles["Normal"], fontSize=14, leading=19, spaceAfter=4)
 SIGN_CELL = ParagraphStyle("sign-cell", parent=styles["Normal"], fontSize=12, leading=15)
+HUGE = ParagraphStyle("sign-huge", parent=BIG, fontSize=34, leading=44, spaceAfter=14)
 SMALL = ParagraphStyle("sign-small", parent=styles["Normal"], fontSize=11, leading=14, spaceBefore=10)
 SETTLED = ("A wager accepted by a dealer that exceeds the current table maximum or is lower than the current table "
            "minimum is paid or lost in its entirety in accordance with the rules of the game (§ 521.7(c)).")
 
 
+PREVIEW = "PREVIEW — not approved for use (§ 521.8(d))"
+BANNER = ParagraphStyle("sign-preview", parent=styles["Normal"], fontName="Helvetica-Bold", fontSize=14, leading=18,
+                        alignment=TA_CENTER, textColor=colors.HexColor("#b42318"), borderColor=colors.HexColor("#b42318"),
+                        borderWidth=1.5, borderPadding=6, spaceAfter=14)
+_SIZES = {"letter": pagesizes.LETTER, "legal": pagesizes.LEGAL, "tabloid": pagesizes.TABLOID}
+
+
 def _money(value: Decimal) -> str:
     return f"${catalogue.money_text(value)}"
+
+
+class _Watermark(Flowable):
+    """Takes no room: draws "PREVIEW" across the page it lands on, once per page (a sign's story carries one
+    between its parts, so a sign running onto a second page is marked there too)."""
+
+    def __init__(self, pages: set[int]) -> None:
+        super().__init__()
+        self.pages = pages
+
+    def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
+        return 0, 0
+
+    def draw(self) -> None:
+        canvas = self.canv
+        if canvas.getPageNumber() in self.pages:
+            return
+        self.pages.add(canvas.getPageNumber())
+        x, y = canvas.absolutePosition(0, 0)
+        width, height = canvas._pagesize
+        canvas.saveState()
+        canvas.translate(width / 2 - x, height / 2 - y)
+        canvas.rotate(35)
+        canvas.setFillColor(colors.Color(0.7, 0.1, 0.1, alpha=0.18))
+        canvas.setFont("Helvetica-Bold", 110)
+        canvas.drawCentredString(0, 0, "PREVIEW")
+        canvas.setFont("Helvetica-Bold", 22)
+        canvas.drawCentredString(0, -40, "not approved for use (§ 521.8(d))")
+        canvas.restoreState()
+
+
+def _sign(meta: DocumentMeta, story: Sequence[Flowable], approval: SignApproval | None, preview: bool) -> bytes:
+    """A sign for use at its approved size with the approval's particulars, or a preview marked on every page."""
+    if approval is not None and not preview:
+        line = (f"Sign approved by the Bureau of Gaming Operations on {approval.approved_on:%-d %B %Y}, reference "
+                f"{approval.reference}. Location: {approval.location}. Size: {approval.get_size_display()}. "
+                f"Language: {approval.language} (§ 521.8(d)).")
+        page = _SIZES.get(approval.size, pagesizes.LETTER)
+        return render_pdf(DocumentMeta(title=meta.title, facility_name=meta.facility_name, citation=meta.citation,
+                                       pagesize=page), [*story, Paragraph(markup_safe(line), SMALL)])
+    pages: set[int] = set()
+    marked: list[Flowable] = [Paragraph(markup_safe(PREVIEW), BANNER)]
+    for part in story:
+        marked += [_Watermark(pages), part]
+    marked += [_Watermark(pages), Paragraph(markup_safe(
+        "The Bureau of Gaming Operations has not approved the location, size and language of this sign: the "
+        "compliance officer records its approval on the sign approvals page." if approval is None
+        else "Printed as a preview on request; the sign for use carries the Bureau's approval."), SMALL),
+        _Watermark(pages)]
+    return render_pdf(DocumentMeta(title=meta.title, facility_name=meta.facility_name, citation=meta.citation,
+                                   subtitle=PREVIEW), marked)
+
+
+def _width(approval: SignApproval | None, preview: bool) -> float:
+    """The sign's printable width on its page (a preview on letter paper)."""
+    page = _SIZES.get(approval.size, pagesizes.LETTER) if approval is not None and not preview else pagesizes.LETTER
+    return page[0] - 1.3 * inch
+
+
+def _requirements(values: dict[str, Any] | None) -> list[Flowable]:
+    """The game's additional wagering requirements of the version in force (§ 521.7(d)), as a sign prints them."""
+    lines = requirements.requirement_lines(values)
+    if not lines:
+        return []
+    return [Spacer(1, 0.12 * inch), Paragraph(markup_safe(f"Wagering requirements (§ {requirements.CLAUSE})"), LINE),
+            *[Paragraph(markup_safe(f"• {line}"), SIGN_CELL) for line in lines]]
 
 
 # Of the game math's figure columns, those a portrait page holds: wager, tier, clause, payout odds, true odds and
@@ -57,6 +139,12 @@ def _game_story(code: str, title: str, values: dict[str, str]) -> list[Flowable]
                                                                                          1.0 * inch], wrap=CELL))
     if rules.fixed:
         story.append(Paragraph(markup_safe(rules.fixed), styles["Normal"]))
+    wagering = requirements.requirements_of(values)
+    if wagering:
+        story += [Spacer(1, 0.06 * inch), data_table(
+            ["Additional wagering requirement (§ 521.7(d))", "Increment"],
+            [[row["words"], f"${catalogue.money_text(Decimal(row['increment']))}" if row["increment"] else "—"]
+             for row in wagering], [5.8 * inch, 1.2 * inch], wrap=CELL)]
     variants = [(title, catalogue.analysis(code, values))]
     if code == "high-roll-dice" and values.get("six_dice") == catalogue.YES:
         variants.append((f"{title}, six-dice variation", catalogue.analysis(code, values, six_dice=True)))
@@ -109,28 +197,58 @@ def payout_sign_lines(rules: selectors.TableRules) -> list[str]:
     return lines
 
 
-def payout_sign_pdf(rules: selectors.TableRules) -> bytes:
+def payout_sign_pdf(rules: selectors.TableRules, approval: SignApproval | None = None, *, preview: bool = False
+                    ) -> bytes:
     """The sign at the table giving the payout odds of every permissible wager (§ 575.2(b)(6)–(7),
-    § 577.2(b)(3), § 675a.1(b)(3), § 539.1(c)(3)), from the approved Rules Submission in force."""
+    § 577.2(b)(3), § 675a.1(b)(3), § 539.1(c)(3)), from the approved Rules Submission in force, with the game's
+    additional wagering requirements (§ 521.7(d)); for use once its kind is approved (§ 521.8(d))."""
     table = rules.table
     title = table.game.name + (" (six-dice variation)" if rules.six_dice else "")
     rows = [line.rsplit(": ", 1) if ": " in line else [line, ""] for line in payout_sign_lines(rules)]
+    width = _width(approval, preview)
     grid = Table([[Paragraph(markup_safe(wager), SIGN_CELL), Paragraph(f"<b>{markup_safe(odds)}</b>", SIGN_CELL)]
-                  for wager, odds in rows], colWidths=[5.0 * inch, 2.2 * inch], hAlign="CENTER")
+                  for wager, odds in rows], colWidths=[width * 0.69, width * 0.31], hAlign="CENTER")
     grid.setStyle(TableStyle([("LINEBELOW", (0, 0), (-1, -1), 0.3, colors.HexColor("#9aa5b1")),
                               ("VALIGN", (0, 0), (-1, -1), "MIDDLE")]))
     source = (f"From Rules Submission version {rules.submission.number}, approved by the Pennsylvania Gaming "
               f"Control Board." if rules.submission is not None else "No approved Rules Submission is in force.")
     story: list[Flowable] = [Paragraph(markup_safe(f"Table {table.number}: {title}"), BIG), grid,
-                             Paragraph(markup_safe(SETTLED), SMALL), Paragraph(markup_safe(source), SMALL)]
+                             *_requirements(rules.approved), Paragraph(markup_safe(SETTLED), SMALL),
+                             Paragraph(markup_safe(source), SMALL)]
     meta = DocumentMeta(title="Payout odds", facility_name=table.facility.name,
-                        citation=("575.2(b)(6)–(7), 577.2(b)(3), 675a.1(b)(3)", "539.6(a)"))
-    return render_pdf(meta, story)
+                        citation=("575.2(b)(6)–(7), 577.2(b)(3), 675a.1(b)(3)", "539.6(a)", "521.8(d)"))
+    return _sign(meta, story, approval, preview)
 
 
-def limit_sign_pdf(change: WagerLimitChange, previous: WagerLimitChange | None) -> bytes:
+def limits_sign_pdf(rules: selectors.TableRules, approval: SignApproval | None = None, *, preview: bool = False
+                    ) -> bytes:
+    """The sign at the table giving the minimum and maximum wagers in force (§ 521.7(b), § 521.8(a)), the game's
+    additional wagering requirements (§ 521.7(d)) and how a wager outside the limits is settled (§ 521.7(c))."""
+    table, limits = rules.table, rules.limits
+    assert limits is not None
+    since = local_time(table.facility, limits.applied_at or limits.effective_at)
+    story: list[Flowable] = [
+        Paragraph(markup_safe(f"Table {table.number}: {table.game.name}"), BIG),
+        Spacer(1, 0.2 * inch),
+        Paragraph(markup_safe(f"Minimum wager {_money(limits.minimum)}"), HUGE),
+        Paragraph(markup_safe(f"Maximum wager {_money(limits.maximum)}"), HUGE),
+        Spacer(1, 0.2 * inch),
+        *_requirements(rules.approved),
+        Paragraph(markup_safe(SETTLED), SMALL),
+        Paragraph(markup_safe(f"These limits are in force from {since:%H:%M} on {since:%A %-d %B %Y}; a change is "
+                              f"announced at the table with at least 30 minutes' notice (§ 521.8(c))."), SMALL),
+    ]
+    meta = DocumentMeta(title="Minimum and maximum wagers", facility_name=table.facility.name,
+                        citation=("521.7(b)", "521.7(c)", "521.8(d)"))
+    return _sign(meta, story, approval, preview)
+
+
+def limit_sign_pdf(change: WagerLimitChange, previous: WagerLimitChange | None,
+                   approval: SignApproval | None = None, *, preview: bool = False,
+                   values: dict[str, Any] | None = None) -> bytes:
     """The sign posted at the table: the new minimum and maximum and the time they take effect
-    (§ 521.8(c)(2)(ii)), and how a wager outside the limits is settled (§ 521.7(c))."""
+    (§ 521.8(c)(2)(ii)), the game's requirements (``values``: its rules in force, § 521.7(d)) and how a wager
+    outside the limits is settled (§ 521.7(c)); for use once its kind is approved (§ 521.8(d))."""
     table = change.table
     when = local_time(table.facility, change.effective_at)
     story: list[Flowable] = [
@@ -143,10 +261,10 @@ def limit_sign_pdf(change: WagerLimitChange, previous: WagerLimitChange | None) 
     if previous is not None:
         story.append(Paragraph(markup_safe(f"Until then: minimum {_money(previous.minimum)}, maximum "
                                            f"{_money(previous.maximum)}."), LINE))
-    story.append(Paragraph(markup_safe(SETTLED), SMALL))
+    story += [*_requirements(values), Paragraph(markup_safe(SETTLED), SMALL)]
     meta = DocumentMeta(title="Notice of a change of wager limits", facility_name=table.facility.name,
-                        citation=("521.8(c)(2)", "521.7(c)"))
-    return render_pdf(meta, story)
+                        citation=("521.8(c)(2)", "521.7(c)", "521.8(d)"))
+    return _sign(meta, story, approval, preview)
 
 
 def guide_pdf(guide: GamingGuide) -> bytes:

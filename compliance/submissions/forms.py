@@ -4,6 +4,7 @@ regulation (the forms only shape it)."""
 from __future__ import annotations
 
 from datetime import datetime, time
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -12,8 +13,8 @@ from compliance.forms import BoundedDateField, SignatureForm
 from compliance.gaming_day import facility_zone
 from compliance.models import Facility, Game
 from compliance.numbers import AmountField
-from compliance.submissions import catalogue
-from compliance.submissions.models import Decision
+from compliance.submissions import catalogue, requirements
+from compliance.submissions.models import SIGN_LANGUAGES, Decision, SignKind, SignSize
 
 __all__ = [
     "CancelForm",
@@ -24,6 +25,8 @@ __all__ = [
     "GuideForm",
     "LimitForm",
     "NothingForm",
+    "RequirementsForm",
+    "SignApprovalForm",
     "SignatureForm",
     "TableSettingForm",
 ]
@@ -137,3 +140,39 @@ class GuideForm(forms.Form):
 class GuideApprovalForm(forms.Form):
     approved_on = _Day(label="Approved by the Bureau of Gaming Operations on")
     reference = forms.CharField(max_length=200, required=False)
+
+
+class RequirementsForm(forms.Form):
+    """A game's additional wagering requirements (§ 521.7(d)): a row each, in the words patrons read, with the
+    increment in dollars where the requirement is that wagers be made in multiples of an amount."""
+
+    def __init__(self, *args: Any, current: list[dict[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for number in range(1, requirements.MAX_REQUIREMENTS + 1):
+            row = current[number - 1] if number <= len(current) else {}
+            self.fields[f"words_{number}"] = forms.CharField(
+                max_length=requirements.MAX_WORDS, required=False, label=f"Requirement {number}",
+                initial=row.get("words", ""),
+                help_text="e.g. 'Wagers are made in increments of $5.' Leave empty for none." if number == 1 else "")
+            self.fields[f"increment_{number}"] = AmountField(
+                max_digits=12, decimal_places=2, min_value=Decimal("0.01"), max_value=requirements.MAX_INCREMENT,
+                required=False, label=f"Requirement {number}: increment ($)", initial=row.get("increment", ""),
+                help_text="Only for wagers in multiples of an amount: the table's limits must be multiples of it."
+                if number == 1 else "")
+
+    def rows(self) -> list[dict[str, str]]:
+        return [{"words": self.cleaned_data.get(f"words_{n}") or "",
+                 "increment": str(self.cleaned_data.get(f"increment_{n}") or "")}
+                for n in range(1, requirements.MAX_REQUIREMENTS + 1)]
+
+
+class SignApprovalForm(forms.Form):
+    kind = forms.ChoiceField(choices=SignKind.choices, widget=forms.RadioSelect, label="Sign")
+    location = forms.CharField(max_length=300, label="Location at the table",
+                               help_text="As the Bureau approved it, e.g. 'On the sign stand at the dealer's left'")
+    size = forms.ChoiceField(choices=SignSize.choices, widget=forms.RadioSelect,
+                             help_text="The sign prints at this size")
+    language = forms.ChoiceField(choices=[(name, name) for name in SIGN_LANGUAGES],
+                                 help_text="The system prints its signs in English")
+    approved_on = _Day(label="Approved by the Bureau of Gaming Operations on")
+    reference = forms.CharField(max_length=200, help_text="The Bureau's letter or file reference")

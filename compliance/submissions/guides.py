@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from compliance.games.math.core import WagerFigures
-from compliance.submissions import catalogue
+from compliance.submissions import catalogue, requirements
 
 __all__ = ["guide_body", "high_roll_dice_lines", "odds_words", "option_words", "payout_lines"]
 
@@ -105,7 +105,7 @@ def high_roll_dice_lines(six_dice: bool, millionaire_row_max: str = "1.00") -> l
     return lines
 
 
-def _sections(code: str, values: Mapping[str, str]) -> list[dict[str, Any]]:
+def _sections(code: str, values: Mapping[str, Any]) -> list[dict[str, Any]]:
     rules = catalogue.game_rules(code)
     assert rules is not None
     sections = [{"heading": "How the game is played", "lines": PLAY.get(code, [])}]
@@ -126,6 +126,10 @@ def _sections(code: str, values: Mapping[str, str]) -> list[dict[str, Any]]:
     if rules.fixed:
         chosen.append(rules.fixed)
     sections.append({"heading": "Rules chosen by this casino", "lines": chosen})
+    wagering = requirements.requirement_lines(values)
+    if wagering:
+        sections.append({"heading": f"Additional wagering requirements (§ {requirements.CLAUSE})",
+                         "lines": wagering})
     limits = ["The minimum and maximum wagers are posted at each table (§ 521.7(b)).",
               "A wager a dealer accepts above the table maximum or below the table minimum is paid or lost in its "
               "entirety (§ 521.7(c))."]
@@ -139,6 +143,6 @@ def _sections(code: str, values: Mapping[str, str]) -> list[dict[str, Any]]:
     return sections
 
 
-def guide_body(code: str, title: str, values: Mapping[str, str]) -> dict[str, Any]:
+def guide_body(code: str, title: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """The guide as stored and printed; a function of the game and its rules only."""
     return {"title": f"{title}: gaming guide", "game": code, "sections": _sections(code, values)}

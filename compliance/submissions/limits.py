@@ -28,9 +28,10 @@ from compliance.models import GamingTable
 from compliance.numbers import read_amount
 from compliance.roles import Capability
 from compliance.service_checks import require_at_facility
-from compliance.submissions import selectors
+from compliance.submissions import requirements, selectors
 from compliance.submissions.catalogue import money_text
-from compliance.submissions.models import NOTICE, WagerLimitChange
+from compliance.submissions.models import NOTICE, SignKind, WagerLimitChange
+from compliance.submissions.signs import sign_use_refusal
 
 __all__ = [
     "limit_change_announce",
@@ -76,13 +77,7 @@ def limit_change_request(*, table: GamingTable, minimum: Any, maximum: Any, patr
     if pending is not None:
         raise ValidationError(f"Table {table.number} already has a change scheduled for "
                               f"{_clock(pending.effective_at, table)}: cancel it first.")
-    current = selectors.current_limits(table)
-    if current is not None and (current.minimum, current.maximum) == (low, high):
-        raise ValidationError(f"Table {table.number}'s limits are already ${money_text(low)}–${money_text(high)}.")
-    if table.game.code == "asia-poker":
-        refusals = selectors.asia_poker_minimum_refusals(table, low)
-        if refusals:
-            raise ValidationError(refusals)
+    _check_against_rules(table, low, high)
     if not patrons_playing:
         if effective_at is not None:
             raise ValidationError("With no patrons playing the change takes effect at once (§ 521.8(c)(1)); "
@@ -93,6 +88,11 @@ def limit_change_request(*, table: GamingTable, minimum: Any, maximum: Any, patr
     if effective_at is None:
         raise ValidationError("Patrons are playing: give the time the new limits take effect, at least 30 minutes "
                               "from now (§ 521.8(c)(2)(i)).")
+    unapproved = sign_use_refusal(table.facility, SignKind.LIMIT_CHANGE)
+    if unapproved:  # § 521.8(c)(2)(ii): the notice is a sign at the table, which must be approved before its use
+        raise ValidationError(f"Patrons are playing, so the change needs a sign posted at the table "
+                              f"(§ 521.8(c)(2)(ii)). {unapproved} Until then, change limits only when no patrons "
+                              f"are playing (§ 521.8(c)(1)).")
     effective_at = effective_at.replace(second=0, microsecond=0)
     if effective_at < now + NOTICE:
         earliest = (now + NOTICE + timedelta(minutes=1)).replace(second=0, microsecond=0)
@@ -111,6 +111,19 @@ def limit_change_request(*, table: GamingTable, minimum: Any, maximum: Any, patr
         raise ValidationError(f"Table {table.number} already has a change scheduled: cancel it first.") from None
     transaction.on_commit(lambda: _queue_at(effective_at))
     return change
+
+
+def _check_against_rules(table: GamingTable, low: Decimal, high: Decimal) -> None:
+    """New limits differ from those in force and agree with the rules: the game's increments (§ 521.7(d)) and
+    Asia Poker's payout limit (§ 575.12(c)), in the versions in force, approved for later and awaiting the Board."""
+    current = selectors.current_limits(table)
+    if current is not None and (current.minimum, current.maximum) == (low, high):
+        raise ValidationError(f"Table {table.number}'s limits are already ${money_text(low)}–${money_text(high)}.")
+    refusals = selectors.increment_refusals_ahead(table, low, high)
+    if table.game.code == "asia-poker":
+        refusals += selectors.asia_poker_minimum_refusals(table, low)
+    if refusals:
+        raise ValidationError(refusals)
 
 
 def _queue_at(moment: datetime) -> None:
@@ -138,6 +151,9 @@ def limit_change_post(*, change: WagerLimitChange, user: Any) -> WagerLimitChang
     locked = _scheduled(change)
     if locked.posted_at is not None:
         raise ValidationError(f"The sign was posted at {_clock(locked.posted_at, locked.table)}.")
+    unapproved = sign_use_refusal(locked.table.facility, SignKind.LIMIT_CHANGE)
+    if unapproved:
+        raise ValidationError(unapproved)
     now = timezone.now()
     if now + NOTICE > locked.effective_at:
         raise ValidationError(
@@ -198,11 +214,7 @@ def limit_changes_apply(now: datetime | None = None) -> list[WagerLimitChange]:
                 missing.append("the sign was not posted 30 minutes ahead (§ 521.8(c)(2)(ii))")
             if change.announced_at is None:
                 missing.append("the change was not announced to the patrons (§ 521.8(c)(2)(iii))")
-            if change.table.game.code == "asia-poker":
-                approved = selectors.rules_for(change.table.facility, "asia-poker") or {}
-                missing += [words[0].lower() + words[1:].rstrip(".") for words in selectors.asia_poker_limit_refusals(
-                    change.table.facility, approved, {change.table_id: change.minimum})
-                    if f"table {change.table.number}'s" in words]
+            missing += _rules_missing(change)
             if missing:
                 change.state = State.LAPSED
                 change.closed_reason = "Not applied: " + "; ".join(missing) + ". The previous limits stay."
@@ -211,3 +223,17 @@ def limit_changes_apply(now: datetime | None = None) -> list[WagerLimitChange]:
             change.save()
             done.append(change)
     return done
+
+
+def _rules_missing(change: WagerLimitChange) -> list[str]:
+    """What the rules in force when a change's time comes say against its limits: Asia Poker's payout limit
+    (§ 575.12(c)) and the game's increments (§ 521.7(d))."""
+    table = change.table
+    approved = selectors.rules_for(table.facility, table.game.code) or {}
+    found = requirements.increment_refusals(requirements.increments(approved), change.minimum, change.maximum,
+                                            where=f"table {table.number}")
+    if table.game.code == "asia-poker":
+        found += [words for words in selectors.asia_poker_limit_refusals(table.facility, approved,
+                                                                         {change.table_id: change.minimum})
+                  if f"table {table.number}'s" in words]
+    return [words[0].lower() + words[1:].rstrip(".") for words in found]

@@ -13,6 +13,8 @@
   the database holds too.
 * :class:`GamingGuide` and :class:`GuideApproval` — the abridged guide per game (§ 521.9(b)) and the Bureau of
   Gaming Operations' approval of its sample (§ 521.9(c)–(d)).
+* :class:`SignApproval` — the Bureau of Gaming Operations' approval of the location, size and language of each kind
+  of sign (§ 521.8(d)): append-only, the latest approval of a kind supersedes the earlier ones.
 """
 
 from __future__ import annotations
@@ -37,10 +39,14 @@ from compliance.roles import Role
 
 __all__ = [
     "NOTICE",
+    "SIGN_LANGUAGES",
     "BoardDecision",
     "GamingGuide",
     "GuideApproval",
     "RulesSubmission",
+    "SignApproval",
+    "SignKind",
+    "SignSize",
     "TableSetting",
     "WagerLimitChange",
 ]
@@ -247,3 +253,49 @@ class GuideApproval(AppendOnly, AuditedModel):
 
     def __str__(self) -> str:
         return f"{self.guide} approved {self.approved_on:%-d %b %Y}"
+
+
+class SignKind(models.TextChoices):
+    """The signs § 521.8 requires at a table, each approved by the Bureau of Gaming Operations (§ 521.8(d))."""
+
+    RULES = "rules", "The rules and payout odds in effect at the table (§ 521.8(a))"
+    LIMITS = "limits", "The minimum and maximum wagers in effect at the table (§ 521.7(b), § 521.8(a))"
+    LIMIT_CHANGE = "limit-change", "Notice of a change of the minimum or maximum wager (§ 521.8(c)(2)(ii))"
+
+
+class SignSize(models.TextChoices):
+    """The paper sizes the system prints a sign on: an approved sign prints at its approved size."""
+
+    LETTER = "letter", "Letter, 8.5 × 11 in"
+    LEGAL = "legal", "Legal, 8.5 × 14 in"
+    TABLOID = "tabloid", "Tabloid, 11 × 17 in"
+
+
+# The language the system prints its signs in: a sign in another language is not one this system prints.
+SIGN_LANGUAGES = ("English",)
+
+
+class SignApproval(AppendOnly, AuditedModel):
+    """The Bureau of Gaming Operations approved the location, size and language of one kind of sign before its use
+    (§ 521.8(d)). The latest approval of a kind (by its date) is the one in force; an earlier one is superseded."""
+
+    append_only_what = "Sign approvals"
+    append_only_hint = "; record the Bureau's newer approval instead"
+    citation: ClassVar[str] = "521.8(d)"
+
+    facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=20, choices=SignKind.choices)
+    location = models.CharField(max_length=300, help_text="Where at the table the sign is posted, as approved")
+    size = models.CharField(max_length=20, choices=SignSize.choices)
+    language = models.CharField(max_length=40, default="English")
+    approved_on = models.DateField(help_text="The date of the Bureau of Gaming Operations' approval")
+    reference = models.CharField(max_length=200, help_text="The Bureau's letter or file reference")
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    recorded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["facility", "kind", "-approved_on", "-pk"]
+        indexes = [models.Index(fields=["facility", "kind", "-approved_on"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: approved {self.approved_on:%-d %b %Y} ({self.reference})"

@@ -1,6 +1,7 @@
 """The dashboard panel of the Rules Submission: the version in force, versions awaiting the Board, tables whose
-settings the submission in force does not grant (§ 521.8(b)), guides that need the Bureau's approval again
-(§ 521.9(d)) and wager limit changes still waiting for their sign or announcement (§ 521.8(c)(2))."""
+settings the submission in force does not grant (§ 521.8(b)), signs the Bureau has not approved (§ 521.8(d)), guides
+that need the Bureau's approval again (§ 521.9(d)) and wager limit changes still waiting for their sign or
+announcement (§ 521.8(c)(2))."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.urls import reverse
 from compliance.dashboard import Panel, PanelLine
 from compliance.roles import Role, is_inspector, roles_of
 from compliance.submissions import selectors
+from compliance.submissions.models import SignKind
 
 __all__ = ["submissions_panel"]
 
@@ -33,6 +35,11 @@ def submissions_panel(request: HttpRequest) -> Panel | None:
         lines.append(PanelLine(f"Version {sub.number} ({state}): {sub.title}", sub.get_absolute_url(), "warn"))
     for row in selectors.table_rule_conflicts(facility):
         lines.append(PanelLine(f"Table {row.table.number}: {row.refusals[0]}", reverse("submissions:tables"), "alert"))
+    approved_signs = selectors.signs_in_force(facility)
+    for kind, label in SignKind.choices:
+        if kind not in approved_signs:
+            lines.append(PanelLine(f"Sign not approved by the Bureau (§ 521.8(d)), prints only as a preview: {label}",
+                                   reverse("submissions:signs"), "warn"))
     for game, words in selectors.guides_needing_approval(facility):
         lines.append(PanelLine(f"{game.name} guide: {words}", reverse("submissions:guides"), "warn"))
     for change in selectors.changes_of(facility).filter(state="scheduled")[:10]:

@@ -5,23 +5,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from compliance.games.math.core import OptionError
 from compliance.gaming_day import gaming_day
 from compliance.models import Facility, Game, GamingTable
-from compliance.submissions import catalogue
+from compliance.submissions import catalogue, requirements
 from compliance.submissions.models import (
     BoardDecision,
     Decision,
     GamingGuide,
     RulesSubmission,
+    SignApproval,
     TableSetting,
     WagerLimitChange,
 )
@@ -38,11 +40,15 @@ __all__ = [
     "guides_needing_approval",
     "guides_of",
     "in_force",
+    "increment_refusals_ahead",
+    "increment_refusals_of_tables",
     "latest_approved",
     "material_hash",
     "pending_change",
     "public_guides",
     "rules_for",
+    "sign_approvals_of",
+    "signs_in_force",
     "standing",
     "submission",
     "submissions_of",
@@ -147,12 +153,22 @@ class TableRules:
     approved: dict[str, str] | None  # the game's choices in the submission in force; None without one
     setting: dict[str, str]
     limits: WagerLimitChange | None
-    refusals: list[str] = field(default_factory=list)
+    conflicts: list[catalogue.Conflict] = field(default_factory=list)
+
+    @property
+    def refusals(self) -> list[str]:
+        """Every conflict in words (each citing its clause)."""
+        return [c.words for c in self.conflicts]
 
     @property
     def six_dice(self) -> bool:
         return self.table.game.code == "high-roll-dice" and self.setting.get("six_dice") == catalogue.YES \
-            and not self.refusals
+            and not any(c.kind == "settings" for c in self.conflicts)
+
+    @property
+    def requirement_lines(self) -> list[str]:
+        """The game's additional wagering requirements in the version in force (§ 521.7(d))."""
+        return requirements.requirement_lines(self.approved)
 
     def runs(self, name: str) -> bool:
         """A permission the table runs: approved and set at the table."""
@@ -175,11 +191,7 @@ class TableRules:
 
 
 def table_rules(table: GamingTable, day: date | None = None) -> TableRules:
-    current = in_force(table.facility, day)
-    approved = dict(current.rules.get(table.game.code, {})) if current is not None else None
-    setting = table_setting(table)
-    return TableRules(table, current, approved, setting, current_limits(table),
-                      catalogue.table_refusals(table.game.code, approved, setting))
+    return tables_rules(table.facility, day, tables=[table])[0]
 
 
 def asia_poker_limit_refusals(facility: Facility, values: dict[str, str],
@@ -248,6 +260,49 @@ def submission_refusals(sub: RulesSubmission) -> list[str]:
             continue
         if rules.code == "asia-poker":
             found += asia_poker_limit_refusals(sub.facility, cleaned)
+        found += increment_refusals_of_tables(sub.facility, rules.code, cleaned)
+    return found
+
+
+def _limits_ahead(facility: Facility, code: str) -> dict[int, list[WagerLimitChange]]:
+    """Per table of the game: its limits in force and the change scheduled, if any (one query)."""
+    found: dict[int, list[WagerLimitChange]] = {}
+    applied_seen: set[int] = set()
+    for row in (WagerLimitChange.objects.filter(table__facility=facility, table__game__code=code,
+                                                state__in=[WagerLimitChange.State.APPLIED,
+                                                           WagerLimitChange.State.SCHEDULED])
+                .select_related("table").order_by("table_id", "-applied_at", "-pk")):
+        if row.state == WagerLimitChange.State.APPLIED:
+            if row.table_id in applied_seen:
+                continue  # older limits, no longer in force
+            applied_seen.add(row.table_id)
+        found.setdefault(row.table_id, []).append(row)
+    return found
+
+
+def increment_refusals_of_tables(facility: Facility, code: str, values: dict[str, Any]) -> list[str]:
+    """§ 521.7(d): a game's increments against every table of the game's limits, in force or scheduled."""
+    steps = requirements.increments(values)
+    if not steps:
+        return []
+    found = []
+    for rows in _limits_ahead(facility, code).values():
+        for row in rows:
+            words = "limits in force" if row.state == WagerLimitChange.State.APPLIED else "scheduled limits"
+            found += [f"{w} Change the table's {words} first, or choose an increment that divides them."
+                      for w in requirements.increment_refusals(steps, row.minimum, row.maximum,
+                                                               where=f"table {row.table.number}")]
+    return found
+
+
+def increment_refusals_ahead(table: GamingTable, minimum: Decimal, maximum: Decimal) -> list[str]:
+    """§ 521.7(d): new limits against the increments of the versions in force, approved for later and awaiting the
+    Board (as the Asia Poker payout limit is checked)."""
+    found = []
+    for version in versions_ahead(table.facility):
+        steps = requirements.increments(version.rules.get(table.game.code))
+        found += [f"Version {version.number}: {words}" for words in requirements.increment_refusals(
+            steps, minimum, maximum, where=f"table {table.number}")]
     return found
 
 
@@ -261,6 +316,10 @@ def diff(before: dict[str, Any] | None, after: dict[str, Any]) -> list[tuple[str
             a, b = old.get(option.name, ""), new.get(option.name, "")
             if a != b:
                 rows.append((rules.title, option.label, f"§ {option.clause}", a or "—", b or "—"))
+        a, b = requirements.requirements_words(old), requirements.requirements_words(new)
+        if a != b:
+            rows.append((rules.title, "Additional wagering requirements", f"§ {requirements.CLAUSE}", a or "—",
+                         b or "—"))
     return rows
 
 
@@ -268,7 +327,8 @@ def material_hash(code: str, values: dict[str, Any]) -> str:
     """SHA-256 of the rules a game's guide states: the game and its choices as filed. Any difference in a choice
     (and so in a payout or a rule the guide states) is material (§ 521.9(d)); a change of the system's wording is
     not, and an approved guide keeps the text that was approved."""
-    return hashlib.sha256(json.dumps({"game": code, "rules": values}, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(json.dumps({"game": code, "rules": requirements.without_empty(values)},
+                                     sort_keys=True).encode()).hexdigest()
 
 
 def latest_approved(facility: Facility) -> RulesSubmission | None:
@@ -300,31 +360,66 @@ def at_local(moment: datetime, facility: Facility) -> datetime:
 
 
 
-def tables_rules(facility: Facility, day: date | None = None) -> list[TableRules]:
-    """Every table's rules, in three queries whatever the number of tables."""
-    current = in_force(facility, day)
-    tables = list(tables_of(facility))
-    settings: dict[int, dict[str, str]] = {}
-    for row in TableSetting.objects.filter(table__facility=facility).order_by("table_id", "-since", "-pk"):
-        settings.setdefault(row.table_id, dict(row.options))
-    limits: dict[int, WagerLimitChange] = {}
-    for change in (WagerLimitChange.objects.filter(table__facility=facility, state=WagerLimitChange.State.APPLIED)
-                   .order_by("table_id", "-applied_at", "-pk")):
-        limits.setdefault(change.table_id, change)
+def tables_rules(facility: Facility, day: date | None = None, *, tables: Iterable[GamingTable] | None = None,
+                 at: datetime | None = None) -> list[TableRules]:
+    """The rules of ``tables`` (every table of the facility when None; give them with their game) at the instant
+    ``at`` (now) under the version in force on ``day`` (the gaming day of ``at``): the version, each table's
+    latest setting and the limits in force, in three queries whatever the number of tables."""
+    at = at or timezone.now()
+    listed = list(tables_of(facility)) if tables is None else list(tables)
+    if not listed:
+        return []
+    current = in_force(facility, day or gaming_day(facility, at))
+    scope = Q(table__facility=facility) if tables is None else Q(table_id__in=[t.pk for t in listed])
+    newest_setting = (TableSetting.objects.filter(table_id=OuterRef("table_id"), since__lte=at)
+                      .order_by("-since", "-pk").values("pk")[:1])
+    settings = {row.table_id: dict(row.options)
+                for row in TableSetting.objects.filter(scope, pk=Subquery(newest_setting))}
+    applied = WagerLimitChange.State.APPLIED
+    newest_limits = (WagerLimitChange.objects.filter(table_id=OuterRef("table_id"), state=applied,
+                                                     applied_at__lte=at)
+                     .order_by("-applied_at", "-pk").values("pk")[:1])
+    limits = {row.table_id: row
+              for row in WagerLimitChange.objects.filter(scope, state=applied, pk=Subquery(newest_limits))}
     found = []
-    for table in tables:
+    for table in listed:
         approved = dict(current.rules.get(table.game.code, {})) if current is not None else None
         setting = settings.get(table.pk, {})
-        refusals = catalogue.table_refusals(table.game.code, approved, setting)
-        limit = (approved or {}).get("payout_limit") if table.game.code == "asia-poker" else None
+        conflicts = catalogue.table_conflicts(table.game.code, approved, setting)
         in_force_limits = limits.get(table.pk)
-        if limit and in_force_limits is not None:
-            floor = catalogue.asia_poker_payout_floor(approved or {}, in_force_limits.minimum)
-            if Decimal(limit) < floor:
-                refusals.append(f"The payout limit ${catalogue.money_text(Decimal(limit))} is below "
-                                f"${catalogue.money_text(floor)}, the most one player could win in a round at the "
-                                f"${catalogue.money_text(in_force_limits.minimum)} minimum (§ 575.12(c)).")
-        found.append(TableRules(table, current, approved, setting, in_force_limits, refusals))
+        if in_force_limits is not None and approved:
+            conflicts += _limit_conflicts(table, approved, in_force_limits)
+        found.append(TableRules(table, current, approved, setting, in_force_limits, conflicts))
+    return found
+
+
+def _limit_conflicts(table: GamingTable, approved: dict[str, Any], limits: WagerLimitChange) -> list[catalogue.Conflict]:
+    """The limits in force against the rules in force: Asia Poker's payout limit (§ 575.12(c)) and the game's
+    increments (§ 521.7(d))."""
+    found = []
+    limit = approved.get("payout_limit") if table.game.code == "asia-poker" else None
+    if limit:
+        floor = catalogue.asia_poker_payout_floor(approved, limits.minimum)
+        if Decimal(limit) < floor:
+            found.append(catalogue.Conflict(
+                f"The payout limit ${catalogue.money_text(Decimal(limit))} is below ${catalogue.money_text(floor)}, "
+                f"the most one player could win in a round at the ${catalogue.money_text(limits.minimum)} minimum "
+                f"(§ 575.12(c)).", "575.12(c)", "limits"))
+    found += [catalogue.Conflict(words, requirements.CLAUSE, "limits") for words in requirements.increment_refusals(
+        requirements.increments(approved), limits.minimum, limits.maximum, where=f"table {table.number}")]
+    return found
+
+
+def sign_approvals_of(facility: Facility) -> QuerySet[SignApproval]:
+    return (SignApproval.objects.filter(facility=facility).select_related("recorded_by__profile")
+            .order_by("kind", "-approved_on", "-pk"))
+
+
+def signs_in_force(facility: Facility) -> dict[str, SignApproval]:
+    """Per kind of sign, the Bureau's latest approval of its location, size and language (§ 521.8(d))."""
+    found: dict[str, SignApproval] = {}
+    for approval in sign_approvals_of(facility):
+        found.setdefault(approval.kind, approval)
     return found
 
 

@@ -24,7 +24,7 @@ from compliance.models import Facility, Game, GamingTable
 from compliance.roles import Capability
 from compliance.service_checks import clean_text, require_at_facility
 from compliance.services import record_sign
-from compliance.submissions import catalogue, selectors
+from compliance.submissions import catalogue, requirements, selectors
 from compliance.submissions.guides import guide_body
 from compliance.submissions.models import (
     BoardDecision,
@@ -42,6 +42,7 @@ __all__ = [
     "guide_submit",
     "submission_draft",
     "submission_game_set",
+    "submission_requirements_set",
     "submission_submit",
     "table_setting_set",
 ]
@@ -90,13 +91,16 @@ def submission_draft(*, facility: Facility, title: str, summary: str = "", user:
 
 @transaction.atomic
 @acts_as_user
-def submission_game_set(*, submission: RulesSubmission, code: str, values: dict[str, str], user: Any
+def submission_game_set(*, submission: RulesSubmission, code: str, values: dict[str, Any], user: Any
                         ) -> RulesSubmission:
     """One game's choices, checked against the regulation (each refusal names the option and its clause)."""
     _allowed(user, submission.facility, Capability.MANAGE_RULES_SUBMISSIONS)
     locked = _draft(submission)
     if catalogue.game_rules(code) is None:
         raise ValidationError("The Rules Submission has no choices to make for that game.")
+    values = dict(values)
+    if requirements.KEY not in values:  # the choices' page leaves the game's § 521.7(d) requirements as they are
+        values[requirements.KEY] = requirements.requirements_of(locked.rules.get(code))
     try:
         cleaned = catalogue.clean_game(code, values)
     except OptionError as error:
@@ -106,6 +110,34 @@ def submission_game_set(*, submission: RulesSubmission, code: str, values: dict[
         if refusals:
             raise ValidationError(refusals)
     locked.rules = {**locked.rules, code: cleaned}
+    locked.save()
+    return locked
+
+
+@transaction.atomic
+@acts_as_user
+def submission_requirements_set(*, submission: RulesSubmission, code: str, rows: list[dict[str, str]], user: Any
+                                ) -> RulesSubmission:
+    """One game's additional wagering requirements (§ 521.7(d)): each in words, an increment where the system can
+    check it; an increment must divide the minimum and maximum of every table of the game."""
+    _allowed(user, submission.facility, Capability.MANAGE_RULES_SUBMISSIONS)
+    locked = _draft(submission)
+    rules = catalogue.game_rules(code)
+    if rules is None:
+        raise ValidationError("The Rules Submission has no choices to make for that game.")
+    try:
+        cleaned = requirements.clean_requirements(rules.title, rows)
+    except OptionError as error:
+        raise ValidationError(str(error)) from None
+    values = {k: v for k, v in locked.rules.get(code, rules.defaults()).items() if k != requirements.KEY}
+    if cleaned:
+        values[requirements.KEY] = cleaned
+    refusals = selectors.increment_refusals_of_tables(locked.facility, code, values)
+    if refusals:
+        raise ValidationError(refusals)
+    if values == locked.rules.get(code, rules.defaults()):
+        raise ValidationError(f"{rules.title}'s additional wagering requirements are already these.")
+    locked.rules = {**locked.rules, code: values}
     locked.save()
     return locked
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from compliance.submissions import views, views_guides, views_limits
+from compliance.submissions import views, views_guides, views_limits, views_signs
 
 app_name = "submissions"
 urlpatterns = [
@@ -11,11 +11,15 @@ urlpatterns = [
     path("<int:pk>/", views.SubmissionDetailView.as_view(), name="detail"),
     path("<int:pk>/submission.pdf", views.SubmissionPdfView.as_view(), name="pdf"),
     path("<int:pk>/games/<slug:game>/", views.GameRulesView.as_view(), name="game"),
+    path("<int:pk>/games/<slug:game>/requirements/", views.RequirementsView.as_view(), name="requirements"),
     path("<int:pk>/file/", views.SubmitView.as_view(), name="submit"),
     path("<int:pk>/decision/", views.DecisionView.as_view(), name="decision"),
     path("tables/", views.TablesView.as_view(), name="tables"),
     path("tables/<int:pk>/settings/", views.TableSettingView.as_view(), name="table-setting"),
     path("tables/<int:pk>/payout-sign.pdf", views.PayoutSignView.as_view(), name="payout-sign"),
+    path("tables/<int:pk>/limits-sign.pdf", views_signs.LimitsSignView.as_view(), name="limits-sign"),
+    path("signs/", views_signs.SignApprovalsView.as_view(), name="signs"),
+    path("signs/new/", views_signs.SignApprovalCreateView.as_view(), name="sign-approval-create"),
     path("complete-rules.pdf", views.PodiumView.as_view(), name="podium"),
     path("limits/", views_limits.LimitsView.as_view(), name="limits"),
     path("limits/tables/<int:pk>/change/", views_limits.LimitRequestView.as_view(), name="limit-request"),

@@ -16,8 +16,9 @@ from compliance.games.math.core import OptionError, percent
 from compliance.gaming_day import gaming_day
 from compliance.models import GamingTable
 from compliance.roles import Capability
-from compliance.submissions import catalogue, documents, forms, selectors, services
+from compliance.submissions import catalogue, documents, forms, requirements, selectors, services
 from compliance.submissions.guides import option_words
+from compliance.submissions.models import SignKind
 from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "GameRulesView",
     "PayoutSignView",
     "PodiumView",
+    "RequirementsView",
     "SubmissionDetailView",
     "SubmissionListView",
     "SubmissionPdfView",
@@ -91,7 +93,7 @@ def game_sections(values_of: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
         except OptionError as error:
             figures, refusal = None, str(error)
         sections.append({"rules": rules, "rows": choice_rows(rules.code, values), "figures": figures,
-                         "refusal": refusal})
+                         "refusal": refusal, "requirements": requirements.requirements_of(values)})
     return sections
 
 
@@ -216,6 +218,31 @@ class GameRulesView(_VersionEvent):
         return reverse("submissions:detail", args=[sub.pk])
 
 
+class RequirementsView(_VersionEvent):
+    """One game's additional wagering requirements in a draft version (§ 521.7(d)), filed and frozen with it."""
+
+    form_class = forms.RequirementsForm
+    template_name = "submissions/requirements.html"
+    title = "Additional wagering requirements"
+    citation = ("521.7(d)", "521.8(b)")
+
+    def rules(self) -> catalogue.GameRules:
+        return _found(catalogue.game_rules(self.kwargs["game"]))
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return super().get_form_kwargs() | {
+            "current": requirements.requirements_of(self.subject().rules.get(self.rules().code))}
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        return super().get_context_data(**kwargs) | {"rules": self.rules()}
+
+    def perform(self, form: Any) -> str:
+        sub, rules = self.subject(), self.rules()
+        services.submission_requirements_set(submission=sub, code=rules.code, rows=form.rows(), user=self.request.user)
+        messages.success(self.request, f"{rules.title}: additional wagering requirements saved in version {sub.number}.")
+        return reverse("submissions:detail", args=[sub.pk])
+
+
 class FiguresView(CapabilityRequiredMixin, TemplateView):
     """The exact figures of a game's choices as typed, for the choice page to show each wager's house advantage
     beside its field while it is typed (``static/compliance/submission-figures.js``). Nothing is saved."""
@@ -265,7 +292,10 @@ class TablesView(CapabilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         rows = [r for r in selectors.tables_rules(self.facility) if catalogue.game_rules(r.table.game.code)]
-        return super().get_context_data(**kwargs) | {"rows": rows, "current": selectors.in_force(self.facility)}
+        signs = selectors.signs_in_force(self.facility)
+        return super().get_context_data(**kwargs) | {
+            "rows": rows, "current": selectors.in_force(self.facility), "rules_sign": signs.get(SignKind.RULES),
+            "limits_sign": signs.get(SignKind.LIMITS)}
 
 
 def _table(facility: Any, pk: Any) -> GamingTable:
@@ -309,7 +339,14 @@ class PayoutSignView(CapabilityRequiredMixin, TemplateView):
         rules = selectors.table_rules(table)
         if catalogue.game_rules(table.game.code) is None or rules.submission is None:
             raise Http404("No payout sign: no approved Rules Submission is in force for this game (§ 521.8(b))")
-        return _pdf(documents.payout_sign_pdf(rules), f"payout-sign-{table.number}.pdf")
+        approval = selectors.signs_in_force(self.facility).get(SignKind.RULES)
+        return _pdf(documents.payout_sign_pdf(rules, approval, preview=wants_preview(request)),
+                    f"payout-sign-{table.number}.pdf")
+
+
+def wants_preview(request: HttpRequest) -> bool:
+    """``?preview=1``: the sign as a preview even when its kind is approved (§ 521.8(d))."""
+    return request.GET.get("preview") == "1"
 
 
 class PodiumView(CapabilityRequiredMixin, TemplateView):

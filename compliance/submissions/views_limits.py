@@ -13,7 +13,8 @@ from django.views.generic import TemplateView
 
 from compliance.roles import Capability
 from compliance.submissions import documents, forms, limits, selectors
-from compliance.submissions.views import _found, _pdf, _table
+from compliance.submissions.models import SignKind
+from compliance.submissions.views import _found, _pdf, _table, wants_preview
 from compliance.views import CapabilityRequiredMixin, ServiceFormView
 
 __all__ = ["AnnounceView", "CancelView", "ChangeView", "LimitRequestView", "LimitSignView", "LimitsView", "PostView"]
@@ -29,8 +30,10 @@ class LimitsView(CapabilityRequiredMixin, TemplateView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         pending = {c.table_id: c for c in selectors.changes_of(self.facility).filter(state="scheduled")}
         rows = [(r.table, r.limits, pending.get(r.table.pk)) for r in selectors.tables_rules(self.facility)]
+        signs = selectors.signs_in_force(self.facility)
         return super().get_context_data(**kwargs) | {
-            "rows": rows, "recent": selectors.changes_of(self.facility)[:30]}
+            "rows": rows, "recent": selectors.changes_of(self.facility)[:30],
+            "limits_sign": signs.get(SignKind.LIMITS), "change_sign": signs.get(SignKind.LIMIT_CHANGE)}
 
 
 class LimitRequestView(ServiceFormView):
@@ -74,14 +77,21 @@ class ChangeView(CapabilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         change = _found(selectors.change(self.facility, kwargs["pk"]))
-        return super().get_context_data(**kwargs) | {"change": change, "facility_zone": self.facility.time_zone}
+        signs = selectors.signs_in_force(self.facility)
+        return super().get_context_data(**kwargs) | {
+            "change": change, "facility_zone": self.facility.time_zone,
+            "change_sign": signs.get(SignKind.LIMIT_CHANGE), "limits_sign": signs.get(SignKind.LIMITS),
+            "limits_in_force": selectors.current_limits(change.table)}
 
 
 class LimitSignView(CapabilityRequiredMixin, TemplateView):
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         change = _found(selectors.change(self.facility, kwargs["pk"]))
         previous = selectors.current_limits(change.table) if change.state == "scheduled" else None
-        return _pdf(documents.limit_sign_pdf(change, previous), f"limits-sign-{change.table.number}.pdf")
+        approval = selectors.signs_in_force(self.facility).get(SignKind.LIMIT_CHANGE)
+        values = selectors.rules_for(self.facility, change.table.game.code)
+        return _pdf(documents.limit_sign_pdf(change, previous, approval, preview=wants_preview(request),
+                                             values=values), f"limits-change-sign-{change.table.number}.pdf")
 
 
 class _Step(ServiceFormView):

@@ -9,7 +9,8 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from compliance.submissions import services
+from compliance.submissions import services, signs
+from compliance.submissions.models import SignKind
 from tests.equipment.conftest import asia, make_table, sic_bo  # noqa: F401  (the tables of the equipment tests)
 from tests.factories import PASSWORD
 
@@ -53,3 +54,13 @@ def approved(draft: Any, compliance_officer: Any) -> Any:
 @pytest.fixture
 def hrd(facility: Any) -> Any:
     return make_table(facility, "high-roll-dice", "HRD-1")
+
+
+@pytest.fixture
+def signs_approved(clock: Any, facility: Any, compliance_officer: Any) -> dict[str, Any]:
+    """The Bureau's approval of every kind of sign (§ 521.8(d)): the signs print for use, and limits may change with
+    patrons playing."""
+    return {kind: signs.sign_approval_record(
+        facility=facility, kind=kind, location="On the sign stand at the dealer's left", size="letter",
+        language="English", approved_on=TODAY, reference=f"BGO-S-{kind}", user=compliance_officer)
+        for kind in SignKind.values}

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def in_force(clock: Any, sic_bo: Any, floorperson: Any) -> WagerLimitChange:
+def in_force(clock: Any, sic_bo: Any, floorperson: Any, signs_approved: Any) -> WagerLimitChange:
     return limits.limit_change_request(table=sic_bo, minimum="10", maximum="500", patrons_playing=False,
                                        user=floorperson)
 

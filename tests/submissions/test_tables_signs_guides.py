@@ -59,11 +59,12 @@ FOR = re.compile(r"\bfor\b", re.IGNORECASE)
 
 
 @pytest.mark.parametrize("table_fixture", ["asia", "hrd", "sic_bo"])
-def test_the_payout_sign_states_odds_with_to_and_never_for(request, approved, shift_manager, table_fixture):
+def test_the_payout_sign_states_odds_with_to_and_never_for(request, approved, shift_manager, table_fixture,
+                                                          signs_approved):
     table = request.getfixturevalue(table_fixture)
     if table_fixture == "asia":
         services.table_setting_set(table=table, options={"bonus_wager": "yes"}, user=shift_manager)
-    text = _text(documents.payout_sign_pdf(selectors.table_rules(table)))
+    text = _text(documents.payout_sign_pdf(selectors.table_rules(table), signs_approved["rules"]))
     assert " to 1" in text
     assert not FOR.search(text), FOR.search(text)
 
@@ -80,11 +81,12 @@ def test_the_asia_poker_sign_carries_the_payout_limit_and_the_paytable_filed(app
     assert any("Natural straight flush: 50 to 1" in line for line in lines)  # paytable B
 
 
-def test_the_limit_sign_gives_the_time_and_the_settlement_rule(approved, sic_bo, floorperson):
+def test_the_limit_sign_gives_the_time_and_the_settlement_rule(approved, sic_bo, floorperson, signs_approved):
     limits.limit_change_request(table=sic_bo, minimum="10", maximum="500", patrons_playing=False, user=floorperson)
     change = limits.limit_change_request(table=sic_bo, minimum="25", maximum="1000", patrons_playing=True,
                                          effective_at=NOW + timedelta(minutes=40), user=floorperson)
-    text = " ".join(_text(documents.limit_sign_pdf(change, selectors.current_limits(sic_bo))).split())
+    text = " ".join(_text(documents.limit_sign_pdf(change, selectors.current_limits(sic_bo),
+                                                   signs_approved["limit-change"])).split())
     assert "At 20:40 on Monday 2 March 2026" in text
     assert "Minimum wager: $25.00" in text and "Maximum wager: $1,000.00" in text
     assert "paid or lost in its entirety" in text and "§ 521.7(c)" in text

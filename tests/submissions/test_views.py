@@ -11,7 +11,14 @@ import pytest
 from django.urls import reverse
 
 from compliance.submissions import limits, services
-from compliance.submissions.models import BoardDecision, GamingGuide, RulesSubmission, TableSetting, WagerLimitChange
+from compliance.submissions.models import (
+    BoardDecision,
+    GamingGuide,
+    RulesSubmission,
+    SignApproval,
+    TableSetting,
+    WagerLimitChange,
+)
 from tests.factories import PASSWORD
 from tests.submissions.conftest import NOW, TODAY
 
@@ -22,7 +29,7 @@ HOSTILE = ["", "-1", "99999999999999999999", "1e400", "NaN", "١٢٣", "<b>x", "
 
 
 @pytest.fixture
-def world(approved, asia, hrd, sic_bo, floorperson, compliance_officer):
+def world(approved, asia, hrd, sic_bo, floorperson, compliance_officer, signs_approved):
     from compliance.models import Game
 
     limits.limit_change_request(table=sic_bo, minimum="10", maximum="500", patrons_playing=False, user=floorperson)
@@ -31,7 +38,8 @@ def world(approved, asia, hrd, sic_bo, floorperson, compliance_officer):
     draft = services.submission_draft(facility=approved.facility, title="Amendment", user=compliance_officer)
     guide = services.guide_generate(facility=approved.facility, game=Game.objects.get(code="sic-bo"),
                                     user=compliance_officer)
-    return {"approved": approved, "draft": draft, "change": change, "guide": guide, "asia": asia, "hrd": hrd}
+    return {"approved": approved, "draft": draft, "change": change, "guide": guide, "asia": asia, "hrd": hrd,
+            "sic_bo": sic_bo}
 
 
 def _pages(w):
@@ -49,11 +57,17 @@ def _pages(w):
             reverse("submissions:limit-cancel", args=[c]), reverse("submissions:guides"),
             reverse("submissions:guide-generate"), reverse("submissions:guide", args=[g]),
             reverse("submissions:guide-pdf", args=[g]), reverse("submissions:guide-submit", args=[g]),
-            reverse("submissions:guide-approval", args=[g])]
+            reverse("submissions:guide-approval", args=[g]), reverse("submissions:requirements", args=[d, "sic-bo"]),
+            reverse("submissions:requirements", args=[d, "three-dice-football"]),
+            reverse("submissions:limits-sign", args=[w["sic_bo"].pk]),
+            f"{reverse('submissions:limits-sign', args=[w['sic_bo'].pk])}?preview=1",
+            f"{reverse('submissions:payout-sign', args=[w['hrd'].pk])}?preview=1",
+            reverse("submissions:signs"), reverse("submissions:sign-approval-create")]
 
 
 def _counts():
-    return [m.objects.count() for m in (RulesSubmission, BoardDecision, TableSetting, WagerLimitChange, GamingGuide)]
+    return [m.objects.count() for m in (RulesSubmission, BoardDecision, TableSetting, WagerLimitChange, GamingGuide,
+                                        SignApproval)] + [[s.rules for s in RulesSubmission.objects.order_by("pk")]]
 
 
 def test_the_inspector_reads_every_page_and_version_and_cannot_post(world, inspector, client_for):
@@ -128,6 +142,11 @@ def test_hostile_input_never_gives_a_500(world, compliance_officer, floorperson,
             (officer, reverse("submissions:guide-generate"), ["game"]),
             (officer, reverse("submissions:guide-submit", args=[world["guide"].pk]), ["confirm"]),
             (officer, reverse("submissions:submit", args=[d]), ["confirm"]),
+            (officer, reverse("submissions:requirements", args=[d, "sic-bo"]),
+             ["words_1", "increment_1", "words_2", "increment_6"]),
+            (officer, reverse("submissions:requirements", args=[d, "three-dice-football"]), ["words_1", "increment_1"]),
+            (officer, reverse("submissions:sign-approval-create"),
+             ["kind", "location", "size", "language", "approved_on", "reference"]),
             (floor, reverse("submissions:limit-post", args=[c]), ["confirm"]),
             (floor, reverse("submissions:limit-announce", args=[c]), ["confirm"]),
         ):
