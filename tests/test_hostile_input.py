@@ -56,6 +56,7 @@ TARGETS = [
     "staffing:override", "providers:create", "providers:assign", "submissions:draft", "submissions:guide-generate",
     "submissions:sign-approval-create",
     "reports:produce", "newgames:create", "newgames:create-stated", "password_change",
+    "providers:filing-create",
 ]
 GETS = ["coupons:ledger", "audit-list", "reports:runs", "exclusion:lists"]
 ROLE_FOR = {"coupons:reconciliation": Role.MARKETING_SUPERVISOR, "coupons:reconciliation-today": Role.MARKETING_SUPERVISOR,

@@ -1,4 +1,5 @@
-"""The date rules of 58 Pa. Code ch. 528, pure: no database, so they are tested at their boundaries.
+"""The date rules of 58 Pa. Code ch. 528 and the legs of § 528.7, pure: no database, so they are tested at their
+boundaries.
 
 Readings (docs/providers.md):
 

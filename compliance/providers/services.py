@@ -1,5 +1,7 @@
 """Writes of the provider register (58 Pa. Code ch. 528): each event the Board or its bureaus decide, recorded
-by a compliance officer, and the one check of § 528.7 before a provider's game or wager goes to a table.
+by a compliance officer, the one check of § 528.7 before a provider's game or wager goes to a table, and the
+certificate holder's own filings (§§ 528.2, 528.3, 528.7(2), 528.8(a), 528.9), which a permission to conduct
+business before certification waits for (§ 528.8(a)(1)–(3)).
 
 Every date is checked against the facility's gaming day: an event is recorded when it has happened (a date to
 cease, § 528.8(b), is the one date that may lie ahead).
@@ -347,13 +349,14 @@ def _particulars(kind: str, *, subject_name: str, subject_role: str, qualificati
 
 def _corrected(facility: Facility, provider: GamingProvider, kind: str, corrects: ProviderFiling | None,
                reason: str) -> ProviderFiling | None:
-    """The filing a correction replaces, locked: this facility's, the same provider and kind, not yet corrected."""
+    """The filing a correction replaces: this facility's, the same provider and kind, not yet corrected (the
+    provider's row is locked by the caller, and the database holds one correction per filing)."""
     reason = _text(reason, 300, "reason for the correction", required=corrects is not None)
     if corrects is None:
         if reason:
             raise ValidationError("Give a reason only when correcting a filing: choose the filing it corrects.")
         return None
-    old = ProviderFiling.objects.select_for_update().filter(pk=corrects.pk, facility=facility).first()
+    old = ProviderFiling.objects.filter(pk=corrects.pk, facility=facility).select_related("provider").first()
     if old is None:
         raise ValidationError("The filing to correct is not one of this facility's.")
     if old.provider_id != provider.pk or old.kind != kind:
@@ -374,7 +377,8 @@ def filing_record(*, facility: Facility, provider: GamingProvider, kind: str, fi
     528.9) with its date (a gaming day not still to come) and its document; a correction is a new filing that
     replaces the one it names, never an edit."""
     today = _allowed(user, facility)
-    GamingProvider.objects.select_for_update().filter(pk=provider.pk).first()  # see permission_grant
+    # One filing of a provider at a time (the row, not the append-only filings, which the application may not lock)
+    GamingProvider.objects.select_for_update().filter(pk=provider.pk).first()
     particulars = _particulars(kind, subject_name=subject_name, subject_role=subject_role,
                                qualification=qualification, finding=finding, summary=summary)
     _past(filed_on, today, "the date")

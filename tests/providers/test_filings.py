@@ -11,12 +11,14 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, ProgrammingError, connection, transaction
 
 from compliance.models import RegulatedWriteError
 from compliance.newgames.rules import MAX_PICTURE_BYTES
 from compliance.providers import selectors, services
 from compliance.providers.models import BusinessPermission, ProviderFiling, ProviderFilingDocument
 from compliance.roles import Role
+from compliance.testing import behind_the_applications_back
 from tests.factories import make_person
 from tests.providers.conftest import PDF, PERMISSION_KINDS, TODAY, file_filing, permission_filings
 
@@ -193,3 +195,18 @@ def test_only_a_compliance_officer_records_a_filing(facility, provider):
         services.filing_record(facility=facility, provider=provider, kind="application", filed_on=TODAY,
                                document=("a.pdf", PDF), user=make_person(Role.SHIFT_MANAGER, facility))
     assert not ProviderFiling.objects.exists()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the append-only triggers are PostgreSQL's")
+def test_the_database_refuses_to_change_or_delete_a_filing_or_its_document(facility, provider, compliance_officer):
+    filing = file_filing(facility, provider, compliance_officer, "application", reference="original")
+    for table, column in (("providers_providerfiling", "reference = 'forged'"),
+                          ("providers_providerfilingdocument", "data = 'forged'")):
+        for statement in (f"UPDATE {table} SET {column}", f"DELETE FROM {table}"):  # noqa: S608
+            with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic(), \
+                    connection.cursor() as cursor:
+                cursor.execute(statement)
+            with pytest.raises(IntegrityError, match="append-only"):
+                behind_the_applications_back(statement, triggers_off=False)
+    assert ProviderFiling.objects.get(pk=filing.pk).reference == "original"
+    assert selectors.filing_bytes(filing) == PDF
