@@ -104,6 +104,10 @@ class Section:
     title: str
     kinds: tuple[str, ...]
 
+    @property
+    def filing_kinds(self) -> tuple[FilingKind, ...]:
+        return tuple(_BY_CODE[code] for code in self.kinds)
+
 
 SECTIONS: tuple[Section, ...] = (
     Section("528.2", "The certification application this facility submitted (§ 528.2)",
@@ -116,8 +120,16 @@ SECTIONS: tuple[Section, ...] = (
 )
 
 
+_PROPER = ("Certification Application", "Gaming Laboratory")
+
+
+def _in_sentence(label: str) -> str:
+    """A kind's label inside a sentence: a lower-case first letter unless it begins with a proper name."""
+    return label if label.startswith(_PROPER) else label[:1].lower() + label[1:]
+
+
 def _names(codes: Iterable[str]) -> str:
-    labels = [_BY_CODE[c].label for c in codes]
+    labels = [_in_sentence(_BY_CODE[c].label) for c in codes]
     return labels[0] if len(labels) == 1 else "; ".join(labels[:-1]) + "; and " + labels[-1]
 
 
@@ -132,7 +144,7 @@ def permission_missing(present: Iterable[str]) -> list[str]:
     for code in ("due_diligence", "applicant_agreement"):
         if code not in have:
             kind = _BY_CODE[code]
-            missing.append(f"{kind.cited}: {kind.label.rsplit(' (§', 1)[0]}")
+            missing.append(f"{kind.cited}: {_in_sentence(kind.label.rsplit(' (§', 1)[0])}")
     return missing
 
 
