@@ -35,6 +35,24 @@ def _seed() -> None:
     from coupons.models import CouponProgram
 
     password = secrets.token_urlsafe(18)
+
+    def _table_ready(facility: Any, table: Any, people: dict[str, Any], password: str, today: Any) -> None:
+        """An open table meets every requirement (compliance.readiness): an approved Rules Submission in force
+        (§ 521.8(b)) and its limits (§ 521.7(a)); Craps needs no equipment and no staffing rule."""
+        from compliance.submissions import limits as wager_limits
+        from compliance.submissions import services as submissions
+
+        asia = {"bonus_wager": "yes", "paytable": "B", "adjacent_areas": "no", "ace_low_straight_flush": "no",
+                "ace_low_straight": "no", "payout_limit": "",
+                "dealer_hand_setting": "Highest possible high hand, then medium hand, as the house way card shows."}
+        sub = submissions.submission_draft(facility=facility, title="Bench rules", user=people["officer"])
+        submissions.submission_game_set(submission=sub, code="asia-poker", values=asia, user=people["officer"])
+        sub.refresh_from_db()
+        submissions.submission_submit(submission=sub, user=people["officer"], password=password)
+        submissions.board_decision_record(submission=sub, decision="approved", decided_on=today, effective_on=today,
+                                          reference="BGO-BENCH", user=people["officer"])
+        wager_limits.limit_change_request(table=table, minimum="25", maximum="5000", patrons_playing=False,
+                                          user=people["shift"])
     with acting_as(system_user()):
         facility = Facility.objects.create(code="bench", name="Bench Casino", certificate_holder="Bench LLC")
         people = {
@@ -53,8 +71,9 @@ def _seed() -> None:
     with acting_as(system_user()):
         program = CouponProgram.objects.get(code="match-play")
         craps = Game.objects.get(code="craps")
-        GamingTable.objects.create(facility=facility, number="CR-1", game=craps, pit="Pit 1", is_open=True)
+        table = GamingTable.objects.create(facility=facility, number="CR-1", game=craps, pit="Pit 1", is_open=True)
         today = gaming_day(facility)
+        _table_ready(facility, table, people, password, today)
         vault = services.location_create(facility=facility, name="Vault", department="finance", user=people["officer"],
                                          bcc_approved_on=today.fromordinal(today.toordinal() - 60),
                                          bcc_approval_reference="BCC-BENCH")
