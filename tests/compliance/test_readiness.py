@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from datetime import date, timedelta
 from typing import Any
 
@@ -213,3 +214,34 @@ def test_the_board_open_the_table_page_and_the_redemption_api_agree(client_for, 
         assert seen["open"] == expected, seen
     api_expected = "takes wagers" if state.takes_wagers else "breach" if state.is_open else "closed"
     assert seen["redemption API"] == api_expected, seen
+
+
+def test_only_the_floorperson_assigned_to_the_table_signs_its_inspection_and_cards(world):
+    """§ 539.5(a) "the floorperson assigned to the Sic Bo table shall inspect"; § 575.4(a) "The floorperson assigned
+    to the table shall verify the inspection": another floorperson is refused until placed over the table."""
+    from tests.factories import PASSWORD
+
+    sic_bo = world.table("sic-bo", "SB-1")
+    asia = world.table("asia-poker", "AP-1")
+    from equipment.models import TableDiceMethod
+
+    TableDiceMethod.objects.create(facility=world.facility, table=asia, method="rng", recorded_by=world.manager)
+    world.start_roster(T0)
+
+    def inspect() -> Any:
+        return equipment.inspection_record(table=sic_bo, user=world.floorperson, password=PASSWORD,
+                                           values_entered=[1, 4, 4], combinations_illuminated=True, at=T0)
+
+    def cards() -> Any:
+        return equipment.deck_set_change(table=asia, user=world.floorperson, password=PASSWORD,
+                                         dealer=world.dealers[0], dealer_password=PASSWORD, deck_count=1,
+                                         back_colours="red", dealt_from="hand", automated_shuffler=True, at=T0)
+
+    for attempt, clause in ((inspect, "539.5(a)"), (cards, "575.4(a)")):
+        with pytest.raises(ValidationError, match=rf"not the floorperson assigned.*§ {re.escape(clause)}"), \
+                transaction.atomic():
+            attempt()
+    for table in (sic_bo, asia):
+        staffing.assignment_add(roster=world.roster, person=world.floorperson, position="floorperson", table=table,
+                                user=world.manager, starts_at=T0)
+    assert inspect().passed and cards().pk
