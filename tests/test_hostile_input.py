@@ -56,13 +56,15 @@ TARGETS = [
     "staffing:override", "providers:create", "providers:assign", "submissions:draft", "submissions:guide-generate",
     "submissions:sign-approval-create",
     "reports:produce", "newgames:create", "newgames:create-stated", "password_change",
+    "equipment:approvals", "equipment:approval-withdraw",
     "providers:filing-create",
 ]
 GETS = ["coupons:ledger", "audit-list", "reports:runs", "exclusion:lists"]
 ROLE_FOR = {"coupons:reconciliation": Role.MARKETING_SUPERVISOR, "coupons:reconciliation-today": Role.MARKETING_SUPERVISOR,
             "staffing:override": Role.SHIFT_MANAGER, "password_change": Role.DEALER,
             "sign": Role.MARKETING_SUPERVISOR, "staffing:camera-out": Role.SURVEILLANCE,
-            "exclusion:match-decide": Role.COMPLIANCE_OFFICER, "reports:run-filing": Role.COMPLIANCE_OFFICER}
+            "exclusion:match-decide": Role.COMPLIANCE_OFFICER, "reports:run-filing": Role.COMPLIANCE_OFFICER,
+            "equipment:approvals": Role.COMPLIANCE_OFFICER, "equipment:approval-withdraw": Role.COMPLIANCE_OFFICER}
 ADDRESS = {"reports:produce": {"kind": "quarterly-coupons"}, "newgames:create": {"engine": "sic-bo"}}
 
 # Forms attacked by a test of their own (their addresses need records this module does not make), each with
@@ -149,6 +151,8 @@ def _url(name: str, world: dict[str, Any]) -> str:
                                    world["distribution"].pk])
     if name == "equipment:back-in-service":
         return reverse(name, args=[world["table"].pk, world["malfunction"].pk])
+    if name in ("equipment:approvals", "equipment:approval-withdraw"):
+        return reverse(name)
     if (name.startswith("equipment:") and name not in GETS) or name == "staffing:override":
         return reverse(name, args=[world["table"].pk])
     if name == "staffing:camera-out":

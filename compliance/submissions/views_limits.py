@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.generic import TemplateView
 
+from compliance.readiness import facility_readiness, table_readiness
 from compliance.roles import Capability
 from compliance.submissions import documents, forms, limits, selectors
 from compliance.submissions.models import SignKind
@@ -29,7 +30,9 @@ class LimitsView(CapabilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         pending = {c.table_id: c for c in selectors.changes_of(self.facility).filter(state="scheduled")}
-        rows = [(r.table, r.limits, pending.get(r.table.pk)) for r in selectors.tables_rules(self.facility)]
+        states = facility_readiness(self.facility)  # the table's state as the board, Open and the API give it
+        rows = [(r.table, r.limits, pending.get(r.table.pk), states.get(r.table.pk))
+                for r in selectors.tables_rules(self.facility)]
         signs = selectors.signs_in_force(self.facility)
         return super().get_context_data(**kwargs) | {
             "rows": rows, "recent": selectors.changes_of(self.facility)[:30],
@@ -50,7 +53,8 @@ class LimitRequestView(ServiceFormView):
         return super().get_form_kwargs() | {"facility": self.facility}
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        return super().get_context_data(**kwargs) | {"subject": self.subject()}
+        table = self.subject()
+        return super().get_context_data(**kwargs) | {"subject": table, "readiness": table_readiness(table)}
 
     def perform(self, form: Any) -> str:
         try:

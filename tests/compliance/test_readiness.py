@@ -167,6 +167,11 @@ def _surfaces(world: World, table: Any, client_for: Any) -> dict[str, str]:
     page = client_for(world.floorperson).get(f"/equipment/tables/{table.pk}/").content.decode()
     found["table page"] = ("breach" if "Open in breach" in page else "takes wagers" if "Open: every requirement met"
                            in page else "ready" if "Ready to open" in page else "not ready")
+    limits = client_for(world.floorperson).get("/submissions/limits/").content.decode()
+    verdicts = [v for v in ("breach", "not-ready", "ready", "open") if f'data-verdict="{v}"' in limits]
+    assert len(verdicts) == 1, limits
+    found["wager limits page"] = {"breach": "breach", "not-ready": "not ready", "ready": "ready",
+                                  "open": "takes wagers"}[verdicts[0]]
     if not table.is_open:
         try:
             with transaction.atomic():
@@ -189,7 +194,7 @@ def _surfaces(world: World, table: Any, client_for: Any) -> dict[str, str]:
 @given(game=st.sampled_from(["craps", "three-dice-football"]), rules=st.booleans(), limits=st.booleans(),
        dealers=st.integers(0, 2), stick=st.booleans(), floor=st.booleans(), cameras=st.sampled_from(["", "a", "ab"]),
        marked_open=st.booleans())
-def test_the_board_open_the_table_page_and_the_redemption_api_agree(client_for, game, rules, limits, dealers, stick,
+def test_the_board_open_the_table_page_the_limits_page_and_the_redemption_api_agree(client_for, game, rules, limits, dealers, stick,
                                                                     floor, cameras, marked_open):
     facility = FacilityFactory(code=f"prop{next(_CODES)}")
     world = world_for(facility)
@@ -209,7 +214,7 @@ def test_the_board_open_the_table_page_and_the_redemption_api_agree(client_for, 
     state = table_readiness(table, T0)
     seen = _surfaces(world, table, client_for)
     expected = {"ready": "ready", "not-ready": "not ready", "open": "takes wagers", "breach": "breach"}[state.verdict]
-    assert seen["board"] == seen["table page"] == expected, seen
+    assert seen["board"] == seen["table page"] == seen["wager limits page"] == expected, seen
     if "open" in seen:
         assert seen["open"] == expected, seen
     api_expected = "takes wagers" if state.takes_wagers else "breach" if state.is_open else "closed"
