@@ -16,6 +16,7 @@ from coupons.services.redemption import Scan, redemption_record
 from tests.coupons import conftest as coupon_fixtures
 
 _frozen_day = coupon_fixtures._frozen_day
+_tables_ready = coupon_fixtures._tables_ready  # the table takes wagers: readiness is tested elsewhere
 program = coupon_fixtures.program
 receive = coupon_fixtures.receive
 requisition = coupon_fixtures.requisition
