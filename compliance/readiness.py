@@ -137,9 +137,17 @@ def sources() -> list[str]:
     return [r.name for r in _SOURCES]
 
 
+_WATCHED: dict[tuple[object, ...], frozenset[type]] = {}
+
+
 def watched_models() -> frozenset[type]:
-    """Every record whose writes can change some table's readiness (``compliance.breaches`` listens)."""
-    return frozenset(m for r in _SOURCES for m in r.models) | {GamingTable}
+    """Every record whose writes can change some table's readiness (``compliance.breaches`` listens on every save,
+    so the set is kept per registry, not rebuilt)."""
+    key = tuple((id(r), *r.models) for r in _SOURCES)
+    found = _WATCHED.get(key)
+    if found is None:
+        found = _WATCHED[key] = frozenset(m for r in _SOURCES for m in r.models) | {GamingTable}
+    return found
 
 
 def register_override_consumer(consumer: OverrideConsumer) -> None:
