@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from compliance.models import Facility, GamingTable
@@ -34,7 +33,6 @@ __all__ = [
     "open_refusal",
     "register_override_consumer",
     "register_source",
-    "require_open_and_ready",
     "sources",
     "table_readiness",
     "table_readiness_now",
@@ -253,16 +251,4 @@ def table_readiness_now(table: GamingTable) -> Readiness:
         return found
     state = table_readiness(table, at)
     cache.set(key, state, CACHE_SECONDS * 2)
-    return state
-
-
-def require_open_and_ready(table: GamingTable, at: datetime | None = None) -> Readiness:
-    """Raise ``ValidationError`` unless the table is open and meets every requirement now."""
-    state = table_readiness(table, at)
-    if not state.is_open:
-        raise ValidationError(f"Table {table.number} is closed; it takes no wagers until it opens.",
-                              code="table_closed")
-    if state.unmet:
-        raise ValidationError(f"Table {table.number} is open in breach: {state.sentence()} It takes no wagers "
-                              f"until the breach is cured.", code="table_not_ready")
     return state
