@@ -26,6 +26,7 @@ __all__ = [
     "WholeNumberField",
     "ascii_number_refusal",
     "read_amount",
+    "typed_dollars",
 ]
 
 LARGEST_DIGITS = 15  # no amount typed into this system reaches a quadrillion (10 ** 15)
@@ -67,6 +68,19 @@ def read_amount(value: Any, *, what: str = "an amount in dollars, e.g. 25 or 25.
     if _too_large(amount):  # "1e999999999" is finite, and a billion digits long once multiplied out
         raise ValidationError(f"Enter {what}: “{text.strip()[:20]}” is far larger than any amount on a form.")
     return amount
+
+
+def typed_dollars(text: Any) -> Decimal | None:
+    """Dollars as a person types them in a rule ("$1,250.50", "5") as a finite Decimal, or None when it is not such
+    a number (other digits than 0–9, words, NaN, far too large); the caller says what it had to be."""
+    raw = str(text if text is not None else "").strip().replace(",", "").lstrip("$").strip()
+    if not raw or ascii_number_refusal(raw):
+        return None
+    try:
+        amount = Decimal(raw)
+    except InvalidOperation:
+        return None
+    return amount if amount.is_finite() and not _too_large(amount) else None
 
 
 class WholeNumberField(forms.IntegerField):

@@ -19,6 +19,7 @@ from compliance.newgames.models import CITATION, NewGameRequest, PictureKind
 from compliance.newgames.rules import MAX_PICTURE_BYTES, MAX_PICTURES
 from compliance.roles import Capability
 from compliance.selectors import may_sign
+from compliance.stored_files import SUFFIXES, stored_file_response
 from compliance.views import CapabilityRequiredMixin, ServiceFormView
 
 __all__ = [
@@ -181,21 +182,10 @@ class PictureView(_Requests, View):
         picture = selectors.picture_in(self.subject(), kwargs["picture"])
         if picture is None:
             raise Http404("This request has no such picture.")
-        data = selectors.picture_bytes(picture)
-        if data is None:
-            return HttpResponse(
-                f"The stored file {picture.name} no longer matches the SHA-256 recorded at upload ({picture.sha256}): "
-                "it was altered outside the application. Preserve the database as evidence and tell the compliance "
-                "officer.", status=409, content_type="text/plain; charset=utf-8")
-        response = HttpResponse(data, content_type=picture.content_type)
-        disposition = "inline" if picture.is_image else "attachment"
-        response["Content-Disposition"] = f'{disposition}; filename="picture-{picture.pk}{_suffix(picture)}"'
-        response["X-Content-SHA256"] = picture.sha256
-        return response
-
-
-def _suffix(picture: Any) -> str:
-    return {"image/png": ".png", "image/jpeg": ".jpg", "application/pdf": ".pdf"}.get(picture.content_type, "")
+        return stored_file_response(
+            selectors.picture_bytes(picture), name=picture.name, sha256=picture.sha256,
+            content_type=picture.content_type, inline=picture.is_image,
+            filename=f"picture-{picture.pk}{SUFFIXES.get(picture.content_type, '')}")
 
 
 class RequestSignView(_Requests, ServiceFormView):

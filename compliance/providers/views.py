@@ -14,6 +14,7 @@ from django.views.generic import TemplateView, View
 from compliance.gaming_day import gaming_day
 from compliance.providers import forms, selectors, services
 from compliance.roles import Capability
+from compliance.stored_files import SUFFIXES, stored_file_response
 from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
 __all__ = [
@@ -296,15 +297,7 @@ class FilingDocumentView(CapabilityRequiredMixin, View):
         filing = selectors.filing_in(self.facility, kwargs["pk"])
         if filing is None:
             raise Http404("No such filing")
-        data = selectors.filing_bytes(filing)
-        if data is None:
-            return HttpResponse(
-                f"The stored document {filing.document_name} no longer matches the SHA-256 recorded at upload "
-                f"({filing.sha256}): it was altered outside the application. Preserve the database as evidence and "
-                f"tell the compliance officer.", status=409, content_type="text/plain; charset=utf-8")
-        response = HttpResponse(data, content_type=filing.content_type)
-        suffix = {"image/png": ".png", "image/jpeg": ".jpg", "application/pdf": ".pdf"}.get(filing.content_type, "")
-        disposition = "inline" if filing.is_image else "attachment"
-        response["Content-Disposition"] = f'{disposition}; filename="provider-filing-{filing.pk}{suffix}"'
-        response["X-Content-SHA256"] = filing.sha256
-        return response
+        return stored_file_response(
+            selectors.filing_bytes(filing), name=filing.document_name, sha256=filing.sha256,
+            content_type=filing.content_type, inline=filing.is_image,
+            filename=f"provider-filing-{filing.pk}{SUFFIXES.get(filing.content_type, '')}")

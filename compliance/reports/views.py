@@ -25,6 +25,7 @@ from compliance.reports.models import ReportFile, ReportRun
 from compliance.reports.periods import Period
 from compliance.reports.registry import ReportKind, all_kinds, kind_of
 from compliance.roles import Capability, has_capability, is_inspector
+from compliance.stored_files import stored_file_response
 from compliance.views import CapabilityRequiredMixin, ServiceFormView, refusal_messages
 
 PAGE_ROWS = 500  # rows of a section shown on a page; the CSV holds them all
@@ -209,16 +210,9 @@ class FileView(RunMixin, View):
         file = selectors.file_of(self.run, kwargs.get("fmt", ""))
         if file is None:
             raise Http404("This version has no such file.")
-        data = selectors.file_bytes(file)
-        if data is None:
-            return HttpResponse(
-                f"The stored file {file.name} no longer matches the SHA-256 recorded when it was produced "
-                f"({file.sha256}): it was altered outside the application. Preserve the database as evidence and "
-                "tell the compliance officer.", status=409, content_type="text/plain; charset=utf-8")
-        response = HttpResponse(data, content_type=file.content_type)
-        response["Content-Disposition"] = f'attachment; filename="{file.name}"'
-        response["X-Content-SHA256"] = file.sha256
-        return response
+        return stored_file_response(selectors.file_bytes(file), name=file.name, sha256=file.sha256,
+                                    content_type=file.content_type, filename=file.name,
+                                    stored="when it was produced")
 
 
 class RetryView(RunMixin, View):

@@ -24,14 +24,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from compliance.games.math import registry
 from compliance.games.math.core import Analysis, OptionError, WagerFigures, odds_text
-from compliance.numbers import ascii_number_refusal
+from compliance.numbers import typed_dollars
 from compliance.submissions import requirements
 
 __all__ = [
@@ -150,13 +150,8 @@ def _money(text: str, option: RuleOption, title: str) -> str:
         if option.required:
             raise OptionError(f"{title}: give the {option.label.lower()} (§ {option.clause}).")
         return ""
-    try:
-        if ascii_number_refusal(raw):
-            raise InvalidOperation
-        value = Decimal(raw)
-    except InvalidOperation:
-        raise OptionError(f"{title}: {option.label.lower()} is an amount in dollars such as 1.00, not {text!r}.") from None
-    if not value.is_finite() or abs(value) > MAX_MONEY:
+    value = typed_dollars(raw)
+    if value is None or abs(value) > MAX_MONEY:
         raise OptionError(f"{title}: {option.label.lower()} is an amount in dollars such as 1.00, not {text!r}.")
     if value != value.quantize(Decimal("0.01")):
         raise OptionError(f"{title}: {option.label.lower()} is in dollars and cents, not {text!r}.")

@@ -27,7 +27,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from compliance.games.math.core import OptionError
-from compliance.numbers import ascii_number_refusal
+from compliance.numbers import typed_dollars
 
 __all__ = [
     "CLAUSE",
@@ -55,17 +55,13 @@ def _money(value: Decimal) -> str:
 
 
 def _increment(raw: Any, title: str, number: int) -> str:
-    text = str(raw if raw is not None else "").strip().replace(",", "").lstrip("$").strip()
-    if not text:
+    if not str(raw if raw is not None else "").strip().replace(",", "").lstrip("$").strip():
         return ""
     what = f"{title}: requirement {number}'s increment"
-    try:
-        if ascii_number_refusal(text):
-            raise InvalidOperation
-        value = Decimal(text)
-    except InvalidOperation:
-        raise OptionError(f"{what} is an amount in dollars such as 5.00, not {str(raw)[:40]!r}.") from None
-    if not value.is_finite() or not Decimal("0.01") <= value <= MAX_INCREMENT:
+    value = typed_dollars(raw)
+    if value is None:
+        raise OptionError(f"{what} is an amount in dollars such as 5.00, not {str(raw)[:40]!r}.")
+    if not Decimal("0.01") <= value <= MAX_INCREMENT:
         raise OptionError(f"{what} is between $0.01 and {_money(MAX_INCREMENT)} (§ {CLAUSE}).")
     if value != value.quantize(Decimal("0.01")):
         raise OptionError(f"{what} is in dollars and cents, not {str(raw)[:40]!r}.")

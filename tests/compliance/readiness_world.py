@@ -78,6 +78,15 @@ class World:
             made.append(camera)
         return made
 
+    def tdf_awaiting_its_crew(self, at: Any, lot: str, number: str = "TDF-1") -> Any:
+        """A Three Dice Football table with its rules, limits, new dice and a roster: only § 577.9 left to meet."""
+        table = self.table("three-dice-football", number)
+        self.approve_rules(at)
+        self.set_limits(table)
+        self.new_dice(table, at, lot)
+        self.start_roster(at)
+        return table
+
     # --- equipment ----------------------------------------------------------------------------------------------
 
     def table(self, game_code: str, number: str) -> Any:

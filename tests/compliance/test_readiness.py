@@ -66,11 +66,7 @@ def test_a_craps_table_opens_once_its_rules_and_limits_are_in_force(world):
 
 
 def test_three_dice_football_needs_three_dealers_two_cameras_and_a_floorperson(world):
-    tdf = world.table("three-dice-football", "TDF-1")
-    world.approve_rules(T0)
-    world.set_limits(tdf)
-    world.new_dice(tdf, T0, "LOT-A 1-6")
-    world.start_roster(T0)
+    tdf = world.tdf_awaiting_its_crew(T0, "LOT-A 1-6")
     state = table_readiness(tdf, T0)
     assert {u.clause for u in state.unmet} == {"577.9(a)", "577.9(b)", "577.9(c)"}
     assert all(u.link and u.who for u in state.unmet)
@@ -88,11 +84,7 @@ def test_three_dice_football_needs_three_dealers_two_cameras_and_a_floorperson(w
 
 
 def test_a_shift_manager_signature_never_opens_a_table_that_breaks_577_9(world):
-    tdf = world.table("three-dice-football", "TDF-1")
-    world.approve_rules(T0)
-    world.set_limits(tdf)
-    world.new_dice(tdf, T0, "LOT-B 1-6")
-    world.start_roster(T0)
+    tdf = world.tdf_awaiting_its_crew(T0, "LOT-B 1-6")
     world.staff(tdf, T0, dealers=0, stick=True, floor=False)  # one dealer (the stickperson), no camera
     with pytest.raises(ValidationError, match="no signature waives"), transaction.atomic():
         staffing.override_record(table=tdf, reason="Busy", user=world.manager, password="x")

@@ -38,7 +38,7 @@ def _text(pdf: bytes) -> str:
     ([{"words": "Steps", "increment": "0"}], "between $0.01"),
     ([{"words": "Steps", "increment": "5.001"}], "in dollars and cents"),
     ([{"words": "Steps", "increment": "١٢"}], "amount in dollars"),
-    ([{"words": "Steps", "increment": "NaN"}], "between $0.01"),
+    ([{"words": "Steps", "increment": "NaN"}], "amount in dollars"),  # not a number at all
     ([{"words": f"Rule {n}", "increment": ""} for n in range(7)], "at most 6"),
     ("Wagers in steps", "a list of words"),
 ])
