@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from compliance.bounds import MAX_SERIAL
+from compliance.locks import lock_facility, lock_facility_shared  # re-exported: the ledger's callers use them
 from compliance.models import Facility, regulated_bulk_create
 from compliance.row_batch import Gate
 from coupons import ranges as spans_
@@ -230,28 +231,6 @@ def by_series(rows: Iterable[CouponRange]) -> dict[CouponSeries, list[CouponRang
     for row in rows:
         grouped.setdefault(row.series, []).append(row)
     return grouped
-
-
-def lock_facility(facility: Facility) -> None:
-    """Take the facility's row lock: closing a marketing day, processing it and every movement that checks
-    the day is open take turns, so nothing commits into a day while its form is being signed.
-
-    ``FOR NO KEY UPDATE``: it conflicts with itself but not with the key-share locks every insert of
-    a row referencing the facility takes, so the rest of the system is not held up (nor deadlocked by
-    a transaction that inserted such a row before asking for this lock)."""
-    Facility.objects.select_for_update(no_key=True).filter(pk=facility.pk).values_list("pk", flat=True).first()
-
-
-def lock_facility_shared(facility: Facility) -> None:
-    """The facility's row lock in share mode, for the many small movements that may run side by side
-    (redemptions at the tables): ``FOR SHARE`` conflicts with :func:`lock_facility`'s ``FOR NO KEY
-    UPDATE`` but not with itself, so closing a day waits for them and they never wait for each other.
-    SQLite runs one writer at a time and needs no lock."""
-    from django.db import connection
-
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1 FROM compliance_facility WHERE id = %s FOR SHARE", [facility.pk])
 
 
 def finance_day_gate(facility: Facility, gaming_date: date) -> Gate:

@@ -81,3 +81,26 @@ def test_every_number_field_reads_the_digits_0_to_9_only():
             text = path.read_text()
             found += [f"{path.relative_to(ROOT)}: {field}" for field in _PLAIN_NUMBER_FIELDS if field in text]
     assert not found, f"use compliance.numbers' fields: {found}"
+
+
+def _installed_app_modules() -> list[Path]:
+    """Every module of every installed app that lives in this repository (and the benchmarks), once."""
+    from django.apps import apps
+
+    folders = {Path(config.path).resolve() for config in apps.get_app_configs()} | {ROOT / "bench"}
+    found = {path for folder in folders if folder.is_relative_to(ROOT) and ".venv" not in folder.parts
+             for path in folder.rglob("*.py")}
+    return sorted(found)
+
+
+def test_the_facility_row_is_locked_only_through_compliance_locks():
+    """``Facility.objects.select_for_update()`` takes ``FOR UPDATE``, which queues every insert referencing the
+    facility (redemptions included): services call ``compliance.locks.lock_facility`` (``FOR NO KEY UPDATE``) or
+    ``lock_facility_shared`` (``FOR SHARE``) instead (issue 24)."""
+    locks = ROOT / "compliance" / "locks.py"
+    modules = _installed_app_modules()
+    assert locks in modules and ROOT / "coupons" / "ledger.py" in modules
+    offenders = [str(path.relative_to(ROOT)) for path in modules if path != locks and any(
+        call in path.read_text() for call in ("Facility.objects.select_for_update",
+                                              "Facility._default_manager.select_for_update"))]
+    assert not offenders, f"{offenders} lock the facility row themselves: use compliance.locks.lock_facility"

@@ -271,7 +271,7 @@ def permission_rescind(*, facility: Facility, permission: BusinessPermission, re
 def table_offering_assign(*, table: GamingTable, offering: ProviderOffering, user: Any) -> TableOffering:
     """Configure a provider's game or wager at ``table``: refused unless § 528.7 is met today."""
     today = _allowed(user, table.facility)
-    table = GamingTable.objects.select_for_update().select_related("facility", "game").get(pk=table.pk)
+    table = GamingTable.objects.select_for_update(of=("self",)).select_related("facility", "game").get(pk=table.pk)
     offering = ProviderOffering.objects.select_related("provider", "game").get(pk=offering.pk)
     refusal = selectors.offering_refusal(offering, today, facility=table.facility)
     if refusal:

@@ -29,6 +29,7 @@ from compliance.bounds import require_filter_day
 from compliance.chain import anchor_record
 from compliance.documents import printed_for
 from compliance.gaming_day import gaming_day, local_time
+from compliance.locks import lock_facility
 from compliance.models import ChainAnchor, Facility
 from compliance.models.signatures import SignatureRequirement
 from compliance.reports import heartbeat, selectors
@@ -95,7 +96,7 @@ def period_refusal(facility: Facility, kind: ReportKind, period: Period, today: 
 def _new_run(*, facility: Facility, kind: ReportKind, period: Period, user: Any, trigger: str) -> ReportRun:
     """The next version of the period, queued and enqueued when the transaction commits; the run already
     waiting or running for the period instead, if there is one."""
-    Facility.objects.select_for_update().get(pk=facility.pk)  # versions of one facility are numbered in turn
+    lock_facility(facility)  # versions of one facility are numbered in turn
     runs = ReportRun.objects.filter(facility=facility, kind=kind.code, period_start=period.start, period_end=period.end)
     active = runs.filter(status__in=ReportRun.ACTIVE).first()
     if active is not None:
@@ -137,7 +138,7 @@ def run_request(*, facility: Facility, kind: str, start: date, end: date, user: 
 def run_retry(*, run: ReportRun, user: Any) -> ReportRun:
     """Queue a failed run again, asked for now by ``user`` (same version: a failed run produced no file)."""
     require_may_produce(user, _kind(run.kind))
-    Facility.objects.select_for_update().get(pk=run.facility_id)  # as _new_run: one request per facility at a time
+    lock_facility(run.facility_id)  # as _new_run: one request per facility at a time
     run = ReportRun.objects.select_for_update().get(pk=run.pk)
     if run.status != S.FAILED:
         raise ValidationError(f"Only a failed report is retried; this one is {run.get_status_display().lower()}.")
@@ -186,7 +187,7 @@ class RunBusy(Exception):
 def _start(run_id: int) -> ReportRun | None:
     """Mark the run running and count the attempt; None when there is nothing to do."""
     with transaction.atomic():
-        run = ReportRun.objects.select_for_update().select_related("facility", "requested_by").filter(pk=run_id).first()
+        run = ReportRun.objects.select_for_update(of=("self",)).select_related("facility", "requested_by").filter(pk=run_id).first()
         if run is None or run.status in (S.SUCCEEDED, S.FAILED):
             return None
         if run.status == S.RUNNING and heartbeat.alive(run.pk):

@@ -68,7 +68,7 @@ def limit_change_request(*, table: GamingTable, minimum: Any, maximum: Any, patr
                          effective_at: datetime | None = None, user: Any) -> WagerLimitChange:
     """Ask for new limits at ``table``: at once with no patrons playing, else at ``effective_at``."""
     _allowed(user, table)
-    table = GamingTable.objects.select_for_update().select_related("game", "facility").get(pk=table.pk)
+    table = GamingTable.objects.select_for_update(of=("self",)).select_related("game", "facility").get(pk=table.pk)
     low, high = _amount(minimum, "minimum wager"), _amount(maximum, "maximum wager")
     if high < low:
         raise ValidationError(f"The maximum (${money_text(high)}) is below the minimum (${money_text(low)}).")
@@ -137,7 +137,7 @@ def _queue_at(moment: datetime) -> None:
 
 
 def _scheduled(change: WagerLimitChange) -> WagerLimitChange:
-    locked = WagerLimitChange.objects.select_for_update().select_related("table__facility").get(pk=change.pk)
+    locked = WagerLimitChange.objects.select_for_update(of=("self",)).select_related("table__facility").get(pk=change.pk)
     if locked.state != State.SCHEDULED:
         raise ValidationError(f"This change is {locked.get_state_display().lower()}; nothing more can be recorded.")
     return locked

@@ -20,6 +20,7 @@ from compliance.actors import acts_as_user
 from compliance.bounds import EARLIEST_DAY, LATEST_DAY
 from compliance.games.math.core import OptionError
 from compliance.gaming_day import gaming_day
+from compliance.locks import lock_facility
 from compliance.models import Facility, Game, GamingTable
 from compliance.roles import Capability
 from compliance.service_checks import clean_text, require_at_facility
@@ -78,7 +79,7 @@ def _draft(submission: RulesSubmission) -> RulesSubmission:
 def submission_draft(*, facility: Facility, title: str, summary: str = "", user: Any) -> RulesSubmission:
     """A new version: an amendment of the latest approved version (its choices copied), or the first one."""
     _allowed(user, facility, Capability.MANAGE_RULES_SUBMISSIONS)
-    Facility.objects.select_for_update().get(pk=facility.pk)  # versions of one facility are numbered in turn
+    lock_facility(facility)  # versions of one facility are numbered in turn
     title = _text(title, 200, "title")
     amends = (RulesSubmission.objects.filter(facility=facility, decision__decision=Decision.APPROVED)
               .order_by("-decision__effective_on", "-number").first())
@@ -203,7 +204,7 @@ def table_setting_set(*, table: GamingTable, options: dict[str, str], user: Any)
     """Which of the submission's permissions the table runs (six dice, the Bonus Wager, adjacent areas):
     only what the approved submission in force grants, and only while the table is closed."""
     _allowed(user, table.facility, Capability.SET_TABLE_OPTIONS)
-    table = GamingTable.objects.select_for_update().select_related("game", "facility").get(pk=table.pk)
+    table = GamingTable.objects.select_for_update(of=("self",)).select_related("game", "facility").get(pk=table.pk)
     rules = catalogue.game_rules(table.game.code)
     permissions = {o.name: o for o in rules.options if o.permission} if rules else {}
     if not permissions:
@@ -238,7 +239,7 @@ def guide_generate(*, facility: Facility, game: Game, user: Any) -> GamingGuide:
     """A new version of the game's guide from the latest approved version (in force, or an amendment still to take
     effect, so its guide can be approved before that day), when its rules differ from the last guide's."""
     _allowed(user, facility, Capability.MANAGE_RULES_SUBMISSIONS)
-    Facility.objects.select_for_update().get(pk=facility.pk)
+    lock_facility(facility)
     rules = catalogue.game_rules(game.code)
     current = selectors.latest_approved(facility)  # in force, or approved and still to take effect
     if rules is None:

@@ -22,6 +22,7 @@ from django.db import transaction
 
 from compliance.actors import acts_as_user
 from compliance.bounds import EARLIEST_DAY
+from compliance.locks import lock_facility
 from compliance.models import Facility
 from compliance.roles import Capability
 from compliance.service_checks import clean_text, require_at_facility
@@ -40,7 +41,7 @@ def sign_approval_record(*, facility: Facility, kind: str, location: str, size: 
     """The Bureau approved the location, size and language of one kind of sign (§ 521.8(d)); it supersedes the
     earlier approval of that kind."""
     today = require_at_facility(user, facility, Capability.MANAGE_RULES_SUBMISSIONS)
-    Facility.objects.select_for_update().get(pk=facility.pk)  # approvals of one kind are recorded in turn
+    lock_facility(facility)  # approvals of one kind are recorded in turn
     if kind not in SignKind.values:
         raise ValidationError("Choose the kind of sign the Bureau approved.")
     if size not in SignSize.values:

@@ -10,10 +10,10 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from compliance.bounds import require_within_bounds
+from compliance.locks import lock_facility
 from compliance.models import Facility
 from compliance.notifications import Notification, notification_send
 from coupons.days import day_words, today
-from coupons.ledger import lock_facility
 from coupons.models import CouponSeries, StorageLocation
 from coupons.selectors import closed_days, program_gate_refusals
 

@@ -23,7 +23,7 @@ J = TypeVar("J", bound=MailingJob)
 def job_claim(model: type[J], job_id: int) -> tuple[J | None, bool]:
     """``(job, claimed)``: the job, and whether this delivery runs it (False: gone, done or failed already)."""
     with transaction.atomic():
-        job = (model.objects.select_for_update().select_related("campaign__facility", "requested_by")
+        job = (model.objects.select_for_update(of=("self",)).select_related("campaign__facility", "requested_by")
                .filter(pk=job_id).first())
         if job is None or job.status in (MailingJob.Status.DONE, MailingJob.Status.FAILED):
             return job, False

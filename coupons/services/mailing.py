@@ -241,7 +241,7 @@ def _serials(campaign: MailingCampaign, quantity: int) -> list[Span]:
 def campaign_release(*, campaign: MailingCampaign, user: Any, password: str) -> MailingCampaign:
     """Release the screened list to the provider: one serial per patron not excluded, mailed in the ledger."""
     require_capability(user, Capability.MAIL_COUPONS)
-    campaign = MailingCampaign.objects.select_for_update().select_related("series", "provider", "facility").get(
+    campaign = MailingCampaign.objects.select_for_update(of=("self",)).select_related("series", "provider", "facility").get(
         pk=campaign.pk)
     if campaign.is_released:
         raise ValidationError(f"This mailing was already released on {campaign.released_at:%-d %b %Y}.")

@@ -12,12 +12,13 @@ from django.db import IntegrityError, transaction
 
 from compliance.actors import acts_as_user
 from compliance.bounds import require_day_between, years
+from compliance.locks import lock_facility
 from compliance.models import Facility, regulated_bulk_create
 from compliance.roles import Capability, has_capability, require_capability
 from compliance.services import CoSigner, record_cosign, record_sign
 from coupons import ranges as spans_
 from coupons.days import day_words, not_in_future, today
-from coupons.ledger import by_series, lock_facility, lock_open_rows, move, move_rows, overlapping
+from coupons.ledger import by_series, lock_open_rows, move, move_rows, overlapping
 from coupons.models import (
     CouponDistribution,
     CouponIssuance,
