@@ -18,12 +18,8 @@ install: $(STAMP)
 # Embedded default: SQLite under var/, Celery eager, demo data.
 run: install
 	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py migrate --noinput
-	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_demo
-	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_coupons_demo
-	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_staffing_demo
-	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_equipment_demo
-	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_reports_demo
-	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_submissions_demo
+	# The foundation's demo, then each app's as its apps.py declares it (compliance/registry.py).
+	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_demo --all
 	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py link_audit_chain --anchor
 	@echo ""
 	@echo "  Table games compliance is starting at http://127.0.0.1:8000/"

@@ -90,7 +90,7 @@ def _timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 def _instrument() -> None:
     """Time the job's stages where ``services`` calls them (wrappers cost a clock read)."""
     from compliance.reports import services
-    from compliance.reports.kinds import quarterly_coupons
+    from coupons.report_kinds import quarterly_coupons
 
     for attribute, name in (("_start", "start"), ("chain_head", "chain head"), ("content_pdf", "PDF"),
                             ("content_csv", "CSV"), ("_finish", "record")):
@@ -109,7 +109,7 @@ def _instrument() -> None:
 def _bare(facility: Any) -> tuple[float, list[Any]]:
     from django.db import connection
 
-    from compliance.reports.kinds.quarterly_coupons import FIGURES_SQL
+    from coupons.report_kinds.quarterly_coupons import FIGURES_SQL
 
     started = time.perf_counter()
     with connection.cursor() as cursor:
@@ -156,7 +156,7 @@ def _plan(facility: Any) -> str:
 
     from django.db import connection
 
-    from compliance.reports.kinds.quarterly_coupons import FIGURES_SQL
+    from coupons.report_kinds.quarterly_coupons import FIGURES_SQL
 
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {FIGURES_SQL}", [facility.pk, *Q3])

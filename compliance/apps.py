@@ -1,27 +1,56 @@
-from django.apps import AppConfig
+from typing import Any, ClassVar
+
+from celery.schedules import crontab
+
+from compliance import registry
+from compliance.registry import NavItem
+from compliance.roles import Role
+
+_FLOOR = frozenset({Role.DEALER, Role.FLOORPERSON, Role.SHIFT_MANAGER, Role.SURVEILLANCE})
 
 
-class ComplianceConfig(AppConfig):
+class ComplianceConfig(registry.PluggableApp):
+    """The foundation. Like every app it declares what it adds (compliance/registry.py); it names no other app."""
+
     name = "compliance"
     verbose_name = "Compliance foundation"
+
+    navigation = (
+        NavItem("Dashboard", "dashboard"),
+        NavItem("Tables", "table-list", "Floor", _FLOOR),
+        NavItem("People", "people-list", "Compliance"),
+        NavItem("Signatures", "signature-list", "Compliance"),
+        NavItem("Audit trail", "audit-list", "Compliance"),
+        NavItem("Audit chain", "chain-status", "Compliance"),
+        NavItem("Evidence bundle", "evidence", "Compliance"),
+        NavItem("Regulations", "regulation-list", "Compliance"),
+    )
+    # Breach periods of open tables (compliance.breaches): on opening and closing, after any write to a record a
+    # readiness source reads, and every minute for what time alone changes (issue 23).
+    table_listeners = ("compliance.breaches.breaches_table_changed",)
+    beat: ClassVar[dict[str, dict[str, Any]]] = {
+        "purge-expired-sessions": {"task": "compliance.tasks.clear_expired_sessions", "schedule": crontab(minute=17)},
+        "table-breaches-sync": {"task": "compliance.tasks.sync_table_breaches", "schedule": crontab(minute="*")},
+        # The audit chain (issues 9, 21): sealed rows linked every minute; the increment since the last intact
+        # verification verified daily, everything weekly (one at a time: an advisory lock); each facility's heads
+        # anchored (and e-mailed to the Board) once each gaming day ends.
+        "compliance-audit-chain-link": {"task": "compliance.tasks.link_audit_chain", "schedule": crontab(minute="*")},
+        "compliance-audit-chain-verify": {"task": "compliance.tasks.verify_audit_chain",
+                                          "schedule": crontab(minute=40, hour=5), "kwargs": {"incremental": True}},
+        "compliance-audit-chain-verify-full": {"task": "compliance.tasks.verify_audit_chain",
+                                               "schedule": crontab(minute=10, hour=4, day_of_week=0)},
+        "compliance-audit-chain-anchor": {"task": "compliance.tasks.anchor_chain_heads",
+                                          "schedule": crontab(minute=7)},
+    }
+    administered = True
 
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
         from compliance import actors, signals  # noqa: F401  (connect receivers)
+        from compliance.breaches import connect_breach_receiver
 
+        super().ready()
         # Triggers and functions are schema: migrations install them (compliance.db_guards), never a receiver.
         post_migrate.connect(signals.grant_administrator_permissions, sender=self)
-
-        # Breach periods of open tables (compliance.breaches): on opening and closing, and after any write to a
-        # record a readiness source reads.
-        from compliance.breaches import breaches_table_changed, connect_breach_receiver
-        from compliance.opening_checks import register_table_listener
-
-        register_table_listener(breaches_table_changed)
         connect_breach_receiver()
-
-        from compliance.dashboard import register_panel
-        from compliance.readiness_panel import readiness_panel
-
-        register_panel(readiness_panel)

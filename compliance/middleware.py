@@ -7,13 +7,14 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import logout
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
 from compliance.actors import acting_as
+from compliance.api_errors import api_error_response
 from compliance.gaming_day import facility_zone
 from compliance.roles import is_inspector
 
@@ -75,9 +76,8 @@ class InspectorReadOnlyMiddleware:
             return None
         message = ("Board inspectors have read-only access: you can view and download every record, "
                    "but nothing can be changed from this account.")
-        if request.path.startswith("/api/"):  # the API's one error shape (coupons/api/errors.py)
-            return JsonResponse({"error": {"code": "permission_denied", "message": message, "clause": "",
-                                           "fields": {}}}, status=403)
+        if request.path.startswith("/api/"):  # the APIs' one error shape
+            return api_error_response("permission_denied", message, status=403)
         return HttpResponseForbidden(render_to_string("403.html", {"exception": message}, request=request))
 
 

@@ -13,8 +13,6 @@ import ipaddress
 from datetime import timedelta
 from pathlib import Path
 
-from celery.schedules import crontab
-
 from compliance.env import ImproperlyConfiguredEnv, env_bool, env_database, env_int, env_list, env_str
 from compliance.seal_keys import KEY_ID, parse_retired_keys
 from compliance.secret_file import embedded_secret
@@ -280,9 +278,8 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
-    "purge-expired-sessions": {"task": "compliance.tasks.clear_expired_sessions", "schedule": crontab(minute=17)},
-}
+# Beat's schedule is not here: each app declares its entries in its apps.py (``beat``), and compliance/celery.py
+# hands their union (compliance.registry.beat_schedule) to beat when it starts.
 
 CACHES = {
     "default": (
@@ -317,75 +314,14 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
-# Equipment (issue 4): dice and deck clocks swept every minute, § 577.4(d), § 575.3(c).
-CELERY_BEAT_SCHEDULE["equipment-sweep-clocks"] = {
-    "task": "equipment.tasks.sweep_equipment_clocks",
-    "schedule": crontab(minute="*"),
-}
-# Table readiness (issue 23): breach periods of open tables for what time alone changes, every minute.
-CELERY_BEAT_SCHEDULE["table-breaches-sync"] = {
-    "task": "compliance.tasks.sync_table_breaches",
-    "schedule": crontab(minute="*"),
-}
-# Match Play Coupons: the monthly inventory reminder (§ 525.21(n)), refreshed daily; idempotent.
-CELERY_BEAT_SCHEDULE["coupons-monthly-inventory-reminder"] = {
-    "task": "coupons.tasks.monthly_inventory_reminder",
-    "schedule": crontab(minute=5, hour=6),
-}
-# The audit chain (issues 9, 21): sealed rows linked every minute; the increment since the last intact verification
-# verified daily, everything weekly (one at a time: an advisory lock); each facility's heads anchored (and e-mailed
-# to the Board) once each gaming day ends.
-CELERY_BEAT_SCHEDULE["compliance-audit-chain-link"] = {
-    "task": "compliance.tasks.link_audit_chain",
-    "schedule": crontab(minute="*"),
-}
-CELERY_BEAT_SCHEDULE["compliance-audit-chain-verify"] = {
-    "task": "compliance.tasks.verify_audit_chain",
-    "schedule": crontab(minute=40, hour=5),
-    "kwargs": {"incremental": True},
-}
-CELERY_BEAT_SCHEDULE["compliance-audit-chain-verify-full"] = {
-    "task": "compliance.tasks.verify_audit_chain",
-    "schedule": crontab(minute=10, hour=4, day_of_week=0),
-}
-CELERY_BEAT_SCHEDULE["compliance-audit-chain-anchor"] = {
-    "task": "compliance.tasks.anchor_chain_heads",
-    "schedule": crontab(minute=7),
-}
-
 # Reports as Celery jobs (compliance.reports): a job is stopped past its time limit (soft: it marks itself
-# failed with the reason; hard: the worker kills it and the sweep below marks it failed).
+# failed with the reason; hard: the worker kills it and the stuck-run sweep marks it failed).
 REPORTS_TIME_LIMIT_SECONDS = env_int("REPORTS_TIME_LIMIT_SECONDS", 20 * 60, minimum=60, maximum=6 * 3600)
 # A task whose worker died without acknowledging it (acks_late) is delivered again by Redis after this long:
 # longer than the longest task's hard limit (a report; a mailing screening, 25 minutes), so a task still running
 # is never delivered twice, and short enough that a report whose whole worker was killed is finished by the
 # redelivery before the stuck-run sweep (compliance.reports.services.runs_fail_stuck) gives up on it.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(REPORTS_TIME_LIMIT_SECONDS, 25 * 60) + 10 * 60}
-CELERY_BEAT_SCHEDULE["reports-quarterly"] = {
-    # Hourly: each facility's quarter is produced in the first hour after its last gaming day ends.
-    "task": "compliance.reports.tasks.schedule_quarterly_reports",
-    "schedule": crontab(minute=25),
-}
 # A report being produced beats every 15 s (compliance/reports/heartbeat.py); one that has not beaten for this
-# long lost its worker, and the sweep below hands it to another at once.
+# long lost its worker, and the sweep (beat, compliance/reports/apps.py) hands it to another at once.
 REPORTS_HEARTBEAT_SECONDS = env_int("REPORTS_HEARTBEAT_SECONDS", 45, minimum=3, maximum=600)
-CELERY_BEAT_SCHEDULE["reports-recover-lost"] = {
-    "task": "compliance.reports.tasks.recover_lost_report_runs",
-    "schedule": crontab(minute="*"),
-}
-CELERY_BEAT_SCHEDULE["reports-fail-stuck"] = {
-    "task": "compliance.reports.tasks.fail_stuck_report_runs",
-    "schedule": crontab(minute="*/5"),
-}
-# Gaming service providers (ch. 528): reminders to renew a certification at 90, 75 and 61 days before its expiry
-# and on the day a renewal becomes late (§ 528.4(b)); once each (a unique reminder row), so hourly is harmless.
-# Wager limit changes (§ 521.8(c)(2)): each minute, the scheduled changes whose time has come are applied (or not,
-# saying why); the request also queues the change at its own time, so the minute is only the fallback.
-CELERY_BEAT_SCHEDULE["submissions-apply-wager-limits"] = {
-    "task": "compliance.submissions.tasks.apply_wager_limit_changes",
-    "schedule": crontab(minute="*"),
-}
-CELERY_BEAT_SCHEDULE["providers-renewal-reminders"] = {
-    "task": "compliance.providers.tasks.send_renewal_reminders",
-    "schedule": crontab(minute=15),
-}

@@ -114,8 +114,11 @@ def grant_administrator_permissions(**kwargs: Any) -> None:
     group = Group.objects.filter(name=Role.ADMINISTRATOR).first()
     if group is None:
         return
+    from compliance.registry import administered_labels
+
+    # The apps that declare their registers administered (their apps.py), and the accounts.
     wanted = Permission.objects.filter(
-        content_type__app_label__in=["compliance", "coupons", "equipment", "auth"]
+        content_type__app_label__in=[*administered_labels(), "auth"]
     ).exclude(codename__startswith="delete_")
     group.permissions.add(*wanted)
 

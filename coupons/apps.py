@@ -1,30 +1,51 @@
-from django.apps import AppConfig
+from typing import Any, ClassVar
+
+from celery.schedules import crontab
+
+from compliance import registry
+from compliance.registry import DemoSeeder, NavItem
+from compliance.roles import Role
+
+_FLOOR = frozenset({Role.DEALER, Role.FLOORPERSON, Role.SHIFT_MANAGER, Role.SURVEILLANCE})
+_MARKETING = frozenset({Role.MARKETING_STAFF, Role.MARKETING_SUPERVISOR})
+_FINANCE = frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR})
+_COUPONS = _MARKETING | _FINANCE
 
 
-class CouponsConfig(AppConfig):
+class CouponsConfig(registry.PluggableApp):
+    """Match Play Coupons, § 525.21–525.22 (docs/coupons.md)."""
+
     name = "coupons"
     verbose_name = "Match Play Coupons"
 
-    def ready(self) -> None:
-        from compliance.dashboard import register_panel
-        from compliance.reference import REFERENCE_SEEDERS
-        from coupons.panels import coupon_panel
-        from coupons.reference import seed_coupon_programs
-
-        register_panel(coupon_panel)
-        from compliance.services import record_signed
-        from coupons.models import CouponReceipt
-        from coupons.services.receipts import receipt_signed
-
-        record_signed.connect(receipt_signed, sender=CouponReceipt, dispatch_uid="coupons-receipt-examined")
-        from coupons.models import FormCorrection
-        from coupons.services.corrections import form_correction_signed
-
-        record_signed.connect(form_correction_signed, sender=FormCorrection, dispatch_uid="coupons-form-correction")
-        if seed_coupon_programs not in REFERENCE_SEEDERS:
-            REFERENCE_SEEDERS.append(seed_coupon_programs)
-        from compliance.chain import VERIFY_CHECKS
-        from coupons.selectors.ledger_replay import ledger_replay_check
-
-        if ledger_replay_check not in VERIFY_CHECKS:  # the verification replays the ledger against the state
-            VERIFY_CHECKS.append(ledger_replay_check)
+    depends_on = ("compliance.exclusion", "compliance.reports")
+    navigation = (
+        NavItem("Coupons", "coupons:home", "Coupons", _COUPONS),
+        NavItem("Marketing today", "coupons:today", "Coupons", _COUPONS),
+        NavItem("Coupon ledger", "coupons:ledger", "Coupons", _COUPONS),
+        # Redemption at the table, the drop-box count and mailed coupons (issue 10)
+        NavItem("Redeem at a table", "coupons:redeem-tables", "Floor", frozenset({Role.DEALER})),
+        NavItem("Redemptions", "coupons:redemptions-today", "Coupons", _COUPONS | _FLOOR),
+        NavItem("Drop-box counts", "coupons:drop-counts", "Coupons", _FINANCE),
+        NavItem("Table scanners", "coupons:scanners", "Floor", frozenset({Role.SHIFT_MANAGER})),
+        NavItem("Mailed coupons", "coupons:mailings", "Coupons", _MARKETING | _FINANCE),
+    )
+    panels = ("coupons.panels.coupon_panel",)
+    beat: ClassVar[dict[str, dict[str, Any]]] = {
+        # The monthly inventory reminder (§ 525.21(n)), refreshed daily; idempotent.
+        "coupons-monthly-inventory-reminder": {"task": "coupons.tasks.monthly_inventory_reminder",
+                                               "schedule": crontab(minute=5, hour=6)},
+    }
+    demo = (
+        DemoSeeder("coupons.demo.coupons_demo_seed", stage=1),
+        DemoSeeder("coupons.demo.redemptions_demo_seed", stage=4),
+    )
+    report_kinds = ("coupons.report_kinds",)
+    reference_data = ("coupons.reference.seed_coupon_programs",)
+    # The verification replays the sealed ledger against the coupons' state.
+    verify_checks = ("coupons.selectors.ledger_replay.ledger_replay_check",)
+    signed = {
+        "coupons.CouponReceipt": "coupons.services.receipts.receipt_signed",
+        "coupons.FormCorrection": "coupons.services.corrections.form_correction_signed",
+    }
+    administered = True

@@ -10,13 +10,18 @@ from django.db import transaction
 from compliance.actors import acting_as
 from compliance.demo import demo_person, signing_passwords
 from compliance.gaming_day import gaming_day
-from compliance.models import Facility, Game
+from compliance.models import Facility, Game, GamingTable
+from compliance.reports.periods import month_of
+from compliance.reports.services import run_request
 from compliance.roles import Role
+from compliance.selectors import people_holding
 from compliance.services import signature_sign
 from coupons import services
-from coupons.models import CouponProgram, CouponSeries
+from coupons.models import CouponProgram, CouponSeries, Redemption
+from coupons.redemption_rules import Refusal
+from coupons.services.redemption import Scan, redemption_record
 
-__all__ = ["coupons_demo_seed"]
+__all__ = ["coupons_demo_seed", "redemptions_demo_seed"]
 
 
 _person = demo_person
@@ -79,3 +84,29 @@ def _seed_series(facility: Facility, people: dict[Role, Any], temporary: str) ->
                          user=mktsup, password=temporary)
     assert receipt.pk
     return series
+
+
+def redemptions_demo_seed(*, facility: Facility) -> int:
+    """A few coupons redeemed today at the demo's craps table, through the redemption service (each refusal, such as
+    a table not ready, is skipped). Idempotent: nothing when the facility has redemptions. Returns how many."""
+    series = CouponSeries.objects.filter(facility=facility).order_by("pk").first()
+    table = GamingTable.objects.filter(facility=facility, game__code="craps").order_by("pk").first()
+    dealer = people_holding(facility, [Role.DEALER]).order_by("pk").first()
+    if series is None or table is None or dealer is None or Redemption.objects.filter(facility=facility).exists():
+        return 0
+    redeemed = 0
+    for serial in range(100_001, 100_025):
+        try:
+            redemption_record(facility=facility, user=dealer, scan=Scan(
+                serial=series.serial(serial), table=table, position="pass_line" if serial % 3 else "dont_pass",
+                chips_cents=series.denomination_cents + (serial % 4) * 500))
+        except Refusal:
+            continue
+        redeemed += 1
+    officer = people_holding(facility, [Role.COMPLIANCE_OFFICER]).order_by("pk").first()
+    if officer is not None:  # this month's redemptions as a report on the reports framework
+        with acting_as(officer):
+            month = month_of(gaming_day(facility))
+            run_request(facility=facility, kind="redemptions", start=month.start, end=gaming_day(facility),
+                        user=officer)
+    return redeemed

@@ -1,23 +1,42 @@
-from django.apps import AppConfig
+from typing import Any, ClassVar
+
+from celery.schedules import crontab
+
+from compliance import registry
+from compliance.registry import DemoSeeder, NavItem, ReadinessSource
+from compliance.roles import Role
+
+_FLOOR = frozenset({Role.DEALER, Role.FLOORPERSON, Role.SHIFT_MANAGER, Role.SURVEILLANCE})
 
 
-class EquipmentConfig(AppConfig):
+class EquipmentConfig(registry.PluggableApp):
+    """Dice and deck logs, opening inspections, malfunctions, clocks and alerts (docs/equipment.md)."""
+
     name = "equipment"
     verbose_name = "Equipment logs"
 
-    def ready(self) -> None:
-        from compliance.dashboard import register_panel
-        from compliance.readiness import register_source
-        from compliance.reference import REFERENCE_SEEDERS
-        from equipment import models
-        from equipment.panels import equipment_panel
-        from equipment.readiness import equipment_unmet
-        from equipment.reference import seed_equipment_requirements
-
-        register_panel(equipment_panel)
-        register_source("equipment", equipment_unmet, models=(
-            models.DiceSet, models.DeckSet, models.TableSession, models.OpeningInspection, models.Malfunction,
-            models.DeviceBackInService, models.TableDiceMethod, models.EquipmentApproval, models.ApprovalWithdrawal,
-            models.EquipmentRequirement))
-        if seed_equipment_requirements not in REFERENCE_SEEDERS:
-            REFERENCE_SEEDERS.append(seed_equipment_requirements)
+    depends_on = ("compliance.reports",)
+    navigation = (
+        NavItem("Table board", "equipment:board", "Floor", _FLOOR),
+        NavItem("Dice log", "equipment:dice-log", "Floor", _FLOOR),
+        NavItem("Deck log", "equipment:deck-log", "Floor", _FLOOR),
+        NavItem("Equipment alerts", "equipment:alerts", "Floor", _FLOOR),
+        NavItem("Equipment report", "equipment:report", "Floor", _FLOOR),
+        NavItem("Equipment rules", "equipment:requirements", "Floor", _FLOOR),
+        NavItem("Approved equipment", "equipment:approvals", "Compliance"),
+    )
+    # The equipment's own panel, and every table's readiness (compliance.readiness) linked to the board.
+    panels = ("equipment.panels.equipment_panel", "equipment.readiness_panel.readiness_panel")
+    beat: ClassVar[dict[str, dict[str, Any]]] = {
+        # Dice and deck clocks swept every minute, § 577.4(d), § 575.3(c).
+        "equipment-sweep-clocks": {"task": "equipment.tasks.sweep_equipment_clocks", "schedule": crontab(minute="*")},
+    }
+    demo = (DemoSeeder("equipment.demo.equipment_demo_seed", stage=3),)
+    report_kinds = ("equipment.report_kinds",)
+    # Dice, cards, the opening inspection, the table's configuration and approved equipment.
+    readiness = (ReadinessSource("equipment", "equipment.readiness.equipment_unmet", models=(
+        "equipment.DiceSet", "equipment.DeckSet", "equipment.TableSession", "equipment.OpeningInspection",
+        "equipment.Malfunction", "equipment.DeviceBackInService", "equipment.TableDiceMethod",
+        "equipment.EquipmentApproval", "equipment.ApprovalWithdrawal", "equipment.EquipmentRequirement")),)
+    reference_data = ("equipment.reference.seed_equipment_requirements",)
+    administered = True

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from compliance.actors import acts_as_system
 from compliance.models import Facility
 from compliance.roles import Role
 from compliance.selectors import people_holding
@@ -15,6 +16,7 @@ from equipment.models import EquipmentApproval
 __all__ = ["equipment_demo_seed"]
 
 
+@acts_as_system
 def equipment_demo_seed(facility: Facility) -> int:
     """Record each device's approval once; returns how many were added."""
     officer = people_holding(facility, [Role.COMPLIANCE_OFFICER]).first()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from compliance.views import ReportMoved
+from compliance.reports.views import ReportMoved
 from equipment import views, views_approvals
 
 app_name = "equipment"

@@ -1,13 +1,18 @@
-from django.apps import AppConfig
+from compliance import registry
+from compliance.registry import NavItem
+from compliance.roles import Role
 
 
-class ExclusionConfig(AppConfig):
+class ExclusionConfig(registry.PluggableApp):
+    """The Board's exclusion lists and the screening of mailings, § 525.21(q)(7) (docs/exclusion.md)."""
+
     name = "compliance.exclusion"
     label = "exclusion"
     verbose_name = "Exclusion-list screening"
 
-    def ready(self) -> None:
-        from compliance.dashboard import register_panel
-        from compliance.exclusion.panels import exclusion_panel
-
-        register_panel(exclusion_panel)
+    navigation = (
+        NavItem("Exclusion lists", "exclusion:lists", "Compliance",
+                frozenset({Role.MARKETING_STAFF, Role.MARKETING_SUPERVISOR})),
+        NavItem("Exclusion review", "exclusion:queue", "Compliance"),
+    )
+    panels = ("compliance.exclusion.panels.exclusion_panel",)

@@ -1,7 +1,14 @@
-from django.apps import AppConfig
+from compliance import registry
+from compliance.registry import NavItem
+from compliance.roles import Role
 
 
-class NewGamesConfig(AppConfig):
+class NewGamesConfig(registry.PluggableApp):
+    """Requests to offer a new table game or feature, § 521.4 (docs/newgames.md)."""
+
     name = "compliance.newgames"
     label = "newgames"
     verbose_name = "Requests to offer a new table game or feature"
+
+    depends_on = ("compliance.games",)
+    navigation = (NavItem("New game requests", "newgames:list", "Compliance", frozenset({Role.COMPLIANCE_OFFICER})),)

@@ -1,18 +1,35 @@
-from django.apps import AppConfig
+from typing import Any, ClassVar
+
+from celery.schedules import crontab
+
+from compliance import registry
+from compliance.registry import DemoSeeder, NavItem
 
 
-class ReportsConfig(AppConfig):
+class ReportsConfig(registry.PluggableApp):
+    """Reports as Celery jobs: the framework (versions never overwritten, sign-offs, filings); each kind lives in
+    the app that owns its data and is named in that app's apps.py (docs/reports.md)."""
+
     name = "compliance.reports"
     label = "reports"
     verbose_name = "Reports"
 
-    def ready(self) -> None:
-        from compliance.dashboard import register_panel
-        from compliance.reports import kinds  # noqa: F401  (each kind registers itself)
-        from compliance.reports.models import ReportSignoff
-        from compliance.reports.panels import reports_panel
-        from compliance.reports.services import signoff_signed
-        from compliance.services import record_signed
-
-        register_panel(reports_panel)
-        record_signed.connect(signoff_signed, sender=ReportSignoff, dispatch_uid="reports-signoff-signed")
+    navigation = (
+        NavItem("Reports", "reports:home", "Compliance"),
+        NavItem("Report jobs", "reports:runs", "Compliance"),
+    )
+    panels = ("compliance.reports.panels.reports_panel",)
+    report_kinds = ("compliance.reports.kinds.audit_extract",)
+    demo = (DemoSeeder("compliance.reports.demo.reports_demo_seed", stage=5),)
+    signed = {"reports.ReportSignoff": "compliance.reports.services.signoff_signed"}
+    beat: ClassVar[dict[str, dict[str, Any]]] = {
+        # Hourly: each facility's quarter is produced in the first hour after its last gaming day ends.
+        "reports-quarterly": {"task": "compliance.reports.tasks.schedule_quarterly_reports",
+                              "schedule": crontab(minute=25)},
+        # A report that stopped beating (its worker lost) is handed to another at once; one past its time limit
+        # is marked failed.
+        "reports-recover-lost": {"task": "compliance.reports.tasks.recover_lost_report_runs",
+                                 "schedule": crontab(minute="*")},
+        "reports-fail-stuck": {"task": "compliance.reports.tasks.fail_stuck_report_runs",
+                               "schedule": crontab(minute="*/5")},
+    }

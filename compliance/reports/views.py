@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.views import View
-from django.views.generic import TemplateView
+from django.views.generic import RedirectView, TemplateView
 
 from compliance.gaming_day import gaming_day
 from compliance.reports import selectors, services
@@ -26,7 +26,7 @@ from compliance.reports.periods import Period
 from compliance.reports.registry import ReportKind, all_kinds, kind_of
 from compliance.roles import Capability, has_capability, is_inspector
 from compliance.stored_files import stored_file_response
-from compliance.views import CapabilityRequiredMixin, ServiceFormView, refusal_messages
+from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
 PAGE_ROWS = 500  # rows of a section shown on a page; the CSV holds them all
 
@@ -55,31 +55,25 @@ def shown(content: ReportContent) -> dict[str, Any]:
 class KindMixin(CapabilityRequiredMixin):
     kwargs: dict[str, Any]
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        kind = kind_of(kwargs.get("kind", ""))
-        if kind is None:
-            raise Http404("There is no such report.")
-        if request.user.is_authenticated and not may_see(request.user, kind):
+    def find_records(self) -> None:
+        kind = found_or_404(kind_of(self.kwargs.get("kind", "")), "report")
+        if not may_see(self.request.user, kind):
             raise PermissionDenied("Your role does not give access to this report.")
         self.kind, self.title, self.citation = kind, kind.title, kind.citations
-        return super().dispatch(request, *args, **kwargs)
 
 
 class RunMixin(CapabilityRequiredMixin):
     """A version of a report of this facility that the person may see, or 404 / 403."""
 
     capability = Capability.VIEW_RECORDS
+    kwargs: dict[str, Any]
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if request.user.is_authenticated and getattr(request, "facility", None):
-            run = selectors.run_in(request.facility, kwargs.get("pk"))  # type: ignore[attr-defined]
-            if run is None:
-                raise Http404("There is no such report version here.")
-            kind = kind_of(run.kind) or retired_kind(run.kind)
-            if not may_see(request.user, kind):
-                raise PermissionDenied("Your role does not give access to this report.")
-            self.run, self.kind, self.citation = run, kind, kind.citations
-        return super().dispatch(request, *args, **kwargs)
+    def find_records(self) -> None:
+        run = found_or_404(selectors.run_in(self.facility, self.kwargs.get("pk")), "report version here")
+        kind = kind_of(run.kind) or retired_kind(run.kind)
+        if not may_see(self.request.user, kind):
+            raise PermissionDenied("Your role does not give access to this report.")
+        self.run, self.kind, self.citation = run, kind, kind.citations
 
 
 class HomeView(CapabilityRequiredMixin, TemplateView):
@@ -189,10 +183,8 @@ class RunProgressView(CapabilityRequiredMixin, View):
     """The job's state for the progress bar (polled by static/compliance/report-progress.js): one query."""
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        run = selectors.run_state(self.facility, kwargs.get("pk"))
-        kind = kind_of(run.kind) if run is not None else None
-        if run is None:
-            raise Http404("There is no such report version here.")
+        run = found_or_404(selectors.run_state(self.facility, kwargs.get("pk")), "report version here")
+        kind = kind_of(run.kind)
         if kind is not None and not may_see(request.user, kind):
             raise PermissionDenied("Your role does not give access to this report.")
         progress = getattr(run, "progress", None)
@@ -207,28 +199,27 @@ class FileView(RunMixin, View):
     """A file of a version, as produced: refused if its bytes no longer match the SHA-256 recorded."""
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        file = selectors.file_of(self.run, kwargs.get("fmt", ""))
-        if file is None:
-            raise Http404("This version has no such file.")
+        file = found_or_404(selectors.file_of(self.run, kwargs.get("fmt", "")), "file of this version")
         return stored_file_response(selectors.file_bytes(file), name=file.name, sha256=file.sha256,
                                     content_type=file.content_type, filename=file.name,
                                     stored="when it was produced")
 
 
-class RetryView(RunMixin, View):
+class RetryView(RunMixin, ServiceFormView):
+    """A failed version's Retry button on its page."""
+
+    button = True
+
     @classmethod
     def allows(cls, user: Any, method: str = "GET") -> bool:
         return has_capability(user, Capability.RUN_REPORTS)
 
-    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            services.run_retry(run=self.run, user=request.user)
-        except (ValidationError, PermissionDenied) as error:
-            from django.contrib import messages
+    def back_url(self) -> str:
+        return self.run.get_absolute_url()
 
-            for message in refusal_messages(error):
-                messages.error(request, message)
-        return HttpResponseRedirect(self.run.get_absolute_url())
+    def perform(self, form: Any) -> str:
+        services.run_retry(run=self.run, user=self.request.user)
+        return self.back_url()
 
 
 class FilingView(RunMixin, ServiceFormView):
@@ -250,3 +241,16 @@ class FilingView(RunMixin, ServiceFormView):
     def perform(self, form: Any) -> str:
         services.filing_record(run=self.run, user=self.request.user, **form.cleaned_data)
         return reverse("reports:run", args=[self.run.pk])
+
+
+class ReportMoved(RedirectView):
+    """A period report's old address (an app's own report page, CSV or PDF) sends the person to the report's
+    page on the report framework, the period kept."""
+
+    kind = ""
+    query_string = True
+
+    def get_redirect_url(self, *args: Any, **kwargs: Any) -> str:
+        url = reverse("reports:kind", args=[self.kind])
+        query = self.request.META.get("QUERY_STRING", "")
+        return f"{url}?{query}" if query else url

@@ -1,38 +1,32 @@
-from django.apps import AppConfig
+from compliance import registry
+from compliance.registry import DemoSeeder, NavItem, ReadinessSource
+from compliance.roles import Role
+
+_FLOOR = frozenset({Role.DEALER, Role.FLOORPERSON, Role.SHIFT_MANAGER, Role.SURVEILLANCE})
 
 
-class StaffingConfig(AppConfig):
+class StaffingConfig(registry.PluggableApp):
+    """Rosters, cameras and the staffing and surveillance rules as data, § 577.9 (docs/staffing.md)."""
+
     name = "compliance.staffing"
     label = "staffing"
     verbose_name = "Staffing and surveillance"
 
-    def ready(self) -> None:
-        from compliance.dashboard import register_panel
-        from compliance.floor_assignments import register_floorperson_reader
-        from compliance.opening_checks import register_table_listener
-        from compliance.readiness import register_override_consumer, register_source
-        from compliance.reference import REFERENCE_SEEDERS
-        from compliance.staffing.models import (
-            Assignment,
-            Camera,
-            CameraCoverage,
-            CameraOutage,
-            CameraRule,
-            SpanRule,
-            StaffingRule,
-        )
-        from compliance.staffing.panels import staffing_panel
-        from compliance.staffing.readiness import staffing_override_consumer, staffing_unmet
-        from compliance.staffing.reference import seed_staffing_rules
-        from compliance.staffing.selectors import floorpersons_over
-        from compliance.staffing.services import staffing_table_changed
-
-        register_panel(staffing_panel)
-        register_table_listener(staffing_table_changed)
-        register_source("staffing", staffing_unmet, models=(Assignment, Camera, CameraCoverage, CameraOutage,
-                                                            CameraRule, SpanRule, StaffingRule))
-        register_override_consumer(staffing_override_consumer)
-        register_floorperson_reader(floorpersons_over)
-
-        if seed_staffing_rules not in REFERENCE_SEEDERS:
-            REFERENCE_SEEDERS.append(seed_staffing_rules)
+    depends_on = ("compliance.reports",)
+    navigation = (
+        NavItem("Staffing", "staffing:floor", "Floor", _FLOOR),
+        NavItem("Rosters", "staffing:rosters", "Floor", frozenset({Role.SHIFT_MANAGER, Role.FLOORPERSON})),
+        NavItem("Cameras", "staffing:surveillance", "Floor", frozenset({Role.SURVEILLANCE, Role.SHIFT_MANAGER})),
+        NavItem("Staffing report", "staffing:report", "Floor", frozenset({Role.SHIFT_MANAGER})),
+    )
+    panels = ("compliance.staffing.panels.staffing_panel",)
+    demo = (DemoSeeder("compliance.staffing.demo.staffing_demo_seed", stage=2),)
+    report_kinds = ("compliance.staffing.report_kinds",)
+    # The violation periods start and end with the table's opening and closing.
+    table_listeners = ("compliance.staffing.services.staffing_table_changed",)
+    readiness = (ReadinessSource("staffing", "compliance.staffing.readiness.staffing_unmet", models=(
+        "staffing.Assignment", "staffing.Camera", "staffing.CameraCoverage", "staffing.CameraOutage",
+        "staffing.CameraRule", "staffing.SpanRule", "staffing.StaffingRule")),)
+    override_consumers = ("compliance.staffing.readiness.staffing_override_consumer",)
+    floorperson_readers = ("compliance.staffing.selectors.floorpersons_over",)
+    reference_data = ("compliance.staffing.reference.seed_staffing_rules",)

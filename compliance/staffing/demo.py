@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import time
 
+from compliance.actors import acts_as_system
 from compliance.models import Facility, GamingTable
 from compliance.staffing.models import Camera, CameraCoverage, Shift
 
@@ -14,6 +15,7 @@ SHIFTS = [("Day", time(6, 0)), ("Swing", time(14, 0)), ("Grave", time(22, 0))]
 CAMERAS = [("C-101", "TDF-1", "a"), ("C-102", "TDF-1", "b"), ("C-103", "TDF-2", "a")]
 
 
+@acts_as_system
 def staffing_demo_seed(facility: Facility) -> int:
     """Create what is missing (run it again: nothing changes); the number of rows made."""
     made = 0

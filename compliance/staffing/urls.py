@@ -1,7 +1,7 @@
 from django.urls import path
 
+from compliance.reports.views import ReportMoved
 from compliance.staffing import views
-from compliance.views import ReportMoved
 
 app_name = "staffing"
 urlpatterns = [

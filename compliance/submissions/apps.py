@@ -1,19 +1,39 @@
-from django.apps import AppConfig
+from typing import Any, ClassVar
+
+from celery.schedules import crontab
+
+from compliance import registry
+from compliance.registry import DemoSeeder, NavItem, ReadinessSource
+from compliance.roles import Role
+
+_FLOOR = frozenset({Role.DEALER, Role.FLOORPERSON, Role.SHIFT_MANAGER, Role.SURVEILLANCE})
 
 
-class SubmissionsConfig(AppConfig):
+class SubmissionsConfig(registry.PluggableApp):
+    """The Rules Submission (ch. 521): versions, decisions, tables' settings, wager limits, signs, gaming guides
+    (docs/submissions.md)."""
+
     name = "compliance.submissions"
     label = "submissions"
     verbose_name = "Rules Submissions, wager limits and gaming guides"
 
-    def ready(self) -> None:
-        from compliance.dashboard import register_panel
-        from compliance.readiness import register_source
-        from compliance.submissions.models import BoardDecision, RulesSubmission, TableSetting, WagerLimitChange
-        from compliance.submissions.panels import submissions_panel
-        from compliance.submissions.readiness import submission_unmet
-
-        register_panel(submissions_panel)
-        # § 521.7(a) limits in force, § 521.8(b) an approved version in force and the tables inside it, § 521.7(d).
-        register_source("submissions", submission_unmet,
-                        models=(WagerLimitChange, TableSetting, RulesSubmission, BoardDecision))
+    depends_on = ("compliance.games",)
+    navigation = (
+        NavItem("Rules Submission", "submissions:list", "Compliance"),
+        NavItem("Gaming guides", "submissions:guides", "Compliance"),
+        NavItem("Wager limits", "submissions:limits", "Floor", _FLOOR),
+    )
+    panels = ("compliance.submissions.panels.submissions_panel",)
+    demo = (DemoSeeder("compliance.submissions.demo.submissions_demo_seed", stage=1),)
+    # § 521.7(a) limits in force, § 521.8(b) an approved version in force and the tables inside it, § 521.7(d).
+    readiness = (ReadinessSource("submissions", "compliance.submissions.readiness.submission_unmet", models=(
+        "submissions.WagerLimitChange", "submissions.TableSetting", "submissions.RulesSubmission",
+        "submissions.BoardDecision")),)
+    # The six-dice variation a table plays (§ 521.8(b), § 675a.6(a)), for the dice log.
+    variation_readers = ("compliance.submissions.selectors.table_plays_six_dice",)
+    beat: ClassVar[dict[str, dict[str, Any]]] = {
+        # Wager limit changes (§ 521.8(c)(2)): each minute, the scheduled changes whose time has come are applied (or
+        # not, saying why); the request also queues the change at its own time, so the minute is only the fallback.
+        "submissions-apply-wager-limits": {"task": "compliance.submissions.tasks.apply_wager_limit_changes",
+                                           "schedule": crontab(minute="*")},
+    }

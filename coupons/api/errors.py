@@ -1,7 +1,5 @@
-"""One JSON shape for every error the API gives (documented in the schema as ``Error``):
-
-``{"error": {"code": "<stable code>", "message": "<a sentence for the dealer>", "clause": "525.22(b)",
-"fields": {"<field>": ["<what is wrong>"]}}}``. The codes are :data:`coupons.redemption_rules.REFUSALS`.
+"""The coupon API's errors in the projects' one JSON shape (``compliance.api_errors``, documented in the schema as
+``Error``); the codes and their clauses are :data:`coupons.redemption_rules.REFUSALS`.
 """
 
 from __future__ import annotations
@@ -11,13 +9,14 @@ from typing import Any
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 
+from compliance.api_errors import api_error_body
 from coupons.redemption_rules import REFUSALS
 
 __all__ = ["ErrorSerializer", "error_body", "exception_handler"]
 
 
 def error_body(code: str, message: str, *, fields: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "clause": REFUSALS[code].clause, "fields": fields or {}}}
+    return api_error_body(code, message, clause=REFUSALS[code].clause, fields=fields)
 
 
 def _fields(detail: Any) -> dict[str, list[str]]:

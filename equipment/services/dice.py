@@ -15,7 +15,7 @@ from compliance.actors import acts_as_user
 from compliance.models import GamingTable
 from compliance.roles import Capability
 from compliance.services import CoSigner, record_cosign, record_sign
-from compliance.submissions.selectors import table_rules
+from compliance.table_variation import plays_six_dice
 from equipment import selectors
 from equipment.clocks import after, local_words
 from equipment.floor import check_floorperson
@@ -66,7 +66,7 @@ def _check_dice_set(
     if requirement.variation_dice_count:
         # The variation (High Roll Dice's six dice, § 675a.6(a)) only where the approved Rules Submission in force
         # offers it and the table is set to it; every other table plays the game's own number (§ 521.8(b)).
-        six = table_rules(table).six_dice
+        six = plays_six_dice(table)
         allowed = {requirement.variation_dice_count if six else requirement.dice_count}
         if dice_count not in allowed:
             raise ValidationError(

@@ -66,9 +66,9 @@ def test_a_set_still_overdue_at_an_open_table_is_an_ongoing_incident(tdf, place_
 
 def test_the_pdf_and_csv_carry_the_figures(month, tdf, tmp_path):
     # The report is produced on the report framework (compliance.reports, kind "equipment").
-    from compliance.reports.kinds.equipment import build
     from compliance.reports.periods import Period
     from compliance.reports.render import Production, content_csv, content_pdf
+    from equipment.report_kinds import build
 
     content = build(tdf.facility, Period(date(2026, 3, 1), date(2026, 3, 31)))
     production = Production(facility_name=tdf.facility.name, version=1, produced_at="now", requested_by="a test")

@@ -106,8 +106,8 @@ def test_quarter_edges_follow_the_facility_clock_and_gaming_day(facility, denomi
 
 
 def test_the_figures_come_from_one_aggregate(facility, quarter):
-    from compliance.reports.kinds.quarterly_coupons import build
     from compliance.reports.periods import Period
+    from coupons.report_kinds.quarterly_coupons import build
 
     with CaptureQueriesContext(connection) as queries:
         build(facility, Period(*Q3))

@@ -76,7 +76,7 @@ def test_the_audit_extract_lists_each_change_with_its_person(facility, complianc
 
 
 def test_the_reconciliation_report_lists_exceptions_and_their_resolution(facility, compliance_officer):
-    from compliance.reports.kinds.coupon_reconciliation import build
+    from coupons.report_kinds.coupon_reconciliation import build
 
     content = build(facility, Period(date(2026, 9, 1), date(2026, 9, 30)))
     titles = [s.title for s in content.sections]
@@ -85,8 +85,8 @@ def test_the_reconciliation_report_lists_exceptions_and_their_resolution(facilit
 
 
 def test_the_staffing_chart_counts_violations_per_shift(facility):
-    from compliance.reports.kinds.staffing import OUTSIDE, shift_of
     from compliance.staffing.models import Shift
+    from compliance.staffing.report_kinds import OUTSIDE, shift_of
 
     shifts = [Shift(facility=facility, name="Day", starts_at=datetime(2026, 1, 1, 6).time(), hours=8),
               Shift(facility=facility, name="Swing", starts_at=datetime(2026, 1, 1, 14).time(), hours=8),

@@ -110,9 +110,9 @@ def test_the_report_takes_the_same_queries_however_many_rows(facility, evening, 
 
 def test_the_csv_and_the_pdf_carry_the_rows(facility, evening):
     # The report is produced on the report framework (compliance.reports, kind "staffing").
-    from compliance.reports.kinds.staffing import build
     from compliance.reports.periods import Period
     from compliance.reports.render import Production, content_csv, content_pdf
+    from compliance.staffing.report_kinds import build
 
     with time_machine.travel(T0 + timedelta(hours=3), tick=False):
         content = build(facility, Period(DAY, DAY))

@@ -1,9 +1,10 @@
-from django.apps import AppConfig
+from compliance import registry
 
 
-class TestappConfig(AppConfig):
+class TestappConfig(registry.PluggableApp):
+    """A small app of regulated records used only to test the foundation's mechanisms."""
+
     name = "tests.testapp"
     label = "testapp"
 
-    def ready(self) -> None:
-        from tests.testapp import report_kinds  # noqa: F401  (registers the test-only report kind)
+    report_kinds = ("tests.testapp.report_kinds",)  # the test-only report kind

@@ -3,9 +3,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
+from django.utils.module_loading import import_string
 
 from compliance.actors import acting_as, system_user
 from compliance.demo import demo_seed
+from compliance.registry import demo_seeders
 
 
 class Command(BaseCommand):
@@ -14,11 +16,15 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--reset-passwords", action="store_true", help="Give every demo person a new password")
+        parser.add_argument("--all", action="store_true",
+                            help="Then every app's demo data, as each app declares it in its apps.py (make run)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         with acting_as(system_user()):
             facility, logins = demo_seed(reset_passwords=options["reset_passwords"])
         self.stdout.write(self.style.SUCCESS(f"Demo facility: {facility.name} ({facility.code})"))
+        if options["all"]:
+            self._apps_demo(facility)
         if not logins:
             self.stdout.write(
                 "Demo people already exist; run `python manage.py seed_demo --reset-passwords` for new passwords."
@@ -31,3 +37,10 @@ class Command(BaseCommand):
         for login in logins:
             self.stdout.write(f"  {login.username:<13} {login.password:<17} {login.totp_secret or '-':<33} "
                               f"{login.role} — {login.full_name}")
+
+    def _apps_demo(self, facility: Any) -> None:
+        """Each app's declared demo seeders (compliance.registry), by stage then app order; each is idempotent."""
+        for config, seeder in demo_seeders():
+            made = import_string(seeder.function)(facility=facility)  # each acts as whom it says
+            words = "already there" if made in (None, 0) else (f"{made} added" if isinstance(made, int) else str(made))
+            self.stdout.write(f"  {config.verbose_name} demo ({seeder.function.rsplit('.', 1)[-1]}): {words}")

@@ -1,10 +1,2 @@
-"""Every report kind, one module each; importing this package registers them all (``ReportsConfig.ready``)."""
-
-from compliance.reports.kinds import (  # noqa: F401
-    audit_extract,
-    coupon_reconciliation,
-    equipment,
-    quarterly_coupons,
-    redemptions,
-    staffing,
-)
+"""The kinds the reports framework itself carries (the audit extract) and the helpers every kind shares; the
+other kinds live in the app that owns their data and are named in its ``apps.py`` (``report_kinds``)."""
