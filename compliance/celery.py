@@ -1,7 +1,8 @@
 """The Celery application. Tasks carry the acting user across the broker (see compliance.actors).
 
-Beat's schedule is the union of the entries each app declares in its ``apps.py`` (``compliance.registry``): it is
-handed to beat when beat starts (alone, ``celery beat``, or inside a worker, ``worker -B``), once Django is set up.
+Beat's schedule is the union of the entries each app declares in its ``apps.py`` (``compliance.registry``): it is put
+in the configuration when a Celery process (beat alone, ``celery beat``, or a worker with ``-B``) imports its modules,
+after Django is set up and before beat builds its scheduler.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import beat_embedded_init, beat_init
+from celery.signals import import_modules
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "compliance.settings")
 
@@ -32,7 +33,6 @@ def declared_beat_schedule(celery_app: Celery = app) -> dict[str, dict[str, Any]
     return dict(celery_app.conf.beat_schedule)
 
 
-@beat_init.connect
-@beat_embedded_init.connect
-def _schedule_on_beat_start(sender: Any, **kwargs: Any) -> None:
-    declared_beat_schedule(getattr(sender, "app", app))
+@import_modules.connect
+def _schedule_on_start(sender: Any = None, **kwargs: Any) -> None:
+    declared_beat_schedule(sender if isinstance(sender, Celery) else app)

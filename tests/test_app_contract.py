@@ -160,24 +160,17 @@ def test_every_menu_entry_is_a_page():
         assert item.section in registry.SECTIONS, item
 
 
-class _Beat:
-    """What beat sends with ``beat_init``: itself, holding the Celery app."""
-
-    def __init__(self, app: object) -> None:
-        self.app = app
-
-
 def test_beat_runs_what_the_apps_declare():
-    """Beat's schedule, as beat receives it when it starts, is the union of the apps' declarations, and every entry
+    """Beat's schedule, as a Celery process has it once it imported its modules, is the union of the apps' declarations, and every entry
     names a task the worker knows. Settings name no task."""
-    from celery.signals import beat_init
+    from celery.signals import import_modules
     from django.conf import settings
 
     from compliance.celery import app
 
     assert not getattr(settings, "CELERY_BEAT_SCHEDULE", {}), "beat entries belong in the apps' apps.py"
     app.loader.import_default_modules()
-    beat_init.send(sender=_Beat(app))
+    import_modules.send(sender=app)
     schedule = app.conf.beat_schedule
     declared = {name for c in _project() for name in c.beat}
     assert set(schedule) == declared
