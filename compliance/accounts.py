@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from compliance.models import AuditEvent, Profile
 from compliance.roles import Role, roles_of
+from compliance.people import person_name
 
 __all__ = [
     "EVENT_LOCKED_OUT",
@@ -113,8 +114,8 @@ def account_event(
 
 def display_name(user: Any) -> str:
     """The person's name as their profile gives it, or their username."""
-    profile = Profile.objects.filter(user_id=user.pk).only("full_name").first() if user.pk else None
-    return profile.full_name if profile is not None and profile.full_name else user.get_username()
+    profile = Profile.objects.filter(user_id=user.pk).select_related("user").first() if user.pk else None
+    return person_name(profile or user)
 
 
 def own_change_refused(user_id: Any, what: list[str]) -> str:

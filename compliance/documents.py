@@ -24,6 +24,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from compliance.citations import cite
+from compliance.people import person_name
 
 __all__ = [
     "DocumentMeta",
@@ -80,8 +81,7 @@ def markup_safe(value: Any) -> str:
 
 def printed_for(user: Any) -> str:
     """Who a document was printed for, as the stamp at its foot says it."""
-    profile = getattr(user, "profile", None)
-    return f"{profile.full_name} (credential {profile.credential_number})" if profile else user.get_username()
+    return person_name(user, credential=True)
 
 
 def signature_block(record: Any) -> Table:

@@ -12,6 +12,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from compliance.models import GamingTable
+from compliance.people import person_name
 
 __all__ = ["assigned_floorpersons", "register_floorperson_reader", "require_assigned_floorperson"]
 
@@ -36,7 +37,7 @@ def require_assigned_floorperson(table: GamingTable, person: Any, at: datetime, 
     """Refuse unless ``person`` is assigned as floorperson over ``table`` at ``at``."""
     if person is not None and person.pk in assigned_floorpersons(table, at):
         return
-    name = getattr(getattr(person, "profile", None), "full_name", "") or "That person"
+    name = person_name(person) or "That person"
     raise ValidationError(f"{name} is not the floorperson assigned to table {table.number}: {what} is signed by the "
                           f"floorperson assigned to the table (§ {clause}). Place them over the table on the roster "
                           f"first, or have the assigned floorperson sign.")

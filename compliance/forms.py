@@ -11,6 +11,7 @@ from compliance.actors import SYSTEM_USERNAME
 from compliance.bounds import EARLIEST_DAY, LATEST_DAY, require_filter_day
 from compliance.gaming_day import gaming_day
 from compliance.models import AuditEvent
+from compliance.people import person_name
 
 
 class BoundedDateField(forms.DateField):
@@ -38,8 +39,7 @@ class SignatureForm(forms.Form):
 
 class PersonChoiceField(forms.ModelChoiceField):
     def label_from_instance(self, obj: Any) -> str:
-        profile = getattr(obj, "profile", None)
-        return f"{profile.full_name} ({profile.credential_number})" if profile else obj.username
+        return person_name(obj, credential=True)
 
 
 class AuditFilterForm(forms.Form):

@@ -25,6 +25,7 @@ from compliance.models import (
     Signature,
     SignatureRequirement,
 )
+from compliance.people import person_name
 from compliance.roles import (
     Capability,
     Role,
@@ -84,17 +85,12 @@ def _eligible_role(user: Any, requirement: SignatureRequirement, who: str) -> Ro
 record_signed = Signal()
 
 
-def _person_name(user: Any) -> str:
-    profile = getattr(user, "profile", None)
-    return getattr(profile, "full_name", "") or user.get_full_name() or user.get_username()
-
-
 def _check_signer(*, record: RegulatedRecord, requirement: SignatureRequirement, user: Any,
                   co_signer: bool) -> tuple[Profile, str]:
     """The signer's profile and how refusals name them, or the refusal: inspector, inactive person,
     another facility (the password is checked before, by :func:`_check_password`)."""
     profile = getattr(user, "profile", None)
-    name = getattr(profile, "full_name", "") or user.get_username()
+    name = person_name(user)
     who = name if co_signer else "you"
     if profile is None or not profile.active or not user.is_active:
         raise PermissionDenied("Only an active person with a Board-issued credential number can sign.")
@@ -131,7 +127,7 @@ def _check_password(*, requirement: SignatureRequirement, user: Any, password: s
     """The signer's own password, refused in words; five wrong ones in 15 minutes lock their signing for
     15 minutes, and each failure and lock is an audit event (written even though the refusal rolls the
     signing back: compliance.accounts keeps it aside until the transaction has ended)."""
-    name = _person_name(user)
+    name = person_name(user)
     if accounts.signing_locked(user):
         raise ValidationError(f"{name}: {accounts.LOCKED_OUT_MESSAGE}" if co_signer else accounts.LOCKED_OUT_MESSAGE)
     if password and user.check_password(password):
@@ -250,7 +246,7 @@ def record_cosign(*, record: RegulatedRecord, slot: str, co_signer: CoSigner | N
     signed-in person may do."""
     if co_signer is None or co_signer.user is None:
         return None
-    name = _person_name(co_signer.user)
+    name = person_name(co_signer.user)
     requirement = record.requirement(slot)
     label = requirement.label.lower() if requirement is not None else slot
     try:

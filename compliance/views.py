@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from http import HTTPStatus
+from typing import Any, TypeVar
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
-from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import View
-from django.views.generic import FormView, RedirectView, TemplateView
+from django.views.generic import FormView, TemplateView
 
 from compliance import selectors, services
 from compliance.chain import integrity_cell
@@ -27,10 +28,11 @@ from compliance.exports import safe_csv_writer
 from compliance.forms import AuditFilterForm, SignatureForm
 from compliance.implementations import implementations_by_clause
 from compliance.middleware import SAFE_METHODS
-from compliance.models import RegulatedRecord
 from compliance.roles import Capability, has_capability, is_inspector, roles_of
 
 __all__ = [
+    "NO_FACILITY",
+    "REFUSED",
     "AuditCsvView",
     "AuditListView",
     "CapabilityRequiredMixin",
@@ -40,7 +42,6 @@ __all__ = [
     "FacilitySelectView",
     "PeopleListView",
     "RegulationListView",
-    "ReportMoved",
     "ServiceFormView",
     "SignView",
     "SignatureDetailView",
@@ -51,16 +52,32 @@ __all__ = [
     "refusal_messages",
 ]
 
+T = TypeVar("T")
+
+
+NO_FACILITY = "You are not assigned to any facility. Ask an administrator to assign you."
+
+#: The one status of a form answered with its errors: what was typed was read and refused (by the form's own
+#: checks or by the service), the page shown again with the refusal. 400 stays for a request that could not be
+#: read at all (a NUL character, a malformed query); the JSON API keeps its own codes.
+REFUSED = HTTPStatus.UNPROCESSABLE_ENTITY  # 422 Unprocessable Content (RFC 9110)
+
 
 class FacilityRequiredMixin:
-    """Views of facility records: the user must be working in a facility they are assigned to."""
+    """The one pre-check of every screen of facility records: the person works in a facility they are assigned to
+    (the middleware sets ``request.facility`` only to one of ``selectors.facilities_for(user)``). What the address
+    names is looked up after it, in :meth:`find_records`, never before (so no lookup runs without a facility)."""
 
     request: HttpRequest
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not getattr(request, "facility", None):
-            raise PermissionDenied("You are not assigned to any facility. Ask an administrator to assign you.")
+            raise PermissionDenied(NO_FACILITY)
+        self.find_records()
         return super().dispatch(request, *args, **kwargs)  # type: ignore[misc]
+
+    def find_records(self) -> None:
+        """Look up what the address names at ``self.facility`` (:func:`found_or_404`); nothing by default."""
 
     @property
     def facility(self) -> Any:
@@ -87,8 +104,10 @@ class CapabilityRequiredMixin(FacilityRequiredMixin):
         return super().dispatch(request, *args, **kwargs)
 
 
-def found_or_404(thing: Any, what: str = "record") -> Any:
-    """A record a selector found for this person's facility, or a 404 (another facility's looks the same as none)."""
+def found_or_404(thing: T | None, what: str = "record") -> T:
+    """The one 404 of the screens: ``thing`` as a selector found it for this person's facility, or "not found"
+    (another facility's record looks the same as none). Anything else an address names that is not there (a
+    file a version lacks, a day outside the system's) is passed as ``None``."""
     if thing is None:
         raise Http404(f"No such {what}")
     return thing
@@ -103,25 +122,56 @@ def refusal_messages(error: ValidationError | PermissionDenied) -> list[str]:
 
 
 class ServiceFormView(CapabilityRequiredMixin, FormView):
-    """A form whose valid data goes to one service (:meth:`perform`, which returns where to go next).
+    """The one way a form or a button calls a service: the form (``form_class``; a button has none or a few
+    fields) cleans what was typed, then :meth:`perform` calls one service and returns where to go next (or,
+    for a page that answers in place, the response).
 
-    Every refusal of the service, a ``ValidationError`` or a ``PermissionDenied`` (a co-signer not
-    allowed to sign, a person of another department), is shown on the form in the user's words and
-    nothing is saved: the service's transaction rolled back. Being allowed on the page at all is
-    :class:`CapabilityRequiredMixin`'s question, answered with a 403 before the form is shown.
+    Every refusal, the form's own or the service's (``ValidationError``, ``PermissionDenied``: a co-signer not
+    allowed to sign, a person of another department), is shown in the person's words and nothing is saved (the
+    service's transaction rolled back):
+
+    - a form is shown again with its errors, status :data:`REFUSED` (422);
+    - a button (``button = True``: a POST from another page, which has no page of its own and answers no GET)
+      goes back to :meth:`back_url` with the refusal as a message, as its success does with its own.
+
+    Being allowed on the page at all is :class:`CapabilityRequiredMixin`'s question, answered with a 403 first.
     """
+
+    form_class: Any = forms.Form
+    button = False
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if self.button:
+            return self.http_method_not_allowed(request, *args, **kwargs)
+        return super().get(request, *args, **kwargs)
 
     def form_valid(self, form: Any) -> HttpResponse:
         try:
             target = self.perform(form)
         except (ValidationError, PermissionDenied) as error:
             for message in refusal_messages(error):
-                form.add_error(None, message)
+                form.add_error(self.refused_field(message), message)
             return self.form_invalid(form)
-        return HttpResponseRedirect(target)
+        return target if isinstance(target, HttpResponse) else HttpResponseRedirect(target)
 
-    def perform(self, form: Any) -> str:
+    def form_invalid(self, form: Any) -> HttpResponse:
+        if self.button:
+            for errors in form.errors.values():  # a button's few fields word their own errors
+                for message in errors:
+                    messages.error(self.request, message)
+            return HttpResponseRedirect(self.back_url())
+        return self.render_to_response(self.get_context_data(form=form), status=REFUSED)
+
+    def perform(self, form: Any) -> str | HttpResponse:
         raise NotImplementedError(f"{type(self).__name__} must say which service its form calls")
+
+    def refused_field(self, message: str) -> str | None:
+        """The field a refusal of the service is shown beside; by default above the form."""
+        return None
+
+    def back_url(self) -> str:
+        """A button's page: where its refusals are shown."""
+        raise NotImplementedError(f"{type(self).__name__} must say which page its button is on")
 
 
 @login_not_required
@@ -162,38 +212,29 @@ class FacilitySelectView(View):
         return HttpResponseRedirect(target)
 
 
-def _record_or_404(request: HttpRequest, content_type_id: int, object_id: int) -> RegulatedRecord:
-    record = selectors.regulated_record(request.facility, content_type_id, object_id)  # type: ignore[attr-defined]
-    if record is None:
-        raise Http404("No such record in this facility")
-    return record
-
-
 def record_url(record: Any) -> str:
     getter = getattr(record, "get_absolute_url", None)
     return getter() if getter else ""
 
 
-class SignView(FacilityRequiredMixin, FormView):
-    """Give one signature on one record, re-entering the password (every app's records sign here)."""
+class SignView(ServiceFormView):
+    """Give one signature on one record, re-entering the password (every app's records sign here). Anyone working
+    at the record's facility may open it; the service decides who may sign."""
 
     form_class = SignatureForm
     template_name = "compliance/sign.html"
     title = "Sign"
     citation = "525.21(r)"
 
-    def setup(self, request: HttpRequest, *args: Any, **kwargs: Any) -> None:
-        super().setup(request, *args, **kwargs)
-        self.slot = kwargs["slot"]
+    @classmethod
+    def allows(cls, user: Any, method: str = "GET") -> bool:
+        return True
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not getattr(request, "facility", None):
-            raise PermissionDenied("You are not assigned to any facility.")
-        self.record = _record_or_404(request, kwargs["content_type_id"], kwargs["object_id"])
-        self.requirement = type(self.record).requirement(self.slot)
-        if self.requirement is None:
-            raise Http404("This record has no such signature")
-        return super().dispatch(request, *args, **kwargs)
+    def find_records(self) -> None:
+        self.slot = self.kwargs["slot"]
+        self.record = found_or_404(selectors.regulated_record(self.facility, self.kwargs["content_type_id"],
+                                                              self.kwargs["object_id"]), "record in this facility")
+        self.requirement = found_or_404(type(self.record).requirement(self.slot), "signature of this record")
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
@@ -208,19 +249,15 @@ class SignView(FacilityRequiredMixin, FormView):
         )
         return context
 
-    def form_valid(self, form: SignatureForm) -> HttpResponse:
-        try:
-            signature = services.signature_sign(
-                record=self.record, slot=self.slot, user=self.request.user, password=form.cleaned_data["password"]
-            )
-        except ValidationError as error:
-            form.add_error("password" if "password" in str(error) else None, error)
-            return self.form_invalid(form)
-        except PermissionDenied as error:
-            form.add_error(None, str(error))
-            return self.form_invalid(form)
+    def refused_field(self, message: str) -> str | None:
+        return "password" if "password" in message else None
+
+    def perform(self, form: SignatureForm) -> str:
+        signature = services.signature_sign(
+            record=self.record, slot=self.slot, user=self.request.user, password=form.cleaned_data["password"]
+        )
         messages.success(self.request, f"Signed: {signature.printed}")
-        return redirect(record_url(self.record) or reverse("signature-detail", args=[signature.pk]))
+        return record_url(self.record) or reverse("signature-detail", args=[signature.pk])
 
 
 class SignatureDetailView(FacilityRequiredMixin, TemplateView):
@@ -230,9 +267,7 @@ class SignatureDetailView(FacilityRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        signature = selectors.signature_in(self.facility, kwargs["pk"])
-        if signature is None:
-            raise Http404("No such signature in this facility")
+        signature = found_or_404(selectors.signature_in(self.facility, kwargs["pk"]), "signature in this facility")
         record = signature.record
         context.update(
             signature=signature,
@@ -391,17 +426,3 @@ class PeopleListView(FacilityRequiredMixin, TemplateView):
         context = super().get_context_data(**kwargs)
         context["profiles"] = selectors.profiles_of(self.facility)
         return context
-
-
-class ReportMoved(RedirectView):
-    """A period report's old address (an app's own report page, CSV or PDF) sends the person to the report's
-    page on the report framework (``compliance.reports``), the period kept; resolved by name, so the app
-    need not import the reports app."""
-
-    kind = ""
-    query_string = True
-
-    def get_redirect_url(self, *args: Any, **kwargs: Any) -> str:
-        url = reverse("reports:kind", args=[self.kind])
-        query = self.request.META.get("QUERY_STRING", "")
-        return f"{url}?{query}" if query else url

@@ -9,7 +9,7 @@ from typing import Any
 
 from django import forms
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.views import View
 from django.views.generic import TemplateView
@@ -21,7 +21,7 @@ from compliance.evidence.bundle import bundle_name, bundle_plan, bundle_stream
 from compliance.forms import BoundedDateField
 from compliance.gaming_day import gaming_day
 from compliance.roles import Capability
-from compliance.views import CapabilityRequiredMixin
+from compliance.views import CapabilityRequiredMixin, found_or_404
 
 __all__ = ["AnchorJsonView", "ChainStatusView", "EvidenceBundleView", "EvidenceView", "VerifierView"]
 
@@ -68,9 +68,7 @@ class ChainStatusView(_ChainPage, TemplateView):
 
 class AnchorJsonView(_ChainPage, View):
     def get(self, request: HttpRequest, pk: int) -> HttpResponse:
-        anchor = anchor_of(self.facility, pk)
-        if anchor is None:
-            raise Http404("No such anchor at this facility.")
+        anchor = found_or_404(anchor_of(self.facility, pk), "anchor at this facility")
         response = HttpResponse(anchor.as_json(), content_type="application/json")
         response["Content-Disposition"] = f'attachment; filename="anchor-{anchor.facility.code}-{anchor.pk}.json"'
         return response

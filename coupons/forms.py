@@ -11,6 +11,7 @@ from compliance.bounds import MAX_COUNT, MAX_SERIAL, require_filter_day
 from compliance.gaming_day import gaming_day
 from compliance.models import Game
 from compliance.numbers import WholeNumberField, read_amount
+from compliance.people import person_name
 from compliance.roles import Role
 from compliance.selectors import people_holding
 from coupons.models import (
@@ -41,8 +42,7 @@ def people_in(facility: Any, roles: list[str] | None = None, department: str | N
 
 class PersonChoice(forms.ModelChoiceField):
     def label_from_instance(self, obj: Any) -> str:
-        profile = getattr(obj, "profile", None)
-        return f"{profile.full_name} ({profile.credential_number})" if profile else obj.username
+        return person_name(obj, credential=True)
 
 
 def dollars_to_cents(value: Any) -> int:
@@ -338,7 +338,8 @@ class InventoryForm(FacilityForm):
 
 
 class ResolveForm(forms.Form):
-    resolution = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), label="Resolution")
+    resolution = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), label="Resolution",
+                                 error_messages={"required": "Say how the report was resolved."})
 
 
 class LedgerFilterForm(FacilityForm):

@@ -40,4 +40,5 @@ class CampaignForm(forms.Form):
 
 class ReleaseForm(forms.Form):
     password = forms.CharField(label="Your password (marketing supervisor releasing the list)", strip=False,
+                               error_messages={"required": "Enter your password to sign the release."},
                                widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}))

@@ -15,7 +15,7 @@ from coupons.models import Position
 from coupons.models.redemption import CHIPS
 from coupons.services.drop_count import MAX_SCANS
 
-__all__ = ["DropCountForm", "ScannerForm", "TableScanForm"]
+__all__ = ["DropCountForm", "ScannerForm", "ScannerRevokeForm", "TableScanForm"]
 
 
 class TableScanForm(forms.Form):
@@ -58,6 +58,14 @@ class ScannerForm(forms.Form):
     def __init__(self, *args: Any, facility: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["table"].queryset = GamingTable.objects.filter(facility=facility).select_related("game")  # type: ignore[attr-defined]
+
+
+class ScannerRevokeForm(forms.Form):
+    """A scanner's Revoke button on the scanners page: which scanner and why (the service refuses a reason
+    missing or too long, in words)."""
+
+    revoke = forms.CharField(required=False)
+    reason = forms.CharField(required=False, strip=False)
 
 
 class DropCountForm(forms.Form):

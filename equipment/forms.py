@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 
 from compliance.numbers import WholeNumberField
+from compliance.people import person_name
 from equipment.models import DeckSet, DiceMethod, EquipmentRequirement, Malfunction, RemovalReason
 
 _DICE_REASONS = [
@@ -43,7 +44,7 @@ class _WithDealer(_SignedForm):
     def __init__(self, *args: Any, dealers: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["dealer"].queryset = dealers  # type: ignore[attr-defined]
-        self.fields["dealer"].label_from_instance = lambda u: f"{u.profile.full_name} ({u.profile.credential_number})"  # type: ignore[attr-defined]
+        self.fields["dealer"].label_from_instance = lambda u: person_name(u, credential=True)  # type: ignore[attr-defined]
 
 
 class DiceChangeForm(_WithDealer):

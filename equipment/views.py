@@ -6,20 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
-from django.views import View
 from django.views.generic import DetailView, TemplateView
 
 from compliance.models import GamingTable
 from compliance.readiness import table_readiness
 from compliance.roles import Capability, has_capability
-from compliance.views import CapabilityRequiredMixin, ServiceFormView
+from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 from equipment import selectors, services
 from equipment.floor import stands_as_floorperson
 from equipment.forms import (
@@ -62,7 +58,8 @@ class _TableMixin(CapabilityRequiredMixin):
 
     def get_table(self) -> GamingTable:
         if not hasattr(self, "_table"):
-            self._table = get_object_or_404(selectors.facility_tables(self.facility), pk=self.kwargs["table_pk"])
+            self._table = found_or_404(selectors.facility_tables(self.facility).filter(pk=self.kwargs["table_pk"]).first(),
+                                       "table")
         return self._table
 
     def table_url(self) -> str:
@@ -131,33 +128,29 @@ class TableDetailView(_TableMixin, TemplateView):
         return context
 
 
-class TableOpenView(_TableMixin, View):
+class TableOpenView(_TableMixin, ServiceFormView):
+    button = True
     capability = Capability.OPEN_CLOSE_TABLES
     title = "Open a table"
     citation: tuple[str, ...] = ("577.4(d)", "539.5(a)(1)–(2)", "575.4(a)–(b)")
 
-    def post(self, request: HttpRequest, table_pk: int) -> HttpResponse:
-        try:
-            services.table_open(table=self.get_table(), user=request.user)
-        except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
-        else:
-            messages.success(request, f"Table {self.get_table().number} is open.")
-        return HttpResponseRedirect(self.table_url())
+    def back_url(self) -> str:
+        return self.table_url()
+
+    def perform(self, form: Any) -> str:
+        services.table_open(table=self.get_table(), user=self.request.user)
+        messages.success(self.request, f"Table {self.get_table().number} is open.")
+        return self.back_url()
 
 
 class TableCloseView(TableOpenView):
     title = "Close a table"
     citation = ("577.4(d)",)
 
-    def post(self, request: HttpRequest, table_pk: int) -> HttpResponse:
-        try:
-            services.table_close(table=self.get_table(), user=request.user)
-        except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
-        else:
-            messages.success(request, f"Table {self.get_table().number} is closed.")
-        return HttpResponseRedirect(self.table_url())
+    def perform(self, form: Any) -> str:
+        services.table_close(table=self.get_table(), user=self.request.user)
+        messages.success(self.request, f"Table {self.get_table().number} is closed.")
+        return self.back_url()
 
 
 # --- log forms --------------------------------------------------------------------------------------------
@@ -289,7 +282,7 @@ class BackInServiceView(_ServiceFormView):
 
     def get_malfunction(self) -> Malfunction:
         records = selectors.facility_records(Malfunction, self.facility).filter(table=self.get_table())
-        return get_object_or_404(records, pk=self.kwargs["pk"])
+        return found_or_404(records.filter(pk=self.kwargs["pk"]).first(), "malfunction at this table")
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)

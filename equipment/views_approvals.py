@@ -7,12 +7,11 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
 from compliance.gaming_day import gaming_day
 from compliance.roles import Capability, has_capability
-from compliance.views import ServiceFormView
+from compliance.views import ServiceFormView, found_or_404
 from equipment import selectors, services
 from equipment.approval_kinds import KINDS
 
@@ -88,7 +87,7 @@ class ApprovalWithdrawView(ServiceFormView):
 
     def perform(self, form: WithdrawalForm) -> str:
         data = form.cleaned_data
-        approval = get_object_or_404(selectors.approvals_of(self.facility), pk=data["approval"])
+        approval = found_or_404(selectors.approvals_of(self.facility).filter(pk=data["approval"]).first(), "approval")
         services.approval_withdraw(approval=approval, withdrawn_on=data["withdrawn_on"], reason=data["reason"],
                                    user=self.request.user)
         messages.success(self.request, f"Withdrawn: {approval}.")

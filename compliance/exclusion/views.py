@@ -8,7 +8,6 @@ from typing import Any, ClassVar
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import Http404
 from django.urls import reverse
 from django.views.generic import TemplateView
 
@@ -17,7 +16,7 @@ from compliance.exclusion.business_days import MAX_LIST_AGE_BUSINESS_DAYS
 from compliance.exclusion.forms import DecisionForm, ImportForm
 from compliance.exclusion.models import ScreeningMatch
 from compliance.roles import Capability
-from compliance.views import CapabilityRequiredMixin, ServiceFormView
+from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
 __all__ = [
     "ListDetailView",
@@ -74,9 +73,7 @@ class ListDetailView(ExclusionPage, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        imported = selectors.list_in(self.facility, kwargs["pk"])
-        if imported is None:
-            raise Http404("No such list in this facility")
+        imported = found_or_404(selectors.list_in(self.facility, kwargs["pk"]), "list in this facility")
         context.update(record=imported, page=selectors.entries_page(imported, self.request.GET.get("page")))
         return context
 
@@ -97,9 +94,7 @@ class RunDetailView(ExclusionPage, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        run = selectors.run_in(self.facility, kwargs["pk"])
-        if run is None:
-            raise Http404("No such screening run in this facility")
+        run = found_or_404(selectors.run_in(self.facility, kwargs["pk"]), "screening run in this facility")
         context.update(run=run, page=selectors.matches_page(run, self.request.GET.get("page")),
                        excluded=selectors.excluded_keys(run), pending=selectors.pending_keys(run))
         return context
@@ -126,9 +121,7 @@ class MatchDecideView(ExclusionPage, ServiceFormView):
 
     @cached_property
     def match(self) -> ScreeningMatch:
-        found = selectors.match_in(self.facility, self.kwargs["pk"])
-        if found is None:
-            raise Http404("No such match in this facility")
+        found = found_or_404(selectors.match_in(self.facility, self.kwargs["pk"]), "match in this facility")
         return found
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:

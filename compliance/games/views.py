@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.generic import TemplateView
 
 from compliance.documents import printed_for
@@ -16,7 +16,7 @@ from compliance.games.forms import OptionsForm
 from compliance.games.math.compare import comparisons
 from compliance.games.math.core import Analysis, GameMath, OptionError
 from compliance.games.math.registry import game, games
-from compliance.views import CapabilityRequiredMixin
+from compliance.views import CapabilityRequiredMixin, found_or_404
 
 
 class GameListView(CapabilityRequiredMixin, TemplateView):
@@ -33,14 +33,11 @@ class GameView(CapabilityRequiredMixin, TemplateView):
     template_name = "games/game.html"
     citation: tuple[str, ...] = (FILING,)
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        found = game(kwargs.get("slug", ""))
-        if found is None:
-            raise Http404("There is no such game in the catalogue.")
-        self.game: GameMath = found
+    def find_records(self) -> None:
+        found: GameMath = found_or_404(game(self.kwargs.get("slug", "")), "game in the catalogue")
+        self.game = found
         self.title = f"Game math: {found.title}"
         self.citation = catalogued(found.citations)
-        return super().dispatch(request, *args, **kwargs)
 
     def figures(self) -> tuple[OptionsForm, Analysis | None, list[Any], str]:
         form = OptionsForm(self.request.GET or None, game=self.game)

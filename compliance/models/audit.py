@@ -21,6 +21,7 @@ from django.utils import timezone
 from compliance.bounds import ROW_ID
 from compliance.models.base import AppendOnly, RegulatedQuerySet, _bulk_with_history
 from compliance.models.chain import Sealed
+from compliance.people import person_name
 
 __all__ = ["AuditEvent", "ChangeLine"]
 
@@ -130,9 +131,7 @@ class AuditEvent(Sealed, AppendOnly):
         if getattr(self, "actor_elsewhere", False):
             return self.ANOTHER_FACILITY, ""
         profile = getattr(self.actor, "profile", None)
-        if profile is not None:
-            return profile.full_name, profile.credential_number
-        return self.actor.get_username(), ""
+        return person_name(self.actor), profile.credential_number if profile is not None else ""
 
     def change_lines(self) -> list[ChangeLine]:
         model = self._model()

@@ -108,4 +108,6 @@ class Profile(AuditedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.full_name} ({self.credential_number})"
+        from compliance.people import person_name
+
+        return person_name(self, credential=True)

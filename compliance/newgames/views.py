@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.views import View
 from django.views.generic import TemplateView
 
@@ -20,7 +20,7 @@ from compliance.newgames.rules import MAX_PICTURE_BYTES, MAX_PICTURES
 from compliance.roles import Capability
 from compliance.selectors import may_sign
 from compliance.stored_files import SUFFIXES, stored_file_response
-from compliance.views import CapabilityRequiredMixin, ServiceFormView
+from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
 __all__ = [
     "EngineChoiceView",
@@ -44,9 +44,7 @@ class _Requests(CapabilityRequiredMixin):
     kwargs: dict[str, Any]
 
     def subject(self) -> NewGameRequest:
-        found = selectors.request_in(self.facility, self.kwargs["pk"])
-        if found is None:
-            raise Http404("No such request in this facility.")
+        found = found_or_404(selectors.request_in(self.facility, self.kwargs["pk"]), "request in this facility")
         return found
 
 
@@ -179,9 +177,7 @@ class PictureView(_Requests, View):
     the SHA-256 recorded at upload."""
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        picture = selectors.picture_in(self.subject(), kwargs["picture"])
-        if picture is None:
-            raise Http404("This request has no such picture.")
+        picture = found_or_404(selectors.picture_in(self.subject(), kwargs["picture"]), "picture of this request")
         return stored_file_response(
             selectors.picture_bytes(picture), name=picture.name, sha256=picture.sha256,
             content_type=picture.content_type, inline=picture.is_image,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.generic import TemplateView, View
 
@@ -40,7 +40,6 @@ CITATION: tuple[str, ...] = ("528.2", "528.3", "528.4(a)", "528.4(b)", "528.4(c)
                              "528.8(b)", "528.9")
 
 
-_found = found_or_404
 
 
 class ProviderListView(CapabilityRequiredMixin, TemplateView):
@@ -62,7 +61,7 @@ class ProviderDetailView(CapabilityRequiredMixin, TemplateView):
     citation = CITATION
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        provider = _found(selectors.provider(kwargs["pk"]))
+        provider = found_or_404(selectors.provider(kwargs["pk"]))
         today = gaming_day(self.facility)
         terms = selectors.term_rows(provider, today)
         permissions = selectors.permission_rows(self.facility, provider, today)
@@ -119,7 +118,7 @@ class ProviderCreateView(_EventView):
 
 class _ProviderEventView(_EventView):
     def subject(self) -> Any:
-        return _found(selectors.provider(self.kwargs["pk"]))
+        return found_or_404(selectors.provider(self.kwargs["pk"]))
 
 
 class OfferingCreateView(_ProviderEventView):
@@ -159,7 +158,7 @@ class PermissionCreateView(_ProviderEventView):
 
 class _OfferingEventView(_EventView):
     def subject(self) -> Any:
-        return _found(selectors.offering_in(self.kwargs["pk"]))
+        return found_or_404(selectors.offering_in(self.kwargs["pk"]))
 
 
 class LabApprovalView(_OfferingEventView):
@@ -187,7 +186,7 @@ class UseApprovalView(_OfferingEventView):
 
 class _TermEventView(_EventView):
     def subject(self) -> Any:
-        return _found(selectors.certification_in(self.kwargs["pk"]))
+        return found_or_404(selectors.certification_in(self.kwargs["pk"]))
 
 
 class RenewalFileView(_TermEventView):
@@ -218,7 +217,7 @@ class PermissionRescindView(_EventView):
     citation = ("528.8(b)", "528.8(c)")
 
     def subject(self) -> Any:
-        return _found(selectors.permission_in(self.facility, self.kwargs["pk"]))
+        return found_or_404(selectors.permission_in(self.facility, self.kwargs["pk"]))
 
     def perform(self, form: Any) -> str:
         permission = services.permission_rescind(facility=self.facility, permission=self.subject(),
@@ -246,7 +245,7 @@ class RemoveView(_EventView):
     citation = ("528.7",)
 
     def subject(self) -> Any:
-        return _found(selectors.table_offering_in(self.facility, self.kwargs["pk"]))
+        return found_or_404(selectors.table_offering_in(self.facility, self.kwargs["pk"]))
 
     def perform(self, form: Any) -> str:
         row = services.table_offering_remove(table_offering=self.subject(), user=self.request.user)
@@ -294,9 +293,7 @@ class FilingDocumentView(CapabilityRequiredMixin, View):
     citation = ("528.2", "528.3", "528.8(a)", "528.9")
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        filing = selectors.filing_in(self.facility, kwargs["pk"])
-        if filing is None:
-            raise Http404("No such filing")
+        filing = found_or_404(selectors.filing_in(self.facility, kwargs["pk"]), "filing")
         return stored_file_response(
             selectors.filing_bytes(filing), name=filing.document_name, sha256=filing.sha256,
             content_type=filing.content_type, inline=filing.is_image,

@@ -9,6 +9,7 @@ from django import forms
 from compliance.bounds import EARLIEST_DAY, LATEST_DAY
 from compliance.models import Facility
 from compliance.numbers import WholeNumberField
+from compliance.people import person_name
 from compliance.roles import Role
 from compliance.selectors import people_holding, tables_of
 from compliance.staffing.models import Camera, Position, Shift, TableEnd
@@ -51,8 +52,7 @@ class RosterForm(forms.Form):
 
 class _PersonChoice(forms.ModelChoiceField):
     def label_from_instance(self, obj: Any) -> str:
-        profile = getattr(obj, "profile", None)
-        return getattr(profile, "full_name", "") or obj.get_username()
+        return person_name(obj)
 
 
 class AssignmentForm(forms.Form):
@@ -69,7 +69,8 @@ class AssignmentForm(forms.Form):
 
 
 class AssignmentEndForm(forms.Form):
-    note = forms.CharField(max_length=100, required=False, help_text="Break, relieved, moved, end of shift")
+    note = forms.CharField(max_length=100, required=False, help_text="Break, relieved, moved, end of shift",
+                           error_messages={"max_length": "A note on ending a placement is at most 100 characters."})
 
 
 class CameraForm(forms.Form):

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date, datetime
-from typing import Any
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from compliance.models import Facility, GamingTable
+from compliance.people import person_name
 from compliance.staffing.models import (
     Assignment,
     Camera,
@@ -36,6 +36,7 @@ from compliance.staffing.rules import (
 
 __all__ = [
     "active_assignments",
+    "assignment_in",
     "cameras_of",
     "floor_at",
     "floorpersons_over",
@@ -77,11 +78,6 @@ def active_assignments(facility: Facility, at: datetime) -> QuerySet[Assignment]
             .select_related("person__profile"))
 
 
-def _name(person: Any) -> str:
-    profile = getattr(person, "profile", None)
-    return getattr(profile, "full_name", "") or person.get_username()
-
-
 def floor_at(facility: Facility, at: datetime, *, also: GamingTable | Iterable[GamingTable] | None = None) -> Floor:
     """The open tables of the facility (and ``also``, tables about to open, judged as if open) at ``at``, who is
     at each and who supervises which, and the cameras covering them with whether each is in service then."""
@@ -93,8 +89,8 @@ def floor_at(facility: Facility, at: datetime, *, also: GamingTable | Iterable[G
     staff = []
     names: dict[int, str] = {}
     for a in active_assignments(facility, at).filter(table_id__in=ids):
-        staff.append(Staff(a.table_id, a.position, a.person_id, _name(a.person)))
-        names[a.person_id] = _name(a.person)
+        staff.append(Staff(a.table_id, a.position, a.person_id, person_name(a.person)))
+        names[a.person_id] = person_name(a.person)
     out = CameraOutage.objects.filter(camera=OuterRef("camera"), started_at__lte=at).filter(
         Q(ended_at__isnull=True) | Q(ended_at__gt=at))
     covers = [
@@ -127,6 +123,11 @@ def rosters_of(facility: Facility) -> QuerySet[Roster]:
 
 def roster_for(facility: Facility, gaming_date: date, shift: Shift) -> Roster | None:
     return Roster.objects.filter(facility=facility, gaming_date=gaming_date, shift=shift).first()
+
+
+def assignment_in(facility: Facility, roster_pk: int, pk: int) -> Assignment | None:
+    """A placement on a roster of ``facility``, or None."""
+    return Assignment.objects.filter(roster__facility=facility, roster_id=roster_pk, pk=pk).first()
 
 
 def cameras_of(facility: Facility) -> QuerySet[Camera]:

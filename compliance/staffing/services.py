@@ -20,6 +20,7 @@ from django.utils import timezone
 from compliance.actors import acts_as_user
 from compliance.gaming_day import day_bounds, gaming_day
 from compliance.models import Facility, GamingTable
+from compliance.people import person_name
 from compliance.roles import Capability, Role, require_capability, roles_of
 from compliance.service_checks import require_at_facility
 from compliance.services import signature_sign
@@ -121,7 +122,7 @@ def _require_person_for(position: str, person: Any) -> None:
     wanted = {Role.FLOORPERSON, Role.SHIFT_MANAGER} if position == Position.FLOORPERSON else {Role.DEALER}
     if not roles & wanted:
         what = "a floorperson" if position == Position.FLOORPERSON else "a dealer"
-        raise ValidationError(f"{getattr(getattr(person, 'profile', None), 'full_name', person)} is not {what}; "
+        raise ValidationError(f"{person_name(person)} is not {what}; "
                               f"only {what} can take that place.")
 
 
@@ -175,7 +176,7 @@ def _relieve(assignment: Assignment, at: datetime, note: str) -> Assignment:
 
 
 def _person_words(person: Any) -> str:
-    return getattr(getattr(person, "profile", None), "full_name", "") or "That person"
+    return person_name(person) or "That person"
 
 
 @transaction.atomic

@@ -3,16 +3,11 @@ the shift manager's override. Thin: read through the selectors, write through th
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
-from django.views import View
 from django.views.generic import DetailView, TemplateView
 
 from compliance.gaming_day import gaming_day
@@ -21,9 +16,9 @@ from compliance.models import GamingTable
 from compliance.roles import Capability, has_capability, is_inspector
 from compliance.selectors import tables_of
 from compliance.staffing import forms, selectors, services
-from compliance.staffing.models import Assignment, Camera, Roster
+from compliance.staffing.models import Assignment
 from compliance.staffing.rules import evaluate
-from compliance.views import CapabilityRequiredMixin, ServiceFormView, refusal_messages
+from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
 __all__ = [
     "AssignmentEndView",
@@ -42,8 +37,8 @@ __all__ = [
 CITATION = ("577.9(a)", "577.9(b)", "577.9(c)")
 
 
-class _ReadsAndWrites(CapabilityRequiredMixin):
-    """A page everyone at the facility reads; its forms need ``write_capability``."""
+class _ReadsAndWrites(ServiceFormView):
+    """A page everyone at the facility reads, with a form posting to it that needs ``write_capability``."""
 
     write_capability: Capability = Capability.MANAGE_ROSTERS
 
@@ -53,22 +48,11 @@ class _ReadsAndWrites(CapabilityRequiredMixin):
             return is_inspector(user) or has_capability(user, Capability.VIEW_RECORDS)
         return has_capability(user, cls.write_capability)
 
-    def submit(self, form: Any, call: Callable[[], Any], then: Callable[[Any], str], *, done: str = "",
-               form_key: str = "form") -> HttpResponse:
-        """A valid ``form`` goes to the service ``call``; then to ``then(result)`` with ``done`` announced.
-        An invalid form or the service's refusal (in the person's words, on the form) shows the page again
-        with status 400, nothing saved."""
-        if form.is_valid():
-            try:
-                result = call()
-            except (ValidationError, PermissionDenied) as error:
-                for message in refusal_messages(error):
-                    form.add_error(None, message)
-            else:
-                if done:
-                    messages.success(self.request, done.format(result=result))
-                return HttpResponseRedirect(then(result))
-        return self.render_to_response(self.get_context_data(**{form_key: form}), status=400)  # type: ignore[attr-defined]
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return super().get_form_kwargs() | {"facility": self.facility}
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        return super().get_context_data(**kwargs) | {"may_write": self.allows(self.request.user, "POST")}
 
 
 class FloorView(CapabilityRequiredMixin, TemplateView):
@@ -91,41 +75,43 @@ class FloorView(CapabilityRequiredMixin, TemplateView):
         return context
 
 
-class RosterListView(_ReadsAndWrites, TemplateView):
+class RosterListView(_ReadsAndWrites):
     template_name = "staffing/rosters.html"
     title = "Rosters"
     citation = CITATION
+    form_class = forms.RosterForm
+
+    def get_initial(self) -> dict[str, Any]:
+        return {"gaming_date": gaming_day(self.facility)}
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["rosters"] = selectors.rosters_of(self.facility)[:60]
         context["shifts"] = selectors.shifts_of(self.facility)
-        context["may_write"] = self.allows(self.request.user, "POST")
-        context.setdefault("form", forms.RosterForm(facility=self.facility, initial={
-            "gaming_date": gaming_day(self.facility)}))
         return context
 
-    def post(self, request: HttpRequest) -> HttpResponse:
-        form = forms.RosterForm(request.POST, facility=self.facility)
-        return self.submit(form, lambda: services.roster_create(facility=self.facility, user=request.user,
-                                                                **form.cleaned_data),
-                           lambda roster: reverse("staffing:roster", args=[roster.pk]))
+    def perform(self, form: Any) -> str:
+        roster = services.roster_create(facility=self.facility, user=self.request.user, **form.cleaned_data)
+        return reverse("staffing:roster", args=[roster.pk])
 
 
-class RosterView(_ReadsAndWrites, TemplateView):
+class _OneRoster(_ReadsAndWrites):
+    def find_records(self) -> None:
+        self.roster = found_or_404(selectors.rosters_of(self.facility).filter(pk=self.kwargs["pk"]).first(), "roster")
+
+
+class RosterView(_OneRoster):
     """One shift's roster for the whole pit: who is where, each table's verdict as the roster stands, and the
     form to place a person (a relief dealer, a floorperson over a table)."""
 
     template_name = "staffing/roster.html"
     title = "Roster"
     citation = CITATION
-
-    def get_roster(self) -> Roster:
-        return get_object_or_404(Roster.objects.select_related("shift"), facility=self.facility, pk=self.kwargs["pk"])
+    form_class = forms.AssignmentForm
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        roster = self.get_roster()
+        roster = self.roster
         assignments = list(roster.assignments.select_related("person__profile", "table__game")
                            .order_by("table__number", "position", "starts_at"))
         tables = sorted({a.table for a in assignments}, key=lambda t: t.number)
@@ -135,68 +121,61 @@ class RosterView(_ReadsAndWrites, TemplateView):
         context["roster"] = roster
         context["rows"] = [(t, [a for a in assignments if a.table_id == t.pk], verdicts.get(t.pk, []))
                            for t in tables]
-        context.setdefault("form", forms.AssignmentForm(facility=self.facility))
         context["end_form"] = forms.AssignmentEndForm()
-        context["may_write"] = self.allows(self.request.user, "POST")
         return context
 
-    def post(self, request: HttpRequest, pk: int) -> HttpResponse:
-        roster = self.get_roster()
-        form = forms.AssignmentForm(request.POST, facility=self.facility)
-        return self.submit(form, lambda: services.assignment_add(roster=roster, user=request.user, **form.cleaned_data),
-                           lambda _: reverse("staffing:roster", args=[roster.pk]), done="Placed on the roster.")
+    def perform(self, form: Any) -> str:
+        services.assignment_add(roster=self.roster, user=self.request.user, **form.cleaned_data)
+        messages.success(self.request, "Placed on the roster.")
+        return reverse("staffing:roster", args=[self.roster.pk])
 
 
-class RosterPitView(_ReadsAndWrites, TemplateView):
+class RosterPitView(_OneRoster):
     """The whole pit on one form: every table's places, filled in from who is placed now; a save ends the places
     emptied or changed and takes the new ones at one instant."""
 
     template_name = "staffing/pit.html"
     title = "The whole pit"
     citation = CITATION
+    form_class = forms.PitForm
 
-    def get_roster(self) -> Roster:
-        return get_object_or_404(Roster.objects.select_related("shift"), facility=self.facility, pk=self.kwargs["pk"])
-
-    def get_form(self, data: Any = None) -> forms.PitForm:
-        roster = self.get_roster()
+    def get_form_kwargs(self) -> dict[str, Any]:
         current: dict[int, list[Assignment]] = {}
-        for a in roster.assignments.filter(ends_at__isnull=True).order_by("starts_at", "pk"):
+        for a in self.roster.assignments.filter(ends_at__isnull=True).order_by("starts_at", "pk"):
             current.setdefault(a.table_id, []).append(a)
-        tables = tables_of(self.facility).select_related("game")
-        return forms.PitForm(data, facility=self.facility, tables=tables, current=current,
-                             staffing=selectors.rules_in_force().staffing)
+        return super().get_form_kwargs() | {"tables": tables_of(self.facility).select_related("game"),
+                                            "current": current, "staffing": selectors.rules_in_force().staffing}
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        context = super().get_context_data(**kwargs)
-        context["roster"] = self.get_roster()
-        context.setdefault("form", self.get_form())
-        context["may_write"] = self.allows(self.request.user, "POST")
-        return context
+        return super().get_context_data(**kwargs) | {"roster": self.roster}
 
-    def post(self, request: HttpRequest, pk: int) -> HttpResponse:
-        form = self.get_form(request.POST)
-        return self.submit(form, lambda: services.roster_fill(roster=self.get_roster(), wanted=form.wanted(),
-                                                              user=request.user),
-                           lambda _: reverse("staffing:roster", args=[pk]),
-                           done="The pit's roster is saved: {result[1]} placed, {result[0]} ended.")
+    def perform(self, form: Any) -> str:
+        ended, placed = services.roster_fill(roster=self.roster, wanted=form.wanted(), user=self.request.user)
+        messages.success(self.request, f"The pit's roster is saved: {placed} placed, {ended} ended.")
+        return reverse("staffing:roster", args=[self.roster.pk])
 
 
-class AssignmentEndView(_ReadsAndWrites, View):
+class AssignmentEndView(_ReadsAndWrites):
+    """A placement's End button on the roster."""
+
+    button = True
     citation = CITATION
+    form_class = forms.AssignmentEndForm
 
-    def post(self, request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
-        assignment = get_object_or_404(Assignment, roster__facility=self.facility, roster_id=pk, pk=assignment_pk)
-        form = forms.AssignmentEndForm(request.POST)
-        note = form.cleaned_data["note"] if form.is_valid() else ""
-        try:
-            services.assignment_end(assignment=assignment, user=request.user, note=note)
-        except (ValidationError, PermissionDenied) as error:
-            for message in refusal_messages(error):
-                messages.error(request, message)
-        else:
-            messages.success(request, "Ended.")
-        return HttpResponseRedirect(reverse("staffing:roster", args=[pk]))
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return ServiceFormView.get_form_kwargs(self)
+
+    def find_records(self) -> None:
+        self.assignment = found_or_404(selectors.assignment_in(self.facility, self.kwargs["pk"],
+                                                               self.kwargs["assignment_pk"]), "placement")
+
+    def back_url(self) -> str:
+        return reverse("staffing:roster", args=[self.kwargs["pk"]])
+
+    def perform(self, form: Any) -> str:
+        services.assignment_end(assignment=self.assignment, user=self.request.user, note=form.cleaned_data["note"])
+        messages.success(self.request, "Ended.")
+        return self.back_url()
 
 
 class ShiftCreateView(ServiceFormView):
@@ -212,45 +191,52 @@ class ShiftCreateView(ServiceFormView):
         return reverse("staffing:rosters")
 
 
-class SurveillanceView(_ReadsAndWrites, TemplateView):
-    """The cameras, what each covers, which are out of service, and the open tables that leaves short."""
+class SurveillanceView(_ReadsAndWrites):
+    """The cameras, what each covers, which are out of service, and the open tables that leaves short. Two forms
+    post here (``form``: "camera" registers one, "coverage" records what one covers)."""
 
     template_name = "staffing/surveillance.html"
     title = "Surveillance cameras"
     citation = "577.9(a)"
     write_capability = Capability.MANAGE_CAMERAS
 
+    def find_records(self) -> None:
+        self.which = "coverage" if self.request.POST.get("form") == "coverage" else "camera"
+
+    def get_form_class(self) -> Any:
+        return forms.CoverageForm if self.which == "coverage" else forms.CameraForm
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        kwargs = super().get_form_kwargs()
+        return kwargs if self.which == "coverage" else {k: v for k, v in kwargs.items() if k != "facility"}
+
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        posted = kwargs.pop("form", None)
         context = super().get_context_data(**kwargs)
         cameras = list(selectors.cameras_of(self.facility))
         context["cameras"] = [(c, [v for v in c.coverage.all() if v.active],
                                next((o for o in c.outages.all() if o.ended_at is None), None)) for c in cameras]
         context["short"] = [p for p in selectors.open_violations(self.facility) if p.rule == "cameras"]
-        context.setdefault("camera_form", forms.CameraForm())
-        context.setdefault("coverage_form", forms.CoverageForm(facility=self.facility))
-        context["may_write"] = self.allows(self.request.user, "POST")
+        context["camera_form"] = forms.CameraForm()
+        context["coverage_form"] = forms.CoverageForm(facility=self.facility)
+        if posted is not None and posted.is_bound:
+            context[f"{self.which}_form"] = posted
         return context
 
-    def post(self, request: HttpRequest) -> HttpResponse:
-        which = request.POST.get("form", "")
-        call: Callable[[], Any]
-        if which == "coverage":
-            form: Any = forms.CoverageForm(request.POST, facility=self.facility)
-            call = lambda: services.coverage_set(user=request.user, **form.cleaned_data)  # noqa: E731
+    def perform(self, form: Any) -> str:
+        if self.which == "coverage":
+            services.coverage_set(user=self.request.user, **form.cleaned_data)
         else:
-            form = forms.CameraForm(request.POST)
-            call = lambda: services.camera_register(facility=self.facility, user=request.user,  # noqa: E731
-                                                    **form.cleaned_data)
-        return self.submit(form, call, lambda _: reverse("staffing:surveillance"), done="Recorded.",
-                           form_key="coverage_form" if which == "coverage" else "camera_form")
+            services.camera_register(facility=self.facility, user=self.request.user, **form.cleaned_data)
+        messages.success(self.request, "Recorded.")
+        return reverse("staffing:surveillance")
 
 
-class _CameraMixin:
+class _CameraMixin(CapabilityRequiredMixin):
     kwargs: dict[str, Any]
-    facility: Any
 
-    def get_camera(self) -> Camera:
-        return get_object_or_404(Camera, facility=self.facility, pk=self.kwargs["pk"])
+    def find_records(self) -> None:
+        self.camera = found_or_404(selectors.cameras_of(self.facility).filter(pk=self.kwargs["pk"]).first(), "camera")
 
 
 class CameraOutView(_CameraMixin, ServiceFormView):
@@ -261,27 +247,29 @@ class CameraOutView(_CameraMixin, ServiceFormView):
     citation = "577.9(a)"
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        return super().get_context_data(**kwargs) | {"subject": f"Camera {self.get_camera().code}"}
+        return super().get_context_data(**kwargs) | {"subject": f"Camera {self.camera.code}"}
 
     def perform(self, form: Any) -> str:
-        began = services.camera_out_of_service(camera=self.get_camera(), reason=form.cleaned_data["reason"],
+        began = services.camera_out_of_service(camera=self.camera, reason=form.cleaned_data["reason"],
                                                user=self.request.user)
         if began:
             messages.warning(self.request, " ".join(p.words for p in began))
         return reverse("staffing:surveillance")
 
 
-class CameraBackView(_CameraMixin, CapabilityRequiredMixin, View):
+class CameraBackView(_CameraMixin, ServiceFormView):
+    """A camera's Back in service button on the surveillance page."""
+
+    button = True
     capability = Capability.MANAGE_CAMERAS
     citation = "577.9(a)"
 
-    def post(self, request: HttpRequest, pk: int) -> HttpResponse:
-        try:
-            services.camera_back_in_service(camera=self.get_camera(), user=request.user)
-        except (ValidationError, PermissionDenied) as error:
-            for message in refusal_messages(error):
-                messages.error(request, message)
-        return HttpResponseRedirect(reverse("staffing:surveillance"))
+    def back_url(self) -> str:
+        return reverse("staffing:surveillance")
+
+    def perform(self, form: Any) -> str:
+        services.camera_back_in_service(camera=self.camera, user=self.request.user)
+        return self.back_url()
 
 
 class OverrideCreateView(ServiceFormView):
@@ -294,7 +282,8 @@ class OverrideCreateView(ServiceFormView):
     citation = CITATION
 
     def get_table(self) -> GamingTable:
-        return get_object_or_404(tables_of(self.facility).select_related("game"), pk=self.kwargs["table_pk"])
+        return found_or_404(tables_of(self.facility).select_related("game").filter(pk=self.kwargs["table_pk"]).first(),
+                            "table")
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)

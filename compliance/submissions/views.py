@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.generic import TemplateView
 
@@ -42,7 +42,6 @@ CITATION = ("521.8(b)", "575.7(e)", "575.7(f)", "575.11(c)", "575.6(b)(3)", "575
             "675a.2(e)(4)", "539.6(b)", "577.8")
 
 
-_found = found_or_404
 
 
 def _pdf(content: bytes, name: str) -> HttpResponse:
@@ -116,7 +115,7 @@ class SubmissionDetailView(CapabilityRequiredMixin, TemplateView):
     citation = CITATION
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        sub = _found(selectors.submission(self.facility, kwargs["pk"]))
+        sub = found_or_404(selectors.submission(self.facility, kwargs["pk"]))
         return super().get_context_data(**kwargs) | {
             "sub": sub, "standing": selectors.standing(sub), "sections": game_sections(sub.rules),
             "decision": getattr(sub, "decision", None) if sub.is_signed() else None,
@@ -126,7 +125,7 @@ class SubmissionDetailView(CapabilityRequiredMixin, TemplateView):
 
 class SubmissionPdfView(CapabilityRequiredMixin, TemplateView):
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        sub = _found(selectors.submission(self.facility, kwargs["pk"]))
+        sub = found_or_404(selectors.submission(self.facility, kwargs["pk"]))
         return _pdf(documents.submission_pdf(sub, printed_for=printed_for(request.user)),
                     f"rules-submission-v{sub.number}.pdf")
 
@@ -172,7 +171,7 @@ class DraftView(_Event):
 
 class _VersionEvent(_Event):
     def subject(self) -> Any:
-        return _found(selectors.submission(self.facility, self.kwargs["pk"]))
+        return found_or_404(selectors.submission(self.facility, self.kwargs["pk"]))
 
 
 class GameRulesView(_VersionEvent):
@@ -183,7 +182,7 @@ class GameRulesView(_VersionEvent):
     citation = CITATION
 
     def rules(self) -> catalogue.GameRules:
-        return _found(catalogue.game_rules(self.kwargs["game"]))
+        return found_or_404(catalogue.game_rules(self.kwargs["game"]))
 
     def get_form_kwargs(self) -> dict[str, Any]:
         sub = self.subject()
@@ -227,7 +226,7 @@ class RequirementsView(_VersionEvent):
     citation = ("521.7(d)", "521.8(b)")
 
     def rules(self) -> catalogue.GameRules:
-        return _found(catalogue.game_rules(self.kwargs["game"]))
+        return found_or_404(catalogue.game_rules(self.kwargs["game"]))
 
     def get_form_kwargs(self) -> dict[str, Any]:
         return super().get_form_kwargs() | {
@@ -248,7 +247,7 @@ class FiguresView(CapabilityRequiredMixin, TemplateView):
     beside its field while it is typed (``static/compliance/submission-figures.js``). Nothing is saved."""
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        rules = _found(catalogue.game_rules(kwargs["game"]))
+        rules = found_or_404(catalogue.game_rules(kwargs["game"]))
         names = {o.name for o in rules.options}
         values = {name: str(request.GET.get(name, ""))[:200] for name in names if name in request.GET}
         try:
@@ -299,7 +298,7 @@ class TablesView(CapabilityRequiredMixin, TemplateView):
 
 
 def _table(facility: Any, pk: Any) -> GamingTable:
-    return _found(selectors.tables_of(facility).filter(pk=pk).first())
+    return found_or_404(selectors.tables_of(facility).filter(pk=pk).first())
 
 
 class TableSettingView(ServiceFormView):
@@ -311,8 +310,8 @@ class TableSettingView(ServiceFormView):
     def subject(self) -> GamingTable:
         table = _table(self.facility, self.kwargs["pk"])
         rules = catalogue.game_rules(table.game.code)
-        if rules is None or not any(o.permission for o in rules.options):
-            raise Http404("This table's game has no option a table sets")
+        found_or_404(rules if rules is not None and any(o.permission for o in rules.options) else None,
+                     "option a table of this game sets")
         return table
 
     def get_form_class(self) -> Any:
@@ -337,8 +336,9 @@ class PayoutSignView(CapabilityRequiredMixin, TemplateView):
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         table = _table(self.facility, kwargs["pk"])
         rules = selectors.table_rules(table)
-        if catalogue.game_rules(table.game.code) is None or rules.submission is None:
-            raise Http404("No payout sign: no approved Rules Submission is in force for this game (§ 521.8(b))")
+        # No payout sign without an approved Rules Submission in force for the game (§ 521.8(b)).
+        found_or_404(rules.submission if catalogue.game_rules(table.game.code) is not None else None,
+                     "payout sign: no approved Rules Submission is in force for this game")
         approval = selectors.signs_in_force(self.facility).get(SignKind.RULES)
         return _pdf(documents.payout_sign_pdf(rules, approval, preview=wants_preview(request)),
                     f"payout-sign-{table.number}.pdf")

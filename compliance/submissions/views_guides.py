@@ -8,7 +8,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.decorators import method_decorator
@@ -18,8 +18,8 @@ from compliance.models import Facility
 from compliance.roles import Capability
 from compliance.submissions import documents, forms, selectors, services
 from compliance.submissions.models import GamingGuide
-from compliance.submissions.views import _found, _pdf
-from compliance.views import CapabilityRequiredMixin, ServiceFormView
+from compliance.submissions.views import _pdf
+from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
 __all__ = ["GuideApprovalView", "GuideGenerateView", "GuidePdfView", "GuideSubmitView", "GuideView", "GuidesView",
            "PublicGuidePdfView", "PublicGuidesView"]
@@ -28,10 +28,8 @@ CITATION = ("521.9(a)–(f)",)
 
 
 def _guide(facility: Facility, pk: Any) -> GamingGuide:
-    found = selectors.row_id(pk)
-    if found is None:
-        raise Http404("No such guide")
-    return _found(selectors.guides_of(facility).filter(pk=found).first())
+    found = found_or_404(selectors.row_id(pk), "guide")
+    return found_or_404(selectors.guides_of(facility).filter(pk=found).first())
 
 
 class GuidesView(CapabilityRequiredMixin, TemplateView):
@@ -110,7 +108,7 @@ class GuideApprovalView(_GuideEvent):
 
 
 def _facility(code: str) -> Facility:
-    return _found(Facility.objects.filter(code=code).first())
+    return found_or_404(selectors.public_facility(code))
 
 
 @method_decorator(login_not_required, name="dispatch")
@@ -121,7 +119,7 @@ class PublicGuidesView(View):
     def get(self, request: HttpRequest, code: str = "") -> HttpResponse:
         if not code:
             return render(request, "submissions/public_index.html",
-                          {"facilities": Facility.objects.order_by("name")})
+                          {"facilities": selectors.public_facilities()})
         facility = _facility(code)
         return render(request, "submissions/public_guides.html",
                       {"facility": facility, "rows": selectors.public_guides(facility)})
@@ -133,5 +131,5 @@ class PublicGuidePdfView(View):
         facility = _facility(code)
         guide = next((g for found, g in selectors.public_guides(facility) if found.code == game and g is not None),
                      None)
-        guide = _found(guide)
+        guide = found_or_404(guide)
         return _pdf(documents.guide_pdf(guide), f"{facility.code}-{game}-guide.pdf")

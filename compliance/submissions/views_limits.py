@@ -15,8 +15,8 @@ from compliance.readiness import facility_readiness, table_readiness
 from compliance.roles import Capability
 from compliance.submissions import documents, forms, limits, selectors
 from compliance.submissions.models import SignKind
-from compliance.submissions.views import _found, _pdf, _table, wants_preview
-from compliance.views import CapabilityRequiredMixin, ServiceFormView
+from compliance.submissions.views import _pdf, _table, wants_preview
+from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
 __all__ = ["AnnounceView", "CancelView", "ChangeView", "LimitRequestView", "LimitSignView", "LimitsView", "PostView"]
 
@@ -80,7 +80,7 @@ class ChangeView(CapabilityRequiredMixin, TemplateView):
     citation = CITATION
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        change = _found(selectors.change(self.facility, kwargs["pk"]))
+        change = found_or_404(selectors.change(self.facility, kwargs["pk"]))
         signs = selectors.signs_in_force(self.facility)
         return super().get_context_data(**kwargs) | {
             "change": change, "facility_zone": self.facility.time_zone,
@@ -90,7 +90,7 @@ class ChangeView(CapabilityRequiredMixin, TemplateView):
 
 class LimitSignView(CapabilityRequiredMixin, TemplateView):
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        change = _found(selectors.change(self.facility, kwargs["pk"]))
+        change = found_or_404(selectors.change(self.facility, kwargs["pk"]))
         previous = selectors.current_limits(change.table) if change.state == "scheduled" else None
         approval = selectors.signs_in_force(self.facility).get(SignKind.LIMIT_CHANGE)
         values = selectors.rules_for(self.facility, change.table.game.code)
@@ -106,7 +106,7 @@ class _Step(ServiceFormView):
     done_words = ""
 
     def subject(self) -> Any:
-        return _found(selectors.change(self.facility, self.kwargs["pk"]))
+        return found_or_404(selectors.change(self.facility, self.kwargs["pk"]))
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         return super().get_context_data(**kwargs) | {"subject": self.subject()}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.generic import TemplateView
 
@@ -14,7 +14,7 @@ from compliance.roles import Capability
 from compliance.submissions import documents, forms, selectors, signs
 from compliance.submissions.models import SignKind
 from compliance.submissions.views import _pdf, _table, wants_preview
-from compliance.views import CapabilityRequiredMixin, ServiceFormView
+from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
 __all__ = ["LimitsSignView", "SignApprovalCreateView", "SignApprovalsView"]
 
@@ -61,8 +61,8 @@ class LimitsSignView(CapabilityRequiredMixin, TemplateView):
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         table = _table(self.facility, kwargs["pk"])
         rules = selectors.table_rules(table)
-        if rules.limits is None:
-            raise Http404("No limits sign: the table has no minimum and maximum wager in force (§ 521.7(a))")
+        # No limits sign without a minimum and maximum wager in force (§ 521.7(a)).
+        found_or_404(rules.limits, "limits sign: the table has no minimum and maximum wager in force")
         approval = selectors.signs_in_force(self.facility).get(SignKind.LIMITS)
         return _pdf(documents.limits_sign_pdf(rules, approval, preview=wants_preview(request)),
                     f"limits-sign-{table.number}.pdf")

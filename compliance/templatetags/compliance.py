@@ -12,6 +12,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from compliance.citations import cite as resolve
+from compliance.people import person_name
 from compliance.roles import Capability, has_capability
 from compliance.templatetags._shown import fit_to_person
 
@@ -48,6 +49,13 @@ def history_url(record: Any) -> str:
 @register.simple_tag(takes_context=True)
 def can(context: dict[str, Any], capability: str) -> bool:
     return has_capability(context["request"].user, Capability(capability))
+
+
+@register.filter
+def person(value: Any, arg: str = "") -> str:
+    """``{{ someone|person }}``: a person as ``compliance.people.person_name`` prints them everywhere;
+    ``{{ someone|person:"credential" }}`` with their credential number."""
+    return person_name(value, credential=arg == "credential")
 
 
 @register.filter

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from compliance.bounds import DENOMINATION, SERIAL, Bounds
 from compliance.models import AppendOnly, AuditedModel, Sealed
+from compliance.people import person_name
 from coupons.models._common import format_cents
 from coupons.models.program import CouponSeries
 
@@ -147,8 +148,7 @@ class Redemption(Sealed, AppendOnly, AuditedModel):
         """Who redeemed it, as a page shows it: the scanner, or the person."""
         if self.device is not None:
             return f"Scanner {self.device.name}"
-        profile = getattr(self.redeemed_by, "profile", None)
-        return profile.full_name if profile is not None else self.redeemed_by.get_username()
+        return person_name(self.redeemed_by)
 
     @property
     def quantity(self) -> int:

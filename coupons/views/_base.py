@@ -3,39 +3,27 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
-from django.http import Http404
 from django.views.generic import TemplateView
 
 from compliance.bounds import EARLIEST_DAY, LATEST_DAY
 from compliance.roles import Capability
 from compliance.services import CoSigner
-from compliance.views import CapabilityRequiredMixin, ServiceFormView
+from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 from coupons import selectors
 from coupons.models import CouponReceipt
 
-__all__ = ["CouponFormView", "CouponPage", "DocumentDetailView", "found", "parse_day"]
-
-T = TypeVar("T")
-
+__all__ = ["CouponFormView", "CouponPage", "DocumentDetailView", "parse_day"]
 
 def parse_day(value: str) -> date:
     """A gaming day in an address (``2026-11-03``): a day this system can hold a record for, else 404."""
     try:
-        day = date.fromisoformat(value)
+        day: date | None = date.fromisoformat(value)
     except ValueError:
-        raise Http404("Not a date") from None
-    if not EARLIEST_DAY <= day <= LATEST_DAY:
-        raise Http404("No gaming day of this system")
-    return day
-
-
-def found(record: T | None, what: str = "record") -> T:
-    """A selector's answer, or 404 when it is not in the facility."""
-    if record is None:
-        raise Http404(f"No such {what} in this facility")
-    return record
+        day = None
+    return found_or_404(day if day is not None and EARLIEST_DAY <= day <= LATEST_DAY else None,
+                        "gaming day of this system")
 
 
 class CouponPage(CapabilityRequiredMixin):
@@ -85,7 +73,7 @@ class DocumentDetailView(CouponPage, TemplateView):
     model: type[Any] = CouponReceipt
 
     def get_object(self) -> Any:
-        return found(selectors.document_in(self.model, self.facility, self.kwargs["pk"]),
+        return found_or_404(selectors.document_in(self.model, self.facility, self.kwargs["pk"]),
                      str(self.model._meta.verbose_name))
 
     def facts(self, record: Any) -> list[tuple[str, Any]]:

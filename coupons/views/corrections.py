@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
 
 from compliance.roles import Capability
+from compliance.views import found_or_404
 from coupons import forms as f
 from coupons import selectors, services
 from coupons.days import day_words
-from coupons.views._base import CouponFormView, found
+from coupons.views._base import CouponFormView
 
 
 class UndoView(CouponFormView):
@@ -25,14 +25,11 @@ class UndoView(CouponFormView):
              "reconciliation form is signed, this becomes a correction linked to the form that a finance supervisor "
              "approves before the coupons move.")
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        facility = getattr(request, "facility", None)
-        if facility is not None:
-            self.document = found(selectors.ledger_document(facility, kwargs["content_type_id"], kwargs["object_id"]),
-                                  "document")
-            self.form_signed = selectors.closed_days(facility).marketing_through is not None and (
-                self.document.gaming_date <= selectors.closed_days(facility).marketing_through)
-        return super().dispatch(request, *args, **kwargs)
+    def find_records(self) -> None:
+        self.document = found_or_404(selectors.ledger_document(self.facility, self.kwargs["content_type_id"],
+                                                               self.kwargs["object_id"]), "document")
+        marketing_through = selectors.closed_days(self.facility).marketing_through
+        self.form_signed = marketing_through is not None and self.document.gaming_date <= marketing_through
 
     def facts(self) -> list[tuple[str, Any]]:
         lines = "; ".join(f"{ln.get_kind_display()} {ln.span}" for ln in self.document.ledger_lines())

@@ -10,12 +10,13 @@ from django.views.generic import TemplateView
 
 from compliance.documents import printed_for
 from compliance.roles import Capability
+from compliance.views import found_or_404
 from coupons import redemption_forms as forms
 from coupons.drop_report import drop_count_pdf
 from coupons.models import DropCount
 from coupons.selectors import redemption as reads
 from coupons.services.drop_count import drop_count_record
-from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, found
+from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView
 
 __all__ = ["DropCountCreateView", "DropCountDetailView", "DropCountListView", "DropCountPdfView"]
 
@@ -69,7 +70,7 @@ class DropCountPdfView(CouponPage, View):
     citation = ("525.21(q)(6)", "525.21(m)")
 
     def get(self, request: HttpRequest, pk: int) -> HttpResponse:
-        count = found(reads.drop_count_in(self.facility, pk), "drop-box count")
+        count = found_or_404(reads.drop_count_in(self.facility, pk), "drop-box count")
         pdf = drop_count_pdf(count, reads.drop_count_items(count), printed_for=printed_for(request.user))
         response = HttpResponse(pdf, content_type="application/pdf")
         response["Content-Disposition"] = f'inline; filename="drop-count-{self.facility.code}-{count.pk}.pdf"'

@@ -6,12 +6,12 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.generic import TemplateView
 
 from compliance.roles import Capability, has_capability
 from compliance.services import CoSigner
+from compliance.views import found_or_404
 from coupons import forms as f
 from coupons import selectors, services
 from coupons.days import today as gaming_today
@@ -22,7 +22,7 @@ from coupons.models import (
     format_cents,
 )
 from coupons.ranges import parse_issue, parse_serials
-from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, found
+from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView
 
 
 class ReceiptCreateView(CouponFormView):
@@ -140,11 +140,9 @@ class IssuanceCreateView(CouponFormView):
     submit_label = "Record in the ledger and sign"
     intro = "Record the serials before handing the coupons to the marketing supervisor."
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        facility = getattr(request, "facility", None)
-        if facility is not None:  # without one, the page base refuses the request
-            self.requisition = found(selectors.document_in(CouponRequisition, facility, kwargs["pk"]), "requisition")
-        return super().dispatch(request, *args, **kwargs)
+    def find_records(self) -> None:
+        self.requisition = found_or_404(selectors.document_in(CouponRequisition, self.facility, self.kwargs["pk"]),
+                                        "requisition")
 
     def get_form_kwargs(self) -> dict[str, Any]:
         kwargs = super().get_form_kwargs()

@@ -14,14 +14,14 @@ from django.views.generic import TemplateView
 from compliance.chain import integrity_cell
 from compliance.documents import printed_for
 from compliance.exports import safe_csv_writer
-from compliance.views import EchoBuffer
+from compliance.views import EchoBuffer, found_or_404
 from coupons import forms as f
 from coupons import reports, selectors
 from coupons.days import today as gaming_today
 from coupons.models import (
     CouponState,
 )
-from coupons.views._base import CouponPage, found
+from coupons.views._base import CouponPage
 
 
 class LedgerMixin(CouponPage):
@@ -98,5 +98,5 @@ class DocumentRedirectView(CouponPage, View):
     citation = "525.21(d)"
 
     def get(self, request: HttpRequest, content_type_id: int, object_id: int) -> HttpResponse:
-        record = found(selectors.ledger_document(self.facility, content_type_id, object_id), "document")
+        record = found_or_404(selectors.ledger_document(self.facility, content_type_id, object_id), "document")
         return redirect(record.get_absolute_url())

@@ -8,8 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.urls import reverse
 from django.views import View
 from django.views.generic import TemplateView
@@ -18,14 +17,14 @@ from compliance.documents import printed_for
 from compliance.exclusion.selectors import excluded_keys, pending_keys, runs_for
 from compliance.exports import safe_csv_writer
 from compliance.roles import Capability
-from compliance.views import EchoBuffer, refusal_messages
+from compliance.views import EchoBuffer, ServiceFormView, found_or_404
 from coupons import mailing_forms as forms
 from coupons.mailing_proofs import PER_PART, proofs_pdf
 from coupons.models import MailingCampaign
 from coupons.selectors import mailing as reads
 from coupons.services.mailing import campaign_create, campaign_release, provider_register
 from coupons.services.mailing_screening import screening_request
-from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, found
+from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView
 
 __all__ = ["CampaignCreateView", "CampaignCsvView", "CampaignDetailView", "CampaignProofsView", "CampaignReleaseView",
            "CampaignScreenView", "MailingListView", "ProviderCreateView"]
@@ -102,41 +101,36 @@ class CampaignDetailView(DocumentDetailView):
         return context
 
 
-class CampaignScreenView(CouponPage, View):
+class _CampaignButton(CouponPage, ServiceFormView):
+    button = True
+    capability = Capability.MAIL_COUPONS
+
+    def find_records(self) -> None:
+        self.campaign = found_or_404(reads.campaign_in(self.facility, self.kwargs["pk"]), "mailing")
+
+    def back_url(self) -> str:
+        return self.campaign.get_absolute_url()
+
+
+class CampaignScreenView(_CampaignButton):
     title = "Screen a mailing"
     citation = "525.21(q)(7)"
-    capability = Capability.MAIL_COUPONS
 
-    def post(self, request: HttpRequest, pk: int) -> HttpResponse:
-        campaign = found(reads.campaign_in(self.facility, pk), "mailing")
-        try:
-            screening_request(campaign=campaign, user=request.user)
-        except (ValidationError, PermissionDenied) as error:
-            for message in refusal_messages(error):
-                messages.error(request, message)
-        else:
-            messages.info(request, "Screening the list; this page shows the outcome when it is done.")
-        return HttpResponseRedirect(campaign.get_absolute_url())
+    def perform(self, form: Any) -> str:
+        screening_request(campaign=self.campaign, user=self.request.user)
+        messages.info(self.request, "Screening the list; this page shows the outcome when it is done.")
+        return self.back_url()
 
 
-class CampaignReleaseView(CouponPage, View):
+class CampaignReleaseView(_CampaignButton):
     title = "Release a mailing"
     citation = ("525.21(q)(2)", "525.21(q)(7)")
-    capability = Capability.MAIL_COUPONS
+    form_class = forms.ReleaseForm
 
-    def post(self, request: HttpRequest, pk: int) -> HttpResponse:
-        campaign = found(reads.campaign_in(self.facility, pk), "mailing")
-        form = forms.ReleaseForm(request.POST)
-        try:
-            if not form.is_valid():
-                raise ValidationError("Enter your password to sign the release.")
-            campaign_release(campaign=campaign, user=request.user, password=form.cleaned_data["password"])
-        except (ValidationError, PermissionDenied) as error:
-            for message in refusal_messages(error):
-                messages.error(request, message)
-        else:
-            messages.success(request, "Released: the list and the proofs are ready for the provider.")
-        return HttpResponseRedirect(campaign.get_absolute_url())
+    def perform(self, form: Any) -> str:
+        campaign_release(campaign=self.campaign, user=self.request.user, password=form.cleaned_data["password"])
+        messages.success(self.request, "Released: the list and the proofs are ready for the provider.")
+        return self.back_url()
 
 
 class CampaignCsvView(CouponPage, View):
@@ -146,9 +140,8 @@ class CampaignCsvView(CouponPage, View):
     citation = ("525.21(q)(2)", "525.21(q)(4)")
 
     def get(self, request: HttpRequest, pk: int) -> StreamingHttpResponse:
-        campaign = found(reads.campaign_in(self.facility, pk), "mailing")
-        if not campaign.is_released:
-            raise Http404("A mailing's list is exported once it is released")
+        campaign = found_or_404(reads.campaign_in(self.facility, pk), "mailing")
+        found_or_404(campaign if campaign.is_released else None, "list of a mailing not yet released")
         writer = safe_csv_writer(EchoBuffer())
 
         def lines() -> Iterator[str]:
@@ -169,12 +162,12 @@ class CampaignProofsView(CouponPage, View):
     citation = ("525.21(q)(3)", "525.21(c)")
 
     def get(self, request: HttpRequest, pk: int) -> HttpResponse:
-        campaign = found(reads.campaign_in(self.facility, pk), "mailing")
+        campaign = found_or_404(reads.campaign_in(self.facility, pk), "mailing")
         coupons = reads.mailed_coupons(campaign)
         parts = max(1, math.ceil(coupons.count() / PER_PART))
-        part = request.GET.get("part", "1")
-        if not part.isdigit() or not 1 <= int(part) <= parts:
-            raise Http404("No such part")
+        asked = request.GET.get("part", "1")
+        part = found_or_404(asked if asked.isascii() and asked.isdigit() and 1 <= int(asked) <= parts else None,
+                            "part of these proofs")
         start = (int(part) - 1) * PER_PART
         pdf = proofs_pdf(campaign, list(coupons[start:start + PER_PART]), part=int(part), parts=parts,
                          printed_for=printed_for(request.user))

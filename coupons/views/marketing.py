@@ -15,6 +15,7 @@ from django.views.generic import TemplateView
 from compliance.documents import printed_for
 from compliance.middleware import SAFE_METHODS
 from compliance.roles import Capability, has_capability
+from compliance.views import found_or_404
 from coupons import forms as f
 from coupons import reports, selectors, services
 from coupons.days import today as gaming_today
@@ -24,7 +25,7 @@ from coupons.models import (
     format_cents,
 )
 from coupons.ranges import parse_serials
-from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, found, parse_day
+from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, parse_day
 
 
 class TodayView(CouponPage, TemplateView):
@@ -137,7 +138,7 @@ class ReconciliationDetailView(CouponPage, View):
     citation = "525.21(j)"
 
     def get(self, request: HttpRequest, pk: int) -> HttpResponse:
-        form = found(selectors.document_in(ReconciliationForm, self.facility, pk), "reconciliation form")
+        form = found_or_404(selectors.document_in(ReconciliationForm, self.facility, pk), "reconciliation form")
         return redirect("coupons:reconciliation", form.gaming_date.isoformat())
 
 

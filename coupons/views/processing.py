@@ -5,13 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect
-from django.views import View
+from django.urls import reverse
 from django.views.generic import TemplateView
 
 from compliance.roles import Capability, has_capability
+from compliance.views import ServiceFormView, found_or_404
 from coupons import forms as f
 from coupons import ranges, selectors, services
 from coupons.days import today as gaming_today
@@ -23,7 +21,7 @@ from coupons.models import (
     format_cents,
 )
 from coupons.ranges import parse_serials
-from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, found, parse_day
+from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, parse_day
 
 
 class ProcessView(CouponFormView):
@@ -133,7 +131,7 @@ class InventoryDetailView(DocumentDetailView):
     citation = "525.21(n)"
 
     def get_object(self) -> Any:
-        return found(selectors.inventory_in(self.facility, self.kwargs["pk"]), "inventory")
+        return found_or_404(selectors.inventory_in(self.facility, self.kwargs["pk"]), "inventory")
 
 
 class ReportsView(CouponPage, TemplateView):
@@ -152,12 +150,14 @@ class ReportsView(CouponPage, TemplateView):
         return context
 
 
-class ResolveView(CouponPage, View):
+class ResolveView(CouponPage, ServiceFormView):
     # Who may resolve depends on the kind of report; the services check it (exceptions: compliance
     # only, deviations: finance supervisors too).
+    button = True
     capability = Capability.VIEW_RECORDS
     title = "Resolve a report"
     citation = ("525.21(e)", "525.21(m)")
+    form_class = f.ResolveForm
 
     @classmethod
     def allows(cls, user: Any, method: str = "GET") -> bool:
@@ -165,20 +165,20 @@ class ResolveView(CouponPage, View):
         return has_capability(user, Capability.RESOLVE_COUPON_EXCEPTION) or has_capability(
             user, Capability.CLOSE_COUPON_DEVIATION)
 
-    def post(self, request: HttpRequest, kind: str, pk: int) -> HttpResponse:
-        form = f.ResolveForm(request.POST)
-        resolution = form.cleaned_data["resolution"] if form.is_valid() else ""
-        try:
-            if kind == "exception":
-                report = found(selectors.exception_report_in(self.facility, pk), "exception report")
-                services.exception_report_resolve(report=report, resolution=resolution, user=request.user)
-            elif kind == "deviation":
-                deviation = found(selectors.deviation_report_in(self.facility, pk), "deviation report")
-                services.deviation_report_close(report=deviation, resolution=resolution, user=request.user)
-            else:
-                raise Http404
-        except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+    def find_records(self) -> None:
+        kind, pk = self.kwargs["kind"], self.kwargs["pk"]
+        self.report: Any = found_or_404(
+            selectors.exception_report_in(self.facility, pk) if kind == "exception" else
+            selectors.deviation_report_in(self.facility, pk) if kind == "deviation" else None, f"{kind} report")
+
+    def back_url(self) -> str:
+        return reverse("coupons:reports")
+
+    def perform(self, form: Any) -> str:
+        resolution = form.cleaned_data["resolution"]
+        if self.kwargs["kind"] == "exception":
+            services.exception_report_resolve(report=self.report, resolution=resolution, user=self.request.user)
         else:
-            messages.success(request, "Report resolved.")
-        return redirect("coupons:reports")
+            services.deviation_report_close(report=self.report, resolution=resolution, user=self.request.user)
+        messages.success(self.request, "Report resolved.")
+        return self.back_url()

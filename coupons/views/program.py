@@ -5,14 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
 from django.urls import reverse
-from django.views import View
 from django.views.generic import TemplateView
 
 from compliance.roles import Capability
+from compliance.views import ServiceFormView, found_or_404
 from coupons import forms as f
 from coupons import selectors, services
 from coupons.days import today as gaming_today
@@ -21,7 +18,7 @@ from coupons.models import (
     CouponState,
     format_cents,
 )
-from coupons.views._base import CouponFormView, CouponPage, found
+from coupons.views._base import CouponFormView, CouponPage
 
 
 class HomeView(CouponPage, TemplateView):
@@ -115,7 +112,7 @@ class SeriesDetailView(CouponPage, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        series = found(selectors.series_in(self.facility, kwargs["pk"]), "series")
+        series = found_or_404(selectors.series_in(self.facility, kwargs["pk"]), "series")
         today = gaming_today(self.facility)
         page, ranges = selectors.series_ranges(series, self.request.GET.get("page"))
         context.update(
@@ -125,17 +122,19 @@ class SeriesDetailView(CouponPage, TemplateView):
         return context
 
 
-class ExpireView(CouponPage, View):
+class ExpireView(CouponPage, ServiceFormView):
+    button = True
     capability = Capability.PROCESS_FINANCE_DAY
     citation = "525.21(k)"
     title = "Take expired coupons out of circulation"
 
-    def post(self, request: HttpRequest, pk: int) -> HttpResponse:
-        series = found(selectors.series_in(self.facility, pk), "series")
-        try:
-            expiry = services.stock_expire(series=series, user=request.user)
-        except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
-        else:
-            messages.success(request, f"{expiry.quantity:,} expired coupons taken out of circulation.")
-        return redirect(series.get_absolute_url())
+    def find_records(self) -> None:
+        self.series = found_or_404(selectors.series_in(self.facility, self.kwargs["pk"]), "series")
+
+    def back_url(self) -> str:
+        return self.series.get_absolute_url()
+
+    def perform(self, form: Any) -> str:
+        expiry = services.stock_expire(series=self.series, user=self.request.user)
+        messages.success(self.request, f"{expiry.quantity:,} expired coupons taken out of circulation.")
+        return self.back_url()

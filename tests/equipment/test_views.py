@@ -98,7 +98,7 @@ def test_a_refused_change_shows_the_reason_on_the_form(tdf, floorperson, dealer,
         {"identifiers": "X", "colours": "6 red", "dice_count": "6", "dealer": dealer.pk,
          "dealer_password": PASSWORD, "password": PASSWORD},
     )  # fmt: skip
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "4 green, 2 red" in response.content.decode()
     assert not DiceSet.objects.exists()
 
@@ -282,7 +282,7 @@ def test_more_lost_dice_than_the_set_holds_is_a_form_message_not_an_error_page(
         {"reason": "die_lost", "dice_lost": "7", "identifiers": "LOT-Z", "colours": "4 green, 2 red",
          "dice_count": "6", "dealer": dealer.pk, "dealer_password": PASSWORD, "password": PASSWORD},
     )  # fmt: skip
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "Dice lost must be between 0 and 6" in response.content.decode()
     assert DiceSet.objects.count() == 1
 
@@ -294,7 +294,7 @@ def test_a_shift_manager_is_told_on_the_form_that_the_floorperson_signs_the_insp
         reverse("equipment:inspection-create", args=[sic_bo.pk]),
         {"value_1": "1", "value_2": "5", "value_3": "6", "combinations_illuminated": "on", "password": PASSWORD},
     )
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "does not stand in for the floorperson" in response.content.decode()
 
 

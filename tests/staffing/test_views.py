@@ -47,7 +47,7 @@ def test_the_roster_validates_as_it_is_filled_in(facility, tdf, shift_manager, c
     assert "TDF-1" in page and "needs three dealers at the table; table TDF-1 has one" in page
     assert "§ 577.9(a)" in page  # no camera yet: shown before the table opens
     again = client.post(url, {"person": dealer.pk, "position": "dealer", "table": tdf.pk})
-    assert again.status_code == 400 and "still at table TDF-1" in again.content.decode()
+    assert again.status_code == 422 and "still at table TDF-1" in again.content.decode()
     assert Assignment.objects.count() == 1
 
 
@@ -78,7 +78,7 @@ def test_only_a_shift_manager_signs_an_override(facility, tdf, staff_table, clie
     staff_table(tdf, dealers=1)
     client = client_for(shift_manager)
     refused = client.post(f"/staffing/tables/{tdf.pk}/override/", {"reason": "Relief coming", "password": PASSWORD})
-    assert refused.status_code == 200 and "no signature waives" in refused.content.decode()  # § 577.9: none
+    assert refused.status_code == 422 and "no signature waives" in refused.content.decode()  # § 577.9: none
     assert not StaffingOverride.objects.exists()
     from tests.staffing.conftest import make_table
 
@@ -87,7 +87,7 @@ def test_only_a_shift_manager_signs_an_override(facility, tdf, staff_table, clie
     page = client.get(f"/staffing/tables/{bj.pk}/override/").content.decode()
     assert "What it breaks now" in page and "§ IC 7.2" in page
     wrong = client.post(f"/staffing/tables/{bj.pk}/override/", {"reason": "Relief coming", "password": "nope"})
-    assert wrong.status_code == 200 and not StaffingOverride.objects.exists()
+    assert wrong.status_code == 422 and not StaffingOverride.objects.exists()
     done = client.post(f"/staffing/tables/{bj.pk}/override/", {"reason": "Relief coming", "password": PASSWORD})
     assert done.status_code == 302
     override = StaffingOverride.objects.get()
@@ -140,4 +140,4 @@ def test_the_whole_pit_is_filled_in_on_one_form(facility, tdf, roster, shift_man
     twice = {**fill, f"t{tdf.pk}-dealer-2": dealers[1].pk}
     with time_machine.travel(T0 + timedelta(minutes=30), tick=False):
         refused = client.post(url, twice)
-    assert refused.status_code == 400 and "same person is in two places" in refused.content.decode()
+    assert refused.status_code == 422 and "same person is in two places" in refused.content.decode()

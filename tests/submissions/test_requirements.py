@@ -182,7 +182,7 @@ def test_the_requirements_page_saves_and_refuses_in_words(approved, compliance_o
     detail = client.get(reverse("submissions:detail", args=[draft.pk])).content.decode()
     assert url in detail  # a game with no choices still takes requirements
     refused = client.post(url, {"words_1": "Steps", "increment_1": "", "words_2": "steps", "increment_2": ""})
-    assert refused.status_code == 200 and "repeats an earlier one" in refused.content.decode()
+    assert refused.status_code == 422 and "repeats an earlier one" in refused.content.decode()
     saved = client.post(url, {"words_1": "Wagers in whole dollars.", "increment_1": "1"})
     assert saved.status_code == 302
     draft.refresh_from_db()

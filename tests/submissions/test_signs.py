@@ -148,7 +148,7 @@ def test_the_pages_serve_previews_until_approved_and_link_the_signs(approved, si
     assert reverse("submissions:signs") in client.get(reverse("submissions:list")).content.decode()
     refused = officer.post(form, {"kind": "limits", "location": "x", "size": "letter", "language": "English",
                                   "approved_on": (TODAY + timedelta(days=3)).isoformat(), "reference": "B"})
-    assert refused.status_code == 200 and "is still to come" in refused.content.decode()
+    assert refused.status_code == 422 and "is still to come" in refused.content.decode()
 
 
 def test_a_table_with_no_limits_has_no_limits_sign(approved, sic_bo, client_for, floorperson):

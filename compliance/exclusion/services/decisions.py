@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from compliance.actors import acts_as_user
 from compliance.exclusion import selectors
 from compliance.exclusion.models import Decision, MatchDecision, MatchOutcome, ScreeningMatch
+from compliance.people import person_name
 from compliance.roles import Capability, require_capability
 from compliance.services import record_sign
 
@@ -34,7 +35,7 @@ def _require_open(match: ScreeningMatch) -> None:
                               "decision (§ 525.21(q)(7)).")
     earlier = selectors.first_decision(match)
     if earlier is not None:
-        who = getattr(getattr(earlier.created_by, "profile", None), "full_name", "") or "someone"
+        who = person_name(earlier.created_by) or "someone"
         raise ValidationError(f"This match was already decided by {who} on {earlier.created_at:%-d %b %Y %H:%M}. "
                               f"A signed decision is never changed: correct it instead.")
 
