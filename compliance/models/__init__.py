@@ -13,6 +13,7 @@ from compliance.models.base import (
 from compliance.models.breaches import TableBreach
 from compliance.models.chain import ChainLink, Sealed
 from compliance.models.facility import Department, Facility, Profile, email_lines
+from compliance.models.jobs import Job
 from compliance.models.second_factor import SecondFactorReset
 from compliance.models.signatures import Meaning, Signature, SignatureRequirement
 from compliance.models.tables import Game, GamingTable
@@ -29,6 +30,7 @@ __all__ = [
     "Facility",
     "Game",
     "GamingTable",
+    "Job",
     "Meaning",
     "Profile",
     "RegulatedQuerySet",

@@ -25,7 +25,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from compliance.bounds import Bounds
-from compliance.models import AppendOnly, AuditedModel, RegulatedRecord, Sealed, SignedPart
+from compliance.models import AppendOnly, AuditedModel, Job, RegulatedRecord, Sealed, SignedPart
 from compliance.models.signatures import Meaning, SignatureRequirement
 from compliance.roles import Role
 
@@ -37,20 +37,14 @@ ATTEMPTS = Bounds(0, 1_000)
 FILE_SIZE = Bounds(0, 2_000_000_000)
 
 
-class ReportRun(AuditedModel):
-    """One version of one report for one period of one facility (see the module docstring)."""
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
+class ReportRun(Job):
+    """One version of one report for one period of one facility (see the module docstring); its status words and
+    times are every job's (``compliance.models.Job``)."""
 
     class Trigger(models.TextChoices):
         ON_DEMAND = "on_demand", "On demand"
         SCHEDULE = "schedule", "On the schedule"
 
-    ACTIVE: ClassVar[tuple[str, str]] = (Status.QUEUED, Status.RUNNING)
     # What a sign-off vouches for of its version (ReportSignoff.signable_content): frozen once signed.
     signed_part_of = SignedPart("signoff", columns=("kind", "period_start", "period_end", "version", "chain_digest"))
 
@@ -60,20 +54,13 @@ class ReportRun(AuditedModel):
     period_end = models.DateField(help_text="Last gaming day of the period")
     version = models.PositiveIntegerField(validators=VERSION.validators)
     trigger = models.CharField(max_length=10, choices=Trigger.choices, default=Trigger.ON_DEMAND)
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    requested_at = models.DateTimeField(default=timezone.now)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     attempts = models.PositiveIntegerField(default=0, validators=ATTEMPTS.validators,
                                            help_text="Times a worker started it (a worker lost mid-report starts again)")
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    error = models.TextField(blank=True)
     chain_digest = models.CharField(max_length=64, blank=True,
                                     help_text="The audit chain head's digest when the report was produced")
     chain_head: Any = models.JSONField(default=dict, blank=True, help_text="Each chain's last link then")
 
-    class Meta:
-        ordering = ["-requested_at", "-pk"]
+    class Meta(Job.Meta):
         indexes = [models.Index(fields=["facility", "kind", "period_start", "period_end"], name="report_run_period")]
         constraints = [
             models.UniqueConstraint(fields=["facility", "kind", "period_start", "period_end", "version"],
@@ -94,19 +81,11 @@ class ReportRun(AuditedModel):
         return f"{self.kind} {self.period_start:%Y-%m-%d}–{self.period_end:%Y-%m-%d} v{self.version}"
 
     @property
-    def active(self) -> bool:
-        return self.status in self.ACTIVE
-
-    @property
     def kind_title(self) -> str:
         from compliance.reports.registry import kind_of
 
         kind = kind_of(self.kind)
         return kind.title if kind is not None else self.kind
-
-    @property
-    def succeeded(self) -> bool:
-        return self.status == self.Status.SUCCEEDED
 
     def get_absolute_url(self) -> str:
         return reverse("reports:run", args=[self.pk])

@@ -188,7 +188,7 @@ def _start(run_id: int) -> ReportRun | None:
     """Mark the run running and count the attempt; None when there is nothing to do."""
     with transaction.atomic():
         run = ReportRun.objects.select_for_update(of=("self",)).select_related("facility", "requested_by").filter(pk=run_id).first()
-        if run is None or run.status in (S.SUCCEEDED, S.FAILED):
+        if run is None or run.status in ReportRun.FINISHED:
             return None
         if run.status == S.RUNNING and heartbeat.alive(run.pk):
             # Another process beat for it within the heartbeat's life: it is producing the run, or died a moment

@@ -22,13 +22,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from compliance.bounds import COUNT, SERIAL, TOTAL
-from compliance.models import AppendOnly, AuditedModel, Meaning, SignatureRequirement
+from compliance.models import AppendOnly, AuditedModel, Job, Meaning, SignatureRequirement
 from compliance.roles import Role
 from coupons.models._common import FINANCE, marketing_supervisor_slot
 from coupons.models.documents import CouponDocument
 from coupons.models.program import CouponSeries
 
-__all__ = ["MailedCoupon", "MailingCampaign", "MailingJob", "MailingListFile", "MailingListImport", "MailingRecipient",
+__all__ = ["MailedCoupon", "MailingCampaign", "MailingListFile", "MailingListImport", "MailingRecipient",
            "MailingScreening", "ServiceProvider"]
 
 
@@ -131,41 +131,15 @@ class MailedCoupon(AppendOnly, AuditedModel):
         return self.series.serial(self.serial)
 
 
-class MailingJob(AuditedModel):
-    """A mailing's work done by a Celery job, not inside a web request: who asked, when it ran, how it ended.
-    The one shape of the mailing's jobs (reading its list, screening it) and of their status words."""
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    requested_at = models.DateTimeField(default=timezone.now)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        abstract = True
-        ordering = ["-requested_at", "-pk"]
-
-    @property
-    def active(self) -> bool:
-        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
-
-
-class MailingScreening(MailingJob):
+class MailingScreening(Job):
     """A request to screen a mailing's patron list, run as a Celery job (a list of 100,000 patrons is not
     screened inside a web request): who asked, when it ran, the screening it produced, or why it failed."""
 
     campaign = models.ForeignKey(MailingCampaign, on_delete=models.PROTECT, related_name="screenings")
     run = models.ForeignKey("exclusion.ScreeningRun", on_delete=models.PROTECT, null=True, blank=True,
                             related_name="+")
-    error = models.TextField(blank=True)
 
-    class Meta(MailingJob.Meta):
+    class Meta(Job.Meta):
         constraints = [
             # One screening waiting or running per mailing: asking again while it runs is answered with it.
             models.UniqueConstraint(fields=["campaign"], condition=models.Q(status__in=["queued", "running"]),
@@ -194,16 +168,16 @@ class MailingListFile(AppendOnly):
         return f"{self.name} ({self.size:,} bytes)"
 
 
-class MailingListImport(MailingJob):
-    """Reading the uploaded list into the mailing's recipients, as a Celery job: queued, running, done (with how
-    many patrons) or failed (with every problem found, in words; nothing of the list is then kept as recipients).
-    """
+class MailingListImport(Job):
+    """Reading the uploaded list into the mailing's recipients, as a Celery job (``compliance.models.Job``): queued,
+    running, succeeded (with how many patrons) or failed (with every problem found, in words; nothing of the list is
+    then kept as recipients)."""
 
     campaign = models.OneToOneField(MailingCampaign, on_delete=models.PROTECT, related_name="list_import")
     patrons = models.PositiveIntegerField(default=0, validators=COUNT.validators)
     problems = models.JSONField(default=list, blank=True, help_text="Each problem found, in words")
 
-    class Meta(MailingJob.Meta):
+    class Meta(Job.Meta):
         constraints = COUNT.checks("patrons")
 
     def __str__(self) -> str:

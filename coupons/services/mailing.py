@@ -121,7 +121,7 @@ def campaign_create(*, facility: Facility, provider: ServiceProvider, series: Co
 
 
 def list_import_run(job_id: int) -> MailingListImport | None:
-    """Read the kept list into recipients, all or nothing, as the person who uploaded it. Harmless run twice (a job done or refused is left as it is; one found running
+    """Read the kept list into recipients, all or nothing, as the person who uploaded it. Harmless run twice (a job succeeded or failed is left as it is; one found running
     lost its worker, and its recipients were rolled back with it)."""
     job, claimed = job_claim(MailingListImport, job_id)
     if job is None or not claimed:
@@ -155,7 +155,7 @@ def _import_read(job: MailingListImport, data: bytes) -> MailingListImport:
                              zip_code=p.zip_code)
             for p in patrons
         ], batch_size=5000)
-        return job_finish(job, IS.DONE, patrons=len(patrons))
+        return job_finish(job, IS.SUCCEEDED, patrons=len(patrons))
 
 
 def list_import_and_screen(job_id: int) -> MailingListImport | None:
@@ -164,21 +164,21 @@ def list_import_and_screen(job_id: int) -> MailingListImport | None:
     from coupons.services.mailing_screening import screening_request
 
     job = list_import_run(job_id)
-    if job is None or job.status != IS.DONE or job.campaign.screenings.exists():
+    if job is None or job.status != IS.SUCCEEDED or job.campaign.screenings.exists():
         return job
     try:
         screening_request(campaign=job.campaign, user=job.requested_by)
     except (ValidationError, PermissionDenied) as refusal:
         words = " ".join(refusal.messages) if isinstance(refusal, ValidationError) else str(refusal)
         with acting_as(job.requested_by):
-            job = job_finish(job, IS.DONE, problems=[f"The list is read but not screened yet: {words}"])
+            job = job_finish(job, IS.SUCCEEDED, problems=[f"The list is read but not screened yet: {words}"])
     return job
 
 
 def require_list_read(campaign: MailingCampaign) -> None:
     """A mailing is screened and released only once its patron list was read whole."""
     job = MailingListImport.objects.filter(campaign=campaign).first()
-    if job is None or job.status == IS.DONE:
+    if job is None or job.status == IS.SUCCEEDED:
         return  # lists uploaded before the job existed were read inside the request
     if job.active:
         raise ValidationError("The patron list is still being read; the screening can start when it is done "

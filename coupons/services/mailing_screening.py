@@ -3,7 +3,7 @@ not inside the web request that asked for it.
 
 :func:`screening_request` refuses at once what can be refused at once (the person, a released mailing, the
 Board's lists missing or stale, § 503a.3(d)), records the request and enqueues it when the request commits.
-:func:`screening_job_run` is what the task runs: it is harmless run twice. A job done or failed is left as it
+:func:`screening_job_run` is what the task runs: it is harmless run twice. A job succeeded or failed is left as it
 is; a job found *running* is one whose worker died (the task is acknowledged late and delivered again), and
 it runs again — a screening that had committed its run before the worker died leaves an earlier run on
 record, and the release reads the latest.
@@ -38,7 +38,7 @@ def screening_request(*, campaign: MailingCampaign, user: Any) -> MailingScreeni
         raise ValidationError("This mailing was released to the provider; it is not screened again.")
     require_list_read(campaign)
     require_lists_current(campaign.facility, facility_today(campaign.facility))
-    active = MailingScreening.objects.filter(campaign=campaign, status__in=[S.QUEUED, S.RUNNING]).first()
+    active = MailingScreening.objects.filter(campaign=campaign, status__in=MailingScreening.ACTIVE).first()
     if active is not None:
         return active
     job = MailingScreening.objects.create(campaign=campaign, requested_by=user)
@@ -58,4 +58,4 @@ def screening_job_run(job_id: int) -> MailingScreening | None:
     except (ValidationError, PermissionDenied) as error:
         words = " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
         return job_finish(job, S.FAILED, error=words or "The screening was refused.")
-    return job_finish(job, S.DONE, run=run, error="")
+    return job_finish(job, S.SUCCEEDED, run=run, error="")

@@ -44,7 +44,7 @@ def test_the_page_enqueues_the_screening_and_shows_its_outcome(unscreened, marke
     assert 'http-equiv="refresh"' in waiting and "Screening queued" in waiting
     queued[0]()  # the commit: Celery runs the task (eager here; a worker in production)
     job.refresh_from_db()
-    assert job.status == S.DONE and job.run is not None and job.run.excluded_count == 1
+    assert job.status == S.SUCCEEDED and job.run is not None and job.run.excluded_count == 1
     done = client.get(f"/coupons/mailings/{unscreened.pk}/").content.decode()
     assert 'http-equiv="refresh"' not in done and "Last screened" in done
 
@@ -64,13 +64,13 @@ def test_asking_again_while_it_waits_is_answered_with_the_same_job(unscreened, m
 
 def test_the_job_is_harmless_run_twice_and_runs_again_after_a_lost_worker(unscreened, marketing_supervisor):
     job = screening_request(campaign=unscreened, user=marketing_supervisor)
-    assert screening_job_run(job.pk).status == S.DONE
-    assert screening_job_run(job.pk).status == S.DONE  # delivered twice: nothing more
+    assert screening_job_run(job.pk).status == S.SUCCEEDED
+    assert screening_job_run(job.pk).status == S.SUCCEEDED  # delivered twice: nothing more
     assert ScreeningRun.objects.count() == 1
     lost = screening_request(campaign=unscreened, user=marketing_supervisor)
     lost.status = S.RUNNING  # its worker was killed mid-run
     lost.save()
-    assert screening_job_run(lost.pk).status == S.DONE and ScreeningRun.objects.count() == 2
+    assert screening_job_run(lost.pk).status == S.SUCCEEDED and ScreeningRun.objects.count() == 2
     assert screening_job_run(999_999) is None
 
 

@@ -29,9 +29,9 @@ def test_a_worker_screens_the_mailing_once(redis_worker, unscreened, marketing_s
     monkeypatch.setattr(tasks.screen_mailing, "delay", lambda *args: sent.append(args))  # this run's own queue below
     job = screening_request(campaign=unscreened, user=marketing_supervisor)
     assert sent == [(job.pk,)]
-    assert tasks.screen_mailing.apply_async((job.pk,), queue=QUEUE).get(timeout=60) == "done"
-    assert tasks.screen_mailing.apply_async((job.pk,), queue=QUEUE).get(timeout=60) == "done"  # delivered again
+    assert tasks.screen_mailing.apply_async((job.pk,), queue=QUEUE).get(timeout=60) == "succeeded"
+    assert tasks.screen_mailing.apply_async((job.pk,), queue=QUEUE).get(timeout=60) == "succeeded"  # delivered again
     job.refresh_from_db()
-    assert job.status == MailingScreening.Status.DONE and ScreeningRun.objects.count() == 1
+    assert job.status == MailingScreening.Status.SUCCEEDED and ScreeningRun.objects.count() == 1
     assert job.run.created_by == marketing_supervisor
     assert job.history.latest("history_date").history_user == marketing_supervisor
