@@ -86,6 +86,9 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=TARGET_RATE, help="open-loop offered rate")
     parser.add_argument("--no-idempotency-key", dest="idempotency_key", action="store_false",
                         help="scans without an Idempotency-Key (the API accepts both; scanners should send one)")
+    parser.add_argument("--server-side-binding", action="store_true",
+                        help="Django's server_side_binding for psycopg in gunicorn and the profile (the settings "
+                             "do not set it): the ORM's statements prepared by PostgreSQL once per connection")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     parser.add_argument("--reuse", action="store_true", help="measure again on a database kept by --keep")
     parser.add_argument("--child-seed", action="store_true", help=argparse.SUPPRESS)
@@ -100,6 +103,8 @@ def main() -> int:
         child_answer(answer)
         return 0
 
+    if args.server_side_binding:
+        os.environ["BENCH_SERVER_SIDE_BINDING"] = "1"  # read by gunicorn's entry point and the children
     configs = [ServerConfig.parse(c) for c in args.configs.split(",") if c.strip()]
     log = ROOT / "var" / "bench" / "redemption-gunicorn.log"
     (log.parent / "static").mkdir(parents=True, exist_ok=True)
@@ -107,7 +112,8 @@ def main() -> int:
     started = time.perf_counter()
     reuse = args.reuse and database_exists(args.database)
     print(f"Database {args.database} on {PG_HOSTPORT} ({'kept' if reuse else 'fresh'}; gunicorn logs in as "
-          f"{args.database}_app); {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.2f}", flush=True)
+          f"{args.database}_app); {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.2f}; server-side binding "
+          f"{'on' if args.server_side_binding else 'off'}", flush=True)
     if not reuse:
         create_database(args.database)
     state = child(args.database, "seed" if not reuse else "scanner")

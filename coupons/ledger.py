@@ -21,7 +21,6 @@ from django.db.models import Q
 from compliance.bounds import MAX_SERIAL
 from compliance.locks import lock_facility, lock_facility_shared  # re-exported: the ledger's callers use them
 from compliance.models import Facility, regulated_bulk_create
-from compliance.row_batch import Gate
 from coupons import ranges as spans_
 from coupons.days import day_words
 from coupons.models import CouponRange, CouponSeries, CouponState, LedgerLine, StorageLocation
@@ -31,7 +30,6 @@ __all__ = [
     "already_received",
     "by_series",
     "document_type",
-    "finance_day_gate",
     "ledger_line",
     "lock_facility",
     "lock_facility_shared",
@@ -231,19 +229,3 @@ def by_series(rows: Iterable[CouponRange]) -> dict[CouponSeries, list[CouponRang
     for row in rows:
         grouped.setdefault(row.series, []).append(row)
     return grouped
-
-
-def finance_day_gate(facility: Facility, gaming_date: date) -> Gate:
-    """The condition a one-statement write (:class:`compliance.row_batch.RowBatch`) checks for a movement dated
-    ``gaming_date``: finance has not processed that day (every movement dated on or before its last
-    processed day is refused, :class:`coupons.selectors.closing.ClosedDays`). Its ``value`` is that last
-    processed day. Read in the write's own statement, after the facility's share lock was granted
-    (:func:`compliance.row_batch.reserve_ids`), so a processing that committed while the lock was awaited
-    is seen."""
-    from coupons.models import FinanceDayProcessing
-
-    return Gate(
-        f"SELECT through AS value, (through IS NULL OR through < %s::date) AS ok FROM (SELECT max(p.gaming_date) "  # noqa: S608
-        f"AS through FROM {FinanceDayProcessing._meta.db_table} p WHERE p.facility_id = %s) last",
-        (gaming_date, facility.pk),
-    )

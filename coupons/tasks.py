@@ -29,6 +29,13 @@ def send_exception_report(report_id: int) -> bool:
 
 
 @shared_task
+def post_redemptions() -> int:
+    """Beat, every minute: post the redemptions recorded at the tables into the ledger's ranges, one line per
+    run of serials (§ 525.21(q)(6)); harmless twice. The coupons posted."""
+    return services.redemptions_post()
+
+
+@shared_task
 def monthly_inventory_reminder() -> int:
     """Beat: create or refresh this month's inventory reminder for every facility (§ 525.21(n))."""
     return services.inventory_reminders_refresh()

@@ -46,6 +46,7 @@ from coupons.models.ledger import CouponRange, LedgerLine
 from coupons.models.mailing import (
     MailedCoupon,
     MailingCampaign,
+    MailingJob,
     MailingListFile,
     MailingListImport,
     MailingRecipient,
@@ -53,7 +54,7 @@ from coupons.models.mailing import (
     ServiceProvider,
 )
 from coupons.models.program import CouponProgram, CouponSeries, ProgramApproval, StorageLocation
-from coupons.models.redemption import Position, Redemption, RedemptionAnswer, ScannerDevice
+from coupons.models.redemption import Position, Redemption, RedemptionAnswer, RedemptionPosting, ScannerDevice
 from coupons.models.reports import DeviationReport, ExceptionReport
 
 __all__ = [
@@ -83,6 +84,7 @@ __all__ = [
     "LedgerLine",
     "MailedCoupon",
     "MailingCampaign",
+    "MailingJob",
     "MailingListFile",
     "MailingListImport",
     "MailingRecipient",
@@ -93,6 +95,7 @@ __all__ = [
     "ReconciliationForm",
     "Redemption",
     "RedemptionAnswer",
+    "RedemptionPosting",
     "ScannerDevice",
     "ServiceProvider",
     "StorageLocation",

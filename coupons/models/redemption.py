@@ -11,6 +11,8 @@
   scanner's retry after a timeout gets that answer back, not a second redemption or an error. It is the
   API's copy of its own response, derived wholly from the redemption (whose row, history and audit event
   are the record): append-only, kept outside the audit trail, so a scan does not write it three times.
+* :class:`RedemptionPosting`: the document of the ledger lines that move redeemed serials from *distributed*
+  to *redeemed* in batches after their scans committed (``coupons.services.redemption_posting``).
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from compliance.bounds import DENOMINATION, SERIAL, Bounds
+from compliance.bounds import COUNT_FROM_ONE, DENOMINATION, SERIAL, Bounds
 from compliance.models import AppendOnly, AuditedModel, Sealed
 from compliance.people import person_name
 from coupons.models._common import format_cents
+from coupons.models.documents import CouponDocument
 from coupons.models.program import CouponSeries
 
-__all__ = ["CHIPS", "Position", "Redemption", "RedemptionAnswer", "ScannerDevice"]
+__all__ = ["CHIPS", "Position", "Redemption", "RedemptionAnswer", "RedemptionPosting", "ScannerDevice"]
 
 CHIPS = Bounds(1, 1_000_000_000)  # cents of chips on one wager: $10,000,000 is past any table's maximum
 
@@ -187,3 +190,16 @@ class RedemptionAnswer(AppendOnly):
 
     def as_tuple(self) -> tuple[int, Any]:
         return self.status, self.body
+
+
+class RedemptionPosting(CouponDocument):
+    """Redemptions already recorded (each its own electronic cancellation) posted into the ledger's ranges:
+    one line per run of consecutive serials of one series and gaming day, dated that gaming day
+    (§ 525.21(q)(6), (m)). Written by the beat job every minute and first in finance's daily processing."""
+
+    citation = "525.21(q)(6)"
+    kind_label = "Redemptions posted to the ledger"
+    quantity = models.PositiveIntegerField(validators=COUNT_FROM_ONE.validators)
+
+    class Meta:
+        constraints = COUNT_FROM_ONE.checks("quantity")

@@ -3,7 +3,9 @@
 Every serial's current state (its open range row) must be what the ledger's lines, applied in order, leave it
 in: a range rewritten without a line, a line deleted or slipped in, shows as serials whose two answers
 differ, named by span, series and both states. A line that moves serials from a state they were not in is
-named too. Registered in ``coupons.apps`` as one of ``compliance.chain.VERIFY_CHECKS``; per series, in
+named too. So is a redemption (the electronic cancellation, § 525.21(q)(6)) whose coupon the ledger holds
+in another state than *redeemed* or *cancelled* — or *distributed*, while its move awaits posting on a day
+finance has not processed (``coupons.services.redemption_posting``). Registered in ``coupons.apps`` as one of ``compliance.chain.VERIFY_CHECKS``; per series, in
 memory proportional to the runs of serials of one series, never to the ledger's length.
 """
 
@@ -13,7 +15,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from coupons.models import CouponRange, CouponSeries, CouponState, LedgerLine
+from coupons.models import CouponRange, CouponSeries, CouponState, FinanceDayProcessing, LedgerLine, Redemption
 from coupons.replay import Run, StateMap, differences
 
 __all__ = ["ledger_replay_check"]
@@ -63,15 +65,42 @@ def _current(series: CouponSeries) -> list[Run]:
     return [Run(first, last, state, place) for first, last, state, place in rows.iterator(chunk_size=5000)]
 
 
+POSTED = (CouponState.REDEEMED, CouponState.CANCELLED)
+
+
+def _redemptions_check(series: CouponSeries, runs: list[Run], add: Any) -> None:
+    """Each redemption of ``series`` against the state its serial's run holds (both in serial order)."""
+    through = FinanceDayProcessing.objects.filter(facility_id=series.facility_id).order_by("-gaming_date").values_list(
+        "gaming_date", flat=True).first()
+    at = 0
+    rows = Redemption.objects.filter(series=series).order_by("serial").values_list("pk", "serial", "gaming_date")
+    for pk, serial, day in rows.iterator(chunk_size=5000):
+        while at < len(runs) and runs[at].last < serial:
+            at += 1
+        run = runs[at] if at < len(runs) and runs[at].first <= serial else None
+        state = run.state if run is not None else None
+        if state in POSTED or (state == CouponState.DISTRIBUTED and (through is None or day > through)):
+            continue
+        add("STATE", f"coupons.Redemption #{pk} redeemed serial {series.serial(serial)} of {series.name} on {day}, "
+                     f"but the ledger has it {_words(run)}" + (" on a day finance processed (it was never posted)"
+                                                               if state == CouponState.DISTRIBUTED else ""))
+
+
 def ledger_replay_check(report: Any, since: datetime | None) -> None:
-    """Replay each series (``since``: only those the ledger moved since then) and name every disagreement."""
+    """Replay each series (``since``: only those the ledger moved or redeemed since then) and name every
+    disagreement."""
     series_ids = LedgerLine.objects.all()
+    redeemed = Redemption.objects.all()
     if since is not None:
         series_ids = series_ids.filter(occurred_at__gte=since)
-    wanted = sorted(set(series_ids.values_list("series_id", flat=True).distinct()))
+        redeemed = redeemed.filter(redeemed_at__gte=since)
+    wanted = sorted(set(series_ids.values_list("series_id", flat=True).distinct())
+                    | set(redeemed.values_list("series_id", flat=True).distinct()))
     for series in CouponSeries.objects.filter(pk__in=wanted).order_by("pk").iterator():
         replayed = _replay(series, report.add)
-        for first, last, ledger, now in _merged(differences(replayed, _current(series))):
+        current = _current(series)
+        _redemptions_check(series, current, report.add)
+        for first, last, ledger, now in _merged(differences(replayed, current)):
             report.add("STATE", f"Serials {series.span(first, last)} of {series.name} (series #{series.pk}): the sealed "
                                 f"ledger has them {_words(ledger)}, the current state {_words(now)} — the current state "
                                 "was changed without the ledger")

@@ -3,16 +3,18 @@ coupon already honoured, a table's redemptions, and the scanners of a facility."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
 from compliance.models import Facility, GamingTable
 from compliance.row_batch import available as prepared_reads
 from coupons.models import (
     CouponRange,
     CouponSeries,
+    CouponState,
     DropCount,
     DropCountItem,
     Redemption,
@@ -22,6 +24,8 @@ from coupons.models import (
 from coupons.selectors.scan_reads import answer_sql, coupon_ranges_sql, scanner_sql
 
 __all__ = [
+    "AwaitingPosting",
+    "awaiting_posting_by_denomination",
     "banking_tables",
     "coupon_ranges_at",
     "coupon_ranges_for",
@@ -33,6 +37,7 @@ __all__ = [
     "redemption_in",
     "redemption_of",
     "redemptions_at_table",
+    "redemptions_awaiting_posting",
     "redemptions_of_coupons",
     "redemptions_of_day",
     "scanner_by_token_sha256",
@@ -169,3 +174,47 @@ def drop_count_summary(count: DropCount) -> dict[str, int]:
     totals = dict(count.items.values_list("outcome").annotate(n=Count("pk")).order_by())
     return {"at_table": totals.get("at_table", 0), "now": totals.get("now", 0),
             "exceptions": totals.get("exception", 0) + totals.get("missing", 0)}
+
+
+@dataclass(frozen=True)
+class AwaitingPosting:
+    redemption: Redemption
+    held_state: str  # the state of the open range holding its serial; "" if none holds it
+
+
+def redemptions_awaiting_posting(facility: Facility) -> list[AwaitingPosting]:
+    """The facility's redemptions whose serial the ledger's ranges do not hold as *redeemed* yet (nor
+    *cancelled*), each with the state the ranges hold its serial in.
+
+    A redemption is the coupon's electronic cancellation (§ 525.21(q)(6)); the ledger's move of its serial
+    from *distributed* to *redeemed* is posted after it, in batches (``coupons.services.redemption_posting``).
+    So a coupon with a redemption is *redeemed* whatever its range says; those whose range still says
+    *distributed* await posting, and any other state is a contradiction the posting refuses to hide.
+    Finance's processing of a day posts every redemption first and none can be recorded into a processed day
+    afterwards, so only the days after the last one processed are read (one query)."""
+    from coupons.selectors.closing import closed_days
+
+    held = (CouponRange.objects.filter(series=OuterRef("series_id"), closed_by__isnull=True,
+                                       first_serial__lte=OuterRef("serial")).order_by("-first_serial"))
+    rows = Redemption.objects.filter(facility=facility)
+    through = closed_days(facility).finance_through
+    if through is not None:
+        rows = rows.filter(gaming_date__gt=through)
+    rows = rows.annotate(held_state=Subquery(held.values("state")[:1]),
+                         held_last=Subquery(held.values("last_serial")[:1]))
+    not_posted = (Q(held_state__isnull=True) | ~Q(held_state__in=[CouponState.REDEEMED, CouponState.CANCELLED])
+                  | Q(held_last__lt=F("serial")))
+    found = rows.filter(not_posted).select_related("series", "table").order_by("gaming_date", "series_id", "serial")
+    return [AwaitingPosting(row, row.held_state if row.held_last is not None and row.held_last >= row.serial else "")
+            for row in found]
+
+
+def awaiting_posting_by_denomination(facility: Facility) -> dict[int, int]:
+    """``{denomination_cents: coupons}`` redeemed whose ledger move is not posted yet: readers of the ranges'
+    states count them *redeemed*, not *distributed* (:func:`redemptions_awaiting_posting`)."""
+    counts: dict[int, int] = {}
+    for row in redemptions_awaiting_posting(facility):
+        if row.held_state == CouponState.DISTRIBUTED:
+            cents = row.redemption.denomination_cents
+            counts[cents] = counts.get(cents, 0) + 1
+    return counts

@@ -56,7 +56,10 @@ def expired_held(facility: Facility, on_date: date) -> list[CouponRange]:
 
 
 def state_totals(facility: Facility) -> dict[int, dict[str, int]]:
-    """Coupons by denomination and state, from the open ranges (one query)."""
+    """Coupons by denomination and state, from the open ranges (one query), a coupon whose redemption is
+    recorded but not yet posted into the ranges counted *redeemed* (its electronic cancellation, § 525.21(q)(6);
+    :func:`coupons.selectors.redemption.awaiting_posting_by_denomination`, one more)."""
+    from coupons.selectors.redemption import awaiting_posting_by_denomination
 
     rows = (
         CouponRange.objects.filter(facility=facility, closed_by__isnull=True)
@@ -67,6 +70,9 @@ def state_totals(facility: Facility) -> dict[int, dict[str, int]]:
     totals: dict[int, dict[str, int]] = defaultdict(lambda: dict.fromkeys(LEDGER_STATES, 0))
     for row in rows:
         totals[row["series__denomination_cents"]][row["state"]] = int(row["total"])
+    for cents, redeemed in awaiting_posting_by_denomination(facility).items():
+        totals[cents][S.DISTRIBUTED] -= redeemed
+        totals[cents][S.REDEEMED] += redeemed
     return dict(totals)
 
 

@@ -29,6 +29,7 @@ from coupons.services.receipts import (
     receipt_record,
 )
 from coupons.services.redemption import redemption_record
+from coupons.services.redemption_posting import pending_redemptions_post, redemptions_post
 
 __all__ = [
     "CoSigner",
@@ -46,9 +47,11 @@ __all__ = [
     "issuance_record",
     "location_create",
     "movement_reverse",
+    "pending_redemptions_post",
     "receipt_record",
     "reconciliation_complete",
     "redemption_record",
+    "redemptions_post",
     "requisition_prepare",
     "return_record",
     "series_create",

@@ -26,6 +26,7 @@ from coupons.models import (
     ReconciliationForm,
 )
 from coupons.services._common import create, require_day_open
+from coupons.services.redemption_posting import pending_redemptions_post
 
 __all__ = ["form_correction_apply", "form_correction_request", "form_correction_signed", "movement_reverse"]
 
@@ -51,7 +52,9 @@ def _undoable_lines(facility: Facility, document: Any) -> list[LedgerLine]:
 
 def _undo(document: Any, lines: list[LedgerLine], *, by: Any, kind: str, reason: str, on: Any = None) -> int:
     """Move each line's serials back from where it put them to marketing, refusing in words if they
-    moved on since (a distributed coupon already redeemed)."""
+    moved on since (a distributed coupon already redeemed: its redemption is posted into the ledger first,
+    under the facility's exclusive lock the caller holds, so the ranges say so)."""
+    pending_redemptions_post(by.facility)
     moved = 0
     for line in lines:
         assert line.first_serial is not None and line.last_serial is not None

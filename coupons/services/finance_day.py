@@ -41,6 +41,7 @@ from coupons.selectors import (
     to_date_totals,
 )
 from coupons.services._common import create, report_email, require_day_open, require_location
+from coupons.services.redemption_posting import pending_redemptions_post
 from coupons.variances import SignedForm, finance_variances
 
 __all__ = ["exception_report_resolve", "exception_report_send", "finance_day_process", "stock_expire"]
@@ -176,6 +177,9 @@ def finance_day_process(
     figures = day_figures(facility, gaming_date)
     form = _signed_form(facility, gaming_date, needed=bool(figures))
     _require_signatures_reviewed(facility, gaming_date)
+    # Every redemption recorded is posted into the ledger's ranges first, under the exclusive lock (no scan is
+    # committing), so the coupons redeemed are all among those the processing counts and cancels, (m)(2).
+    pending_redemptions_post(facility)
     # The coupons waiting for this day's processing: those that reached their state on or before it.
     pending = lock_open_rows(facility, [S.RETURNED, S.VOIDED, S.REDEEMED], since__gaming_date__lte=gaming_date)
     _require_taken_in_signed(pending)

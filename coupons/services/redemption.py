@@ -1,16 +1,19 @@
 """Redemption at the table with electronic cancellation (§ 525.22; § 525.21(q)(5)–(6), (r)).
 
-:func:`redemption_record` answers a dealer's scan: every check of § 525.22 first, reading only; then,
-in one transaction, the :class:`~coupons.models.Redemption` row and the ledger's move of that one
-serial from *distributed* to *redeemed* — the electronic cancellation. "Never twice" is the
-database's: the insert races on ``UniqueConstraint(series, serial)``, so of two scans at the same
-moment exactly one commits and the other is refused with what the first one did.
+:func:`redemption_record` answers a dealer's scan: every check of § 525.22 first, reading only; then, in one
+transaction after the facility's share lock, the :class:`~coupons.models.Redemption` row — the electronic
+cancellation. "Never twice" is the database's: the insert races on ``UniqueConstraint(series, serial)``, so of
+two scans at the same moment exactly one commits and the other is refused with what the first one did; a
+trigger in the same insert refuses a coupon the ledger no longer holds as *distributed* or a day finance
+processed (what the scan read before its transaction may have changed).
 
 Readings (docs/coupons.md, "Redemption"):
 
-* The coupon counts as electronically cancelled the moment its redemption commits: the ledger line
-  says *redeemed* and no later scan honours it. Finance's daily processing then cancels the paper
-  coupon from the drop box (*redeemed* → *cancelled*, § 525.21(m)(2)) as before.
+* The coupon counts as electronically cancelled the moment its redemption row commits (§ 525.21(q)(6)
+  "immediately upon redemption"): no later scan honours it. The ledger's move of the serial from
+  *distributed* to *redeemed* is posted in batches (:mod:`coupons.services.redemption_posting`, every
+  minute and first in finance's daily processing); finance's processing then cancels the paper coupon from
+  the drop box (*redeemed* → *cancelled*, § 525.21(m)(2)) as before.
 * Expiry is checked on the facility's gaming day, as (q)(5) asks the dealer to: a coupon expiring on
   3 Nov is good through the gaming day of 3 Nov, including its small hours on the 4th.
 * A redemption takes a *shared* lock on the facility: redemptions run side by side, while signing a
@@ -25,7 +28,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 
 from compliance.actors import acting_as
@@ -33,15 +36,12 @@ from compliance.gaming_day import local_time
 from compliance.models import Facility, GamingTable
 from compliance.readiness import table_readiness_now
 from compliance.roles import Capability, require_capability
-from compliance.row_batch import GateRefused, RowsMoved
-from compliance.row_batch import available as batch_available
 from coupons.days import day_words, today
-from coupons.ledger import lock_facility_shared, move
+from coupons.ledger import lock_facility_shared
 from coupons.models import (
     CouponRange,
     CouponSeries,
     CouponState,
-    LedgerLine,
     Position,
     ProgramApproval,
     Redemption,
@@ -52,7 +52,6 @@ from coupons.models import (
 from coupons.redemption_rules import EVEN_MONEY_POSITIONS, Refusal, breakdown, position_refusal, split_serial
 from coupons.selectors import closed_days, program_gate_refusals
 from coupons.selectors.redemption import coupon_ranges_at, redemption_of
-from coupons.services.redemption_batch import forward_in_time, redemption_rows_send
 
 __all__ = ["Accepted", "Scan", "honoured_words", "redemption_record", "require_distributed", "require_usable"]
 
@@ -194,15 +193,6 @@ def _day_closed(through: date, gaming_date: date) -> Refusal:
                                  f"{day_words(gaming_date)} can take no more redemptions.")
 
 
-def _require_day_open(facility: Facility, gaming_date: date) -> None:
-    """ORM path: the facility's share lock, then (a statement of its own, which sees a processing committed
-    while the lock was awaited) the last day finance processed."""
-    lock_facility_shared(facility)
-    through = closed_days(facility).finance_through
-    if through is not None and gaming_date <= through:
-        raise _day_closed(through, gaming_date)
-
-
 def _clash_refusal(facility: Facility, clash: IntegrityError, row: CouponRange, number: int, scan: Scan) -> Refusal:
     """What a unique constraint said, for the dealer: one coupon per wager, or the coupon already redeemed."""
     if "coupon_one_per_wager" in str(clash):
@@ -214,24 +204,13 @@ def _clash_refusal(facility: Facility, clash: IntegrityError, row: CouponRange, 
                                        f"do not accept it.")
 
 
-def _insert(facility: Facility, redemption: Redemption, row: CouponRange, number: int, scan: Scan) -> None:
-    try:
-        with transaction.atomic():
-            redemption.save(force_insert=True)
-    except IntegrityError as clash:
-        raise _clash_refusal(facility, clash, row, number, scan) from None
-
-
-MOVE_ATTEMPTS = 10
-
-
 def _busy(series: CouponSeries, number: int) -> Refusal:
     return Refusal("try_again", f"The ledger was busy while coupon {series.serial(number)} was being redeemed; "
                                 f"nothing was recorded: scan it again.")
 
 
 def _read_again(facility: Facility, series: CouponSeries, number: int) -> CouponRange:
-    """The coupon's open range after a neighbour's move replaced the one read: still in a patron's hands?"""
+    """The coupon's open range read again after the database refused it: still in a patron's hands?"""
     now = [r for r in coupon_ranges_at(facility, series.serial_prefix, number) if r.series_id == series.pk]
     if not now:
         raise _busy(series, number)
@@ -239,75 +218,44 @@ def _read_again(facility: Facility, series: CouponSeries, number: int) -> Coupon
     return now[0]
 
 
-def _cancel(facility: Facility, redemption: Redemption, row: CouponRange, number: int, table_number: str) -> None:
-    """The ledger's move of the one serial: the electronic cancellation (ORM path).
-
-    Another table redeeming a coupon of the same range at the same moment splits that range: this move,
-    waiting on the row lock, then finds the row closed. A new statement sees the rows that replaced it, so
-    the move is tried again (a savepoint each time), unless the coupon itself is no longer in a patron's
-    hands — then the refusal says what it is now."""
-    series = row.series
-    for _ in range(MOVE_ATTEMPTS):
-        try:
-            with transaction.atomic():
-                move(document=redemption, series=series, spans=[(number, number)], kind=LedgerLine.Kind.REDEEM,
-                     from_states=[S.DISTRIBUTED], to_state=S.REDEEMED,
-                     step="only coupons given to patrons are redeemed",
-                     reason=_reason(table_number))
-            return
-        except Refusal:
-            raise
-        except ValidationError:
-            _read_again(facility, series, number)
-    raise _busy(series, number)
-
-
-def _reason(table_number: str) -> str:
-    return f"Electronically cancelled at table {table_number}, § 525.21(q)(6)"
+def _refusal(facility: Facility, clash: IntegrityError, row: CouponRange, number: int, scan: Scan,
+             gaming_date: date) -> Refusal:
+    """The database's refusal (migration ``0024_redeem_only_distributed``, the unique constraints) in words."""
+    said, series = str(clash), row.series
+    if "coupon_day_closed" in said:
+        through = closed_days(facility).finance_through
+        return _day_closed(through or gaming_date, gaming_date)
+    if "coupon_moved_later" in said:
+        return Refusal("try_again", f"Coupon {series.serial(number)} was last moved after today's gaming day "
+                                    f"({day_words(gaming_date)}): check the facility's clock; nothing was recorded.")
+    if "coupon_not_distributed" in said:
+        _read_again(facility, series, number)  # refuses in words what the coupon is now
+        return _busy(series, number)
+    return _clash_refusal(facility, clash, row, number, scan)
 
 
 AnswerOf = Callable[[Accepted], RedemptionAnswer | None]
 
 
-def _write_orm(facility: Facility, redemption: Redemption, row: CouponRange, number: int, scan: Scan,
-               account: Any, answer_of: AnswerOf) -> Accepted:
-    with acting_as(account), transaction.atomic():
-        _require_day_open(facility, redemption.gaming_date)
-        _insert(facility, redemption, row, number, scan)
-        _cancel(facility, redemption, row, number, scan.table.number)
-        accepted = _accepted(redemption, row.series, scan)
-        answer = answer_of(accepted)
-        if answer is not None:
-            answer.save(force_insert=True)
+def _write(facility: Facility, redemption: Redemption, row: CouponRange, number: int, scan: Scan,
+           account: Any, answer_of: AnswerOf) -> Accepted:
+    """The redemption row — the electronic cancellation — and the Idempotency-Key answer, in one transaction
+    after the facility's share lock. The database checks, inside the insert, what the scan read before it:
+    the coupon still *distributed*, its day not processed by finance; the ledger's move is posted later
+    (:mod:`coupons.services.redemption_posting`)."""
+    accepted = _accepted(redemption, row.series, scan)
+    try:
+        with acting_as(account), transaction.atomic():
+            lock_facility_shared(facility)
+            redemption.save(force_insert=True)
+            answer = answer_of(accepted)
+            if answer is not None:
+                answer.save(force_insert=True)
+    except IntegrityError as clash:
+        if "coupon_answer_key_once" in str(clash):
+            raise
+        raise _refusal(facility, clash, row, number, scan, redemption.gaming_date) from None
     return accepted
-
-
-def _write_batch(facility: Facility, redemption: Redemption, row: CouponRange, number: int, scan: Scan,
-                 account: Any, answer_of: AnswerOf) -> Accepted:
-    """PostgreSQL: the same rows in one statement (:mod:`coupons.services.redemption_batch`); a range split
-    meanwhile by a neighbour's redemption is read again and the write tried again."""
-    series = row.series
-    accepted = _accepted(redemption, series, scan)  # its body is read once the ids are known
-    for _ in range(MOVE_ATTEMPTS):
-        if not forward_in_time(row, redemption.gaming_date):
-            raise Refusal("try_again", f"Coupon {series.serial(number)} was last moved on "
-                                       f"{day_words(row.opened_by.gaming_date)}, after today's gaming day "
-                                       f"({day_words(redemption.gaming_date)}): check the facility's clock; "
-                                       f"nothing was recorded.")
-        try:
-            with acting_as(account), transaction.atomic():
-                redemption_rows_send(facility=facility, redemption=redemption, row=row, number=number,
-                                     reason=_reason(scan.table.number), answer_of=lambda _: answer_of(accepted))
-            return accepted
-        except GateRefused as closed:
-            raise _day_closed(closed.value, redemption.gaming_date) from None
-        except RowsMoved:
-            row = _read_again(facility, series, number)
-        except IntegrityError as clash:
-            if "coupon_answer_key_once" in str(clash):
-                raise
-            raise _clash_refusal(facility, clash, row, number, scan) from None
-    raise _busy(series, number)
 
 
 def _accepted(redemption: Redemption, series: CouponSeries, scan: Scan) -> Accepted:
@@ -344,5 +292,4 @@ def redemption_record(*, facility: Facility, scan: Scan, user: Any = None, devic
         gaming_date=gaming_date, table=scan.table, game=scan.table.game, position=scan.position,
         chips_cents=scan.chips_cents, wager=scan.wager, device=device, redeemed_by=account,
     )
-    write = _write_batch if batch_available() else _write_orm
-    return write(facility, redemption, row, number, scan, account, answer_of or (lambda accepted: None))
+    return _write(facility, redemption, row, number, scan, account, answer_of or (lambda accepted: None))

@@ -20,6 +20,9 @@ def django_setup() -> None:
     sys.path.insert(0, str(ROOT))
     import django
 
+    from benchlib.redemption.binding import apply
+
+    apply()
     django.setup()
 
 

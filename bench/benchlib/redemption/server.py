@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import signal
 import socket
 import subprocess
@@ -54,7 +55,10 @@ def gunicorn(database: str, config: ServerConfig, log: Path) -> Iterator[tuple[i
     # The workers' heartbeat file in memory, as gunicorn advises where /tmp may be a disk.
     shm = Path("/dev/shm")  # noqa: S108 - gunicorn's own advice; the file holds a heartbeat, nothing secret
     tmp = ["--worker-tmp-dir", str(shm)] if shm.is_dir() else []
-    command = [str(Path(PYTHON).parent / "gunicorn"), "compliance.wsgi:application", "--bind", f"127.0.0.1:{port}",
+    # The bench's own entry point when it turns Django's server-side binding on (benchlib.redemption.binding).
+    app = ("benchlib.redemption.binding:application" if os.environ.get("BENCH_SERVER_SIDE_BINDING") == "1"
+           else "compliance.wsgi:application")
+    command = [str(Path(PYTHON).parent / "gunicorn"), app, "--pythonpath", str(ROOT / "bench"), "--bind", f"127.0.0.1:{port}",
                *config.args(), *tmp, "--log-level", "warning", "--error-logfile", "-", "--timeout", "30"]
     with log.open("ab") as out:
         process = subprocess.Popen(command, cwd=ROOT, env=production_env(database), stdout=out, stderr=subprocess.STDOUT)

@@ -1,0 +1,139 @@
+"""Redemptions posted into the ledger's ranges in batches (coupons/services/redemption_posting.py, issue 24): the
+redemption row is the electronic cancellation (§ 525.21(q)(6)); the ranges follow by beat, before finance's
+processing (m)(2) and before a take-back; the database refuses what the scan's reads can no longer promise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError, IntegrityError, connection, transaction
+
+from compliance.chain import chain_link_all, chain_verify
+from compliance.testing import behind_the_applications_back
+from coupons import selectors, services
+from coupons.models import CouponState, LedgerLine, Redemption, RedemptionPosting
+from coupons.redemption_rules import Refusal
+from coupons.services.redemption import Scan, redemption_record
+from tests.coupons.conftest import PASSWORD, TODAY, states
+
+pytestmark = pytest.mark.django_db
+S = CouponState
+REDEEM = LedgerLine.Kind.REDEEM
+
+
+def redeem(program: Any, table: Any, user: Any, number: int) -> Any:
+    return redemption_record(facility=program.facility, user=user, scan=Scan(
+        serial=program.series.serial(number), table=table, position="pass_line", chips_cents=2500)).redemption
+
+
+def test_posting_coalesces_consecutive_serials_into_ranges_and_is_idempotent(program, handed_out, craps_table, dealer):
+    handed_out(1, 20)
+    for number in (3, 4, 5, 9):
+        redeem(program, craps_table, dealer, number)
+    assert states(program.series) == [(1, 20, S.DISTRIBUTED)]  # the scans moved nothing in the ranges
+    assert services.redemptions_post(facility=program.facility) == 4
+    lines = list(LedgerLine.objects.filter(kind=REDEEM).order_by("first_serial"))
+    assert [(line.first_serial, line.last_serial, line.quantity, line.gaming_date) for line in lines] == [
+        (3, 5, 3, TODAY), (9, 9, 1, TODAY)]
+    posting = RedemptionPosting.objects.get()
+    assert posting.quantity == 4 and {line.document_id for line in lines} == {posting.pk}
+    assert states(program.series) == [(1, 2, S.DISTRIBUTED), (3, 5, S.REDEEMED), (6, 8, S.DISTRIBUTED),
+                                      (9, 9, S.REDEEMED), (10, 20, S.DISTRIBUTED)]
+    assert services.redemptions_post(facility=program.facility) == 0  # twice is harmless
+    assert LedgerLine.objects.filter(kind=REDEEM).count() == 2 and RedemptionPosting.objects.count() == 1
+
+
+def test_a_redemption_awaiting_posting_counts_as_redeemed_in_the_stock_totals(program, handed_out, craps_table,
+                                                                                dealer):
+    handed_out(1, 10)
+    redeem(program, craps_table, dealer, 5)
+    before = selectors.state_totals(program.facility)[2500]
+    assert (before[S.DISTRIBUTED], before[S.REDEEMED]) == (9, 1)
+    services.redemptions_post(facility=program.facility)
+    assert selectors.state_totals(program.facility)[2500] == before
+
+
+def test_a_scan_of_a_coupon_redeemed_but_not_yet_posted_is_refused_as_redeemed(program, handed_out, craps_table,
+                                                                               dealer):
+    handed_out(1, 10)
+    redeem(program, craps_table, dealer, 5)
+    with pytest.raises(Refusal) as refused:
+        redeem(program, craps_table, dealer, 5)
+    assert refused.value.refusal_code == "already_redeemed"
+    assert "MP-0000005" in refused.value.sentence and "table CR-1 at" in refused.value.sentence
+    assert Redemption.objects.count() == 1 and states(program.series) == [(1, 10, S.DISTRIBUTED)]
+
+
+def test_finance_processing_posts_every_redemption_first_and_cancels_them(
+        program, handed_out, craps_table, dealer, marketing_supervisor, finance_supervisor, finance_staff):
+    handed_out(1, 10)
+    for number in (2, 3, 4):
+        redeem(program, craps_table, dealer, number)
+    services.reconciliation_complete(facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 0},
+                                     user=marketing_supervisor, password=PASSWORD,
+                                     receiver=services.CoSigner(finance_supervisor, PASSWORD))
+    assert not LedgerLine.objects.filter(kind=REDEEM).exists()
+    processing = services.finance_day_process(
+        facility=program.facility, gaming_date=TODAY, counted_returned=0, counted_voided=0, counted_redeemed=3,
+        user=finance_staff, password=PASSWORD)
+    assert (processing.redeemed, processing.redeemed_to_date, processing.variance) == (3, 3, 0)
+    assert states(program.series) == [(1, 1, S.DISTRIBUTED), (2, 4, S.CANCELLED), (5, 10, S.DISTRIBUTED)]
+    assert RedemptionPosting.objects.get().created_by == finance_staff
+
+
+def test_a_distribution_with_a_coupon_redeemed_but_not_posted_is_not_taken_back(
+        program, receive, issue, marketing_staff, marketing_supervisor, dealer, craps_table):
+    receive(1, 100)
+    issue(1, 20)
+    mistake = services.distribution_record(facility=program.facility, series=program.series, spans=[(1, 5)],
+                                           user=marketing_staff, gaming_date=TODAY)
+    redeem(program, craps_table, dealer, 3)
+    with pytest.raises(ValidationError, match="are redeemed"):
+        services.movement_reverse(facility=program.facility, document=mistake, reason="keyed twice",
+                                  user=marketing_supervisor, password=PASSWORD)
+    assert (3, 3, S.DISTRIBUTED) not in states(program.series)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the application's role is PostgreSQL's")
+def test_the_database_refuses_a_second_redemption_of_a_coupon_to_the_application_role(
+        program, handed_out, receive, craps_table, dealer):
+    handed_out(1, 10)
+    receive(11, 100)
+    first = redeem(program, craps_table, dealer, 5)
+    columns = ("facility_id", "series_id", "serial", "denomination_cents", "gaming_date", "redeemed_at", "table_id",
+               "game_id", "position", "chips_cents", "wager", "channel", "redeemed_by_id", "seal")
+    values = [getattr(first, column) for column in columns]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_user = %s", [connection.settings_dict["USER"]])
+        assert cursor.fetchone() == (True,)  # the suite's login: the application's role
+    insert = f"INSERT INTO coupons_redemption ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))})"  # noqa: S608
+    with pytest.raises(IntegrityError, match="coupon_redeemed_once"), transaction.atomic(), connection.cursor() as c:
+        c.execute(insert, values)
+    voided = [*values]
+    voided[columns.index("serial")] = 50  # received, never given to a patron: in stock
+    with pytest.raises(DatabaseError, match="coupon_not_distributed"), transaction.atomic(), connection.cursor() as c:
+        c.execute(insert, voided)
+    assert Redemption.objects.count() == 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="tampering as the owner")
+def test_verify_names_a_redemption_the_ledger_contradicts_and_the_posting_refuses_it(
+        program, handed_out, receive, craps_table, dealer):
+    handed_out(1, 10)
+    receive(11, 100)
+    redeem(program, craps_table, dealer, 5)
+    chain_link_all()
+    assert [f for f in chain_verify().findings if f.startswith("STATE")] == []
+    redemption = redeem(program, craps_table, dealer, 6)
+    # Behind the application's back: the redemption moved onto a serial still in finance's stock.
+    behind_the_applications_back("UPDATE coupons_redemption SET serial = 60 WHERE id = %s", [redemption.pk])
+    chain_link_all()
+    (finding,) = [f for f in chain_verify().findings if f.startswith("STATE") and "Redemption" in f]
+    assert f"coupons.Redemption #{redemption.pk}" in finding and "MP-0000060" in finding
+    assert "in finance stock" in finding
+    with pytest.raises(ValidationError, match="MP-0000060") as refused:
+        services.redemptions_post(facility=program.facility)
+    assert "nothing was posted" in str(refused.value)
+    assert not LedgerLine.objects.filter(kind=REDEEM).exists()
