@@ -46,7 +46,6 @@ from coupons.models.ledger import CouponRange, LedgerLine
 from coupons.models.mailing import (
     MailedCoupon,
     MailingCampaign,
-    MailingJob,
     MailingListFile,
     MailingListImport,
     MailingRecipient,
@@ -84,7 +83,6 @@ __all__ = [
     "LedgerLine",
     "MailedCoupon",
     "MailingCampaign",
-    "MailingJob",
     "MailingListFile",
     "MailingListImport",
     "MailingRecipient",
