@@ -21,7 +21,6 @@ from compliance.providers.models import (
     ProviderFiling,
     ProviderFilingDocument,
     ProviderOffering,
-    RenewalReminder,
     TableOffering,
 )
 from compliance.providers.rules import (
@@ -51,7 +50,6 @@ __all__ = [
     "certification_standing",
     "certifications_of",
     "current_filing_kinds",
-    "facilities_using",
     "facility_table_uses",
     "filing_bytes",
     "filing_in",
@@ -68,13 +66,11 @@ __all__ = [
     "permissions_of",
     "provider",
     "providers",
-    "reminder_for",
     "renewals_due",
     "table_offering_in",
     "table_offerings_of",
     "table_uses",
     "term_rows",
-    "unsent_reminders",
 ]
 
 
@@ -235,16 +231,6 @@ def table_offering_in(facility: Facility, pk: int) -> TableOffering | None:
     return table_offerings_of(facility).filter(pk=pk).first()
 
 
-def facilities_using(provider: GamingProvider) -> QuerySet[Facility]:
-    """The facilities that deal with the provider: a permission, an approval for use or a table offering."""
-    return Facility.objects.filter(
-        Q(pk__in=BusinessPermission.objects.filter(provider=provider).values("facility"))
-        | Q(pk__in=OfferingApproval.objects.filter(offering__provider=provider).values("facility"))
-        | Q(pk__in=GamingTable.objects.filter(pk__in=TableOffering.objects.filter(
-            offering__provider=provider).values("table")).values("facility"))
-    ).distinct()
-
-
 @dataclass(frozen=True)
 class RenewalDue:
     certification: Certification
@@ -291,15 +277,6 @@ def late_renewals(facility: Facility, on: date) -> list[LateRenewal]:
             if flag:
                 found.append(LateRenewal(term, flag))
     return found
-
-
-def reminder_for(certification: Certification, facility: Facility, stage: str) -> RenewalReminder | None:
-    return RenewalReminder.objects.filter(certification=certification, facility=facility, stage=stage).first()
-
-
-def unsent_reminders(facility: Facility) -> QuerySet[RenewalReminder]:
-    return RenewalReminder.objects.filter(facility=facility, sent_at__isnull=True).select_related(
-        "certification__provider")
 
 
 # --- Filings, §§ 528.2, 528.3, 528.7(2), 528.8(a), 528.9 ---------------------------------------------------------

@@ -45,7 +45,7 @@ from compliance.reports.models import (
 from compliance.reports.periods import Period, previous_quarter, quarter_of
 from compliance.reports.registry import ReportKind, all_kinds, kind_of
 from compliance.reports.render import Production, content_csv, content_pdf
-from compliance.roles import Capability, has_capability, require_capability
+from compliance.roles import Capability, require_capability
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -467,7 +467,3 @@ def stale_words(run: ReportRun, kind: ReportKind) -> str:
     if content is None:
         return "This version's stored figures no longer match their SHA-256."
     return kind.stale(run.facility, Period(run.period_start, run.period_end), content.figures)
-
-
-def may_produce(user: Any, kind: ReportKind) -> bool:
-    return has_capability(user, Capability.RUN_REPORTS) and has_capability(user, kind.capability)

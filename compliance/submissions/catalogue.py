@@ -42,7 +42,6 @@ __all__ = [
     "RuleOption",
     "analysis",
     "asia_poker_payout_floor",
-    "clean_rules",
     "engine_slug",
     "game_rules",
     "money_text",
@@ -208,14 +207,6 @@ def clean_game(code: str, values: Mapping[str, Any]) -> dict[str, Any]:
     if wagering:
         cleaned[requirements.KEY] = wagering
     return cleaned
-
-
-def clean_rules(rules: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Every game of a submission, in catalogue order; games the catalogue does not know are refused."""
-    unknown = sorted(set(rules) - set(_BY_CODE))
-    if unknown:
-        raise OptionError(f"The Rules Submission has no choices to make for {', '.join(unknown)}.")
-    return {g.code: clean_game(g.code, rules.get(g.code, {})) for g in GAMES}
 
 
 def engine_slug(code: str, values: Mapping[str, Any], *, six_dice: bool = False) -> str:

@@ -35,7 +35,7 @@ from coupons.selectors.documents import (
     unsent_exception_report,
 )
 from coupons.selectors.inventory import INVENTORY_GRACE_DAYS, InventoryStatus, inventory_due_on, inventory_status
-from coupons.selectors.ledger_page import LedgerPage, content_type_for, document_url, ledger_page, ledger_rows
+from coupons.selectors.ledger_page import LedgerPage, ledger_page, ledger_rows
 from coupons.selectors.program import (
     approvals_of,
     facility_approvals,
@@ -80,7 +80,6 @@ __all__ = [
     "ReconciliationData",
     "approvals_of",
     "closed_days",
-    "content_type_for",
     "day_figures",
     "days_owing_a_form",
     "days_without_documents",
@@ -88,7 +87,6 @@ __all__ = [
     "deviation_report_of",
     "deviation_reports_of",
     "document_in",
-    "document_url",
     "exception_report_in",
     "exception_report_of",
     "exception_reports_of",

@@ -170,13 +170,3 @@ def ledger_rows(facility: Facility, filters: dict[str, Any]) -> Any:
             if not chunk:
                 break
             yield from _with_documents(facility, [_as_row(columns, values) for values in chunk])
-
-
-def document_url(document_type_id: int, document_id: int) -> str:
-    from django.urls import reverse
-
-    return reverse("coupons:document", args=[document_type_id, document_id])
-
-
-def content_type_for(model: type[Any]) -> ContentType:
-    return ContentType.objects.get_for_model(model)

@@ -38,7 +38,6 @@ __all__ = [
     "facility_tables",
     "last_closed_at",
     "last_opened_at",
-    "latest_inspection",
     "marked_open",
     "requirement_for",
     "requirement_or_none",
@@ -129,15 +128,6 @@ def marked_open(table: GamingTable, at: datetime) -> tuple[datetime, int | None]
         opened = opened.filter(history_date__gt=last_closed.history_date)
     row = opened.order_by("history_date", "history_id").first()
     return (row.history_date, row.history_user_id) if row is not None else (at, None)
-
-
-def latest_inspection(table: GamingTable, since: datetime, until: datetime) -> OpeningInspection | None:
-    """The table's latest opening inspection made between ``since`` and ``until``."""
-    return (
-        OpeningInspection.objects.filter(table=table, inspected_at__gte=since, inspected_at__lte=until)
-        .order_by("-inspected_at")
-        .first()
-    )
 
 
 # --- people and the table page -----------------------------------------------------------------------------

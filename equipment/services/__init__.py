@@ -13,7 +13,7 @@ from equipment.selectors import devices_for
 from equipment.selectors import due_in_play as due_in_play
 from equipment.selectors import requirement_for as requirement_for
 from equipment.services.approvals import approval_record, approval_withdraw
-from equipment.services.decks import deck_set_change, deck_set_place, deck_set_remove
+from equipment.services.decks import deck_set_change, deck_set_place
 from equipment.services.dice import dice_set_change, dice_set_place, dice_set_remove
 from equipment.services.inspections import inspection_record
 from equipment.services.malfunctions import device_back_in_service, malfunction_record
@@ -28,7 +28,6 @@ __all__ = [
     "approval_withdraw",
     "deck_set_change",
     "deck_set_place",
-    "deck_set_remove",
     "device_back_in_service",
     "devices_for",
     "dice_method_record",

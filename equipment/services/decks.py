@@ -22,7 +22,7 @@ from equipment.models import DeckRemoval, DeckSet, EquipmentRequirement, Malfunc
 from equipment.opening import OpeningFacts, configuration_needs
 from equipment.services._common import RemovalWords, removal_checks, removal_finish, table_for_writing
 
-__all__ = ["deck_set_change", "deck_set_place", "deck_set_remove"]
+__all__ = ["deck_set_change", "deck_set_place"]
 
 _CARDS = RemovalWords(things="cards", placed="were put in play", new="the new cards")
 
@@ -241,33 +241,6 @@ def _remove(
     )
     removal_finish(removal=removal, in_play=deck_set, user=user, password=password, at=at)
     return removal
-
-
-@transaction.atomic
-@acts_as_user
-def deck_set_remove(
-    *,
-    deck_set: DeckSet,
-    user: Any,
-    password: str,
-    reason: str,
-    note: str = "",
-    at: datetime | None = None,
-    replacing: bool = False,
-) -> DeckRemoval:
-    """Take the cards out of play and resolve their alerts; an open table needs its new cards in the
-    same change (§ 575.3(c))."""
-    table = table_for_writing(table=deck_set.table, user=user, capability=Capability.VERIFY_EQUIPMENT)
-    return _remove(
-        table=table,
-        deck_set=deck_set,
-        user=user,
-        password=password,
-        reason=reason,
-        note=note,
-        at=at or timezone.now(),
-        replacing=replacing,
-    )
 
 
 @transaction.atomic

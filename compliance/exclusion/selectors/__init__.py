@@ -17,7 +17,6 @@ from compliance.exclusion.selectors.lists import (
     screening_index,
 )
 from compliance.exclusion.selectors.screening import (
-    decision_in_force,
     decisions_of,
     excluded_keys,
     first_decision,
@@ -34,7 +33,6 @@ from compliance.exclusion.selectors.screening import (
 __all__ = [
     "ListStatus",
     "already_imported",
-    "decision_in_force",
     "decisions_of",
     "entries_page",
     "excluded_keys",

@@ -15,7 +15,6 @@ from compliance.exclusion.selectors.lists import list_in_force, require_lists_cu
 from compliance.models import Facility, Signature
 
 __all__ = [
-    "decision_in_force",
     "decisions_of",
     "excluded_keys",
     "first_decision",
@@ -83,11 +82,6 @@ def decisions_of(match: ScreeningMatch) -> QuerySet[MatchDecision]:
 def first_decision(match: ScreeningMatch) -> MatchDecision | None:
     """The decision first recorded on the match (signed or not); a change is a correction of it."""
     return MatchDecision.objects.filter(match=match, corrects__isnull=True).select_related("created_by__profile").first()
-
-
-def decision_in_force(match: ScreeningMatch) -> MatchDecision | None:
-    """The latest signed decision on the match (a signed correction outranks what it corrects)."""
-    return _signed_decisions().filter(match=match).order_by("-created_at", "-pk").first()
 
 
 def _decided(run: ScreeningRun) -> dict[int, str]:
