@@ -80,7 +80,7 @@ def _seed_series(facility: Facility, people: dict[Role, Any], temporary: str) ->
                              password=temporary, receiver=services.CoSigner(mktsup, temporary))
     services.distribution_record(facility=facility, series=series, spans=[(100_001, 100_120)],
                                  user=people[Role.MARKETING_STAFF])
-    services.void_record(facility=facility, series=series, spans=[(100_121, 100_121)], reason="Torn at the desk",
+    services.coupons_void(facility=facility, series=series, spans=[(100_121, 100_121)], reason="Torn at the desk",
                          user=mktsup, password=temporary)
     assert receipt.pk
     return series

@@ -20,7 +20,7 @@ from coupons.services.finance_day import (
 )
 from coupons.services.inventory import inventory_record, inventory_reminders_refresh
 from coupons.services.issuance import issuance_record, requisition_prepare
-from coupons.services.marketing_day import distribution_record, reconciliation_complete, return_record, void_record
+from coupons.services.marketing_day import coupons_void, distribution_record, reconciliation_complete, return_record
 from coupons.services.program import approval_record, location_create, series_create
 from coupons.services.receipts import (
     deviation_report_close,
@@ -34,6 +34,7 @@ from coupons.services.redemption_posting import pending_redemptions_post, redemp
 __all__ = [
     "CoSigner",
     "approval_record",
+    "coupons_void",
     "deviation_report_close",
     "deviation_report_send",
     "distribution_record",
@@ -56,5 +57,4 @@ __all__ = [
     "return_record",
     "series_create",
     "stock_expire",
-    "void_record",
 ]

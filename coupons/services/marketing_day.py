@@ -44,7 +44,7 @@ from coupons.services._common import (
 )
 from coupons.variances import count_variations, uncounted
 
-__all__ = ["distribution_record", "reconciliation_complete", "return_record", "void_record"]
+__all__ = ["coupons_void", "distribution_record", "reconciliation_complete", "return_record"]
 
 S = CouponState
 K = LedgerLine.Kind
@@ -115,7 +115,7 @@ def _require_custodian_may_void(series: CouponSeries, spans: Sequence[Span], row
 
 @transaction.atomic
 @acts_as_user
-def void_record(
+def coupons_void(
     *,
     facility: Facility,
     series: CouponSeries,

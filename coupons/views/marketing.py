@@ -75,7 +75,7 @@ class VoidView(CouponFormView):
     def perform(self, form: Any) -> str:
         data = form.cleaned_data
         spans = parse_serials(data["serials"], data["series"])
-        void = services.void_record(facility=self.facility, series=data["series"], spans=spans,
+        void = services.coupons_void(facility=self.facility, series=data["series"], spans=spans,
                                     reason=data["reason"], user=self.request.user, password=data["password"])
         messages.success(self.request, f"{void.quantity:,} coupons voided.")
         return reverse("coupons:today")

@@ -324,7 +324,7 @@ def _void(step: _Step) -> None:
     if _attempt_named(
         step.name,
         ok,
-        lambda: services.void_record(
+        lambda: services.coupons_void(
             facility=step.facility,
             series=step.series,
             spans=step.spans,
@@ -395,7 +395,7 @@ def _backdate(step: _Step) -> None:
     c, series = step.c, step.series
     _attempt_named("backdated distribution", False, lambda: services.distribution_record(
         facility=step.facility, series=series, spans=step.spans, user=c["mkt_staff"], gaming_date=yesterday))
-    _attempt_named("backdated void", False, lambda: services.void_record(
+    _attempt_named("backdated void", False, lambda: services.coupons_void(
         facility=step.facility, series=series, spans=step.spans, reason="late", user=c["fin"], password=PASSWORD,
         gaming_date=yesterday))
 

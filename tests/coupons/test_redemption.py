@@ -86,7 +86,7 @@ def test_coupons_not_in_a_patrons_hands_are_refused(program, receive, issue, cra
     issue(11, 20)
     refused("not_distributed", lambda: redeem(program, craps_table, dealer, "MP-0000001"))  # finance stock
     refused("not_distributed", lambda: redeem(program, craps_table, dealer, "MP-0000011"))  # marketing holds it
-    services.void_record(facility=program.facility, series=program.series, spans=[(12, 12)], reason="torn",
+    services.coupons_void(facility=program.facility, series=program.series, spans=[(12, 12)], reason="torn",
                          user=marketing_supervisor, password=PASSWORD)
     refused("voided", lambda: redeem(program, craps_table, dealer, "MP-0000012"))
     assert not Redemption.objects.exists()

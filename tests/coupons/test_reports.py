@@ -24,7 +24,7 @@ def closed_day(program, receive, issue, marketing_supervisor, marketing_staff, f
     services.distribution_record(
         facility=program.facility, series=program.series, spans=[(100001, 100050)], user=marketing_staff
     )
-    services.void_record(
+    services.coupons_void(
         facility=program.facility,
         series=program.series,
         spans=[(100051, 100052)],

@@ -101,7 +101,7 @@ def test_finance_processing_shows_each_denomination_with_counts_dollars_and_who_
     services.issuance_record(requisition=requisition(10), series=program.series, issued=[(1, 10)],
                              voids=[([(11, 11)], "Misprint")], user=finance_supervisor, password=PASSWORD,
                              receiver=services.CoSigner(marketing_supervisor, PASSWORD))
-    services.void_record(facility=program.facility, series=program.series, spans=[(2, 3)], reason="Torn",
+    services.coupons_void(facility=program.facility, series=program.series, spans=[(2, 3)], reason="Torn",
                          user=marketing_supervisor, password=PASSWORD)
     page = client_for(finance_staff).get(reverse("coupons:process") + f"?day={TODAY.isoformat()}").content.decode()
     assert "given to marketing 10 ($250)" in page and "voided by marketing 2 ($50)" in page

@@ -61,12 +61,12 @@ def test_finance_stock_cannot_be_moved_on_a_day_finance_processed(
     _close(program, TODAY, marketing_supervisor, finance_supervisor, counted=10)
     _process(program, TODAY, finance_staff, returned=10)
     with pytest.raises(ValidationError, match="finance's daily processing of 3 Nov 2026 is signed"):
-        services.void_record(facility=program.facility, series=program.series, spans=[(50, 51)], reason="torn",
+        services.coupons_void(facility=program.facility, series=program.series, spans=[(50, 51)], reason="torn",
                              user=finance_supervisor, password=PASSWORD, gaming_date=TODAY)
     with pytest.raises(ValidationError, match="is closed"):
         receive(101, 200, received_on=TODAY)
     with _next_day():  # the next gaming day is open
-        services.void_record(facility=program.facility, series=program.series, spans=[(50, 51)], reason="torn",
+        services.coupons_void(facility=program.facility, series=program.series, spans=[(50, 51)], reason="torn",
                              user=finance_supervisor, password=PASSWORD, gaming_date=TOMORROW)
 
 

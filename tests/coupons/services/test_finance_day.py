@@ -110,7 +110,7 @@ def test_processing_refuses_coupons_brought_in_by_an_unsigned_document_of_an_ear
     program, receive, finance_supervisor, finance_staff
 ):
     receive(1, 100)
-    void = services.void_record(facility=program.facility, series=program.series, spans=[(5, 6)], reason="torn",
+    void = services.coupons_void(facility=program.facility, series=program.series, spans=[(5, 6)], reason="torn",
                                 user=finance_supervisor, password=None)  # to be signed later: not yet
     with time_machine.travel("2026-11-04 14:00:00+00:00", tick=True):
         with pytest.raises(ValidationError, match=rf"Void #{void.pk} .* still needs the signature"):

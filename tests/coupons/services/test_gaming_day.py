@@ -53,7 +53,7 @@ def test_the_whole_gaming_day(
     services.distribution_record(
         facility=program.facility, series=series, spans=[(100101, 100101)], user=marketing_staff
     )  # one scan
-    services.void_record(
+    services.coupons_void(
         facility=program.facility,
         series=series,
         spans=[(100102, 100102)],

@@ -52,7 +52,7 @@ def test_the_monthly_inventory_expects_the_voided_and_expired_coupons_finance_ho
 ):
     receive(1, 100)
     issue(1, 10)
-    services.void_record(facility=program.facility, series=program.series, spans=[(91, 95)], reason="Misprint",
+    services.coupons_void(facility=program.facility, series=program.series, spans=[(91, 95)], reason="Misprint",
                          user=finance_supervisor, password=PASSWORD)
     # (A series is not recorded already expired: this one expires tonight and is taken out tomorrow.)
     short = make_series(program.facility, program.program, finance_supervisor, code="mp10", prefix="MS",

@@ -165,18 +165,18 @@ def test_a_marketing_supervisor_cannot_void_coupons_in_finance_stock(
     issue(1, 10)
     before = states(program.series)
     with pytest.raises(ValidationError) as refused:
-        services.void_record(facility=program.facility, series=program.series, spans=[(5, 60)], reason="Torn",
+        services.coupons_void(facility=program.facility, series=program.series, spans=[(5, 60)], reason="Torn",
                              user=marketing_supervisor, password=PASSWORD)
     assert "MP-0000011–MP-0000060" in str(refused.value) and "finance department supervisor" in str(refused.value)
     with pytest.raises(ValidationError, match="held by marketing"):
-        services.void_record(facility=program.facility, series=program.series, spans=[(5, 5)], reason="Torn",
+        services.coupons_void(facility=program.facility, series=program.series, spans=[(5, 5)], reason="Torn",
                              user=finance_supervisor, password=PASSWORD)
     assert states(program.series) == before
     assert not LedgerLine.objects.filter(kind="void").exists()
     # Each in its own custody, both are accepted.
-    services.void_record(facility=program.facility, series=program.series, spans=[(5, 5)], reason="Torn",
+    services.coupons_void(facility=program.facility, series=program.series, spans=[(5, 5)], reason="Torn",
                          user=marketing_supervisor, password=PASSWORD)
-    services.void_record(facility=program.facility, series=program.series, spans=[(60, 60)], reason="Misprint",
+    services.coupons_void(facility=program.facility, series=program.series, spans=[(60, 60)], reason="Misprint",
                          user=finance_supervisor, password=PASSWORD)
     assert LedgerLine.objects.filter(kind="void").count() == 2
 

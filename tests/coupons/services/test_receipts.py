@@ -96,7 +96,7 @@ def test_coupons_examined_by_one_department_are_not_stock_until_the_other_examin
     assert totals[CouponState.RECEIVED] == 999 and totals[CouponState.IN_STOCK] == 0
     # Not voidable (nor issuable) while awaiting the marketing member's examination, § 525.21(e).
     with pytest.raises(ValidationError, match="received, awaiting examination"):
-        services.void_record(facility=program.facility, series=program.series, spans=[(5, 5)], reason="torn",
+        services.coupons_void(facility=program.facility, series=program.series, spans=[(5, 5)], reason="torn",
                              user=finance_supervisor, password=PASSWORD)
     # The deviation report waits for the examination too.
     assert mail.outbox == [] and DeviationReport.objects.get(receipt=receipt).emailed_at is None
