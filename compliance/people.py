@@ -15,9 +15,12 @@ def person_name(person: Any, *, credential: bool = False) -> str:
     "Jane Doe (EMP-1001)", as a signature prints its signer. No person prints as ""."""
     if person is None:
         return ""
-    profile = person if hasattr(person, "credential_number") else getattr(person, "profile", None)
-    user = getattr(profile, "user", None) if profile is not None else person
-    name = getattr(profile, "full_name", "") or (user.get_username() if user is not None else "")
+    is_profile = hasattr(person, "credential_number")
+    profile = person if is_profile else getattr(person, "profile", None)
+    name = getattr(profile, "full_name", "")
+    if not name:  # no profile (or an unsaved one): the account's username, read only then
+        user = getattr(person, "user", None) if is_profile else person
+        name = user.get_username() if user is not None else ""
     if credential and profile is not None and profile.credential_number:
         return f"{name} ({profile.credential_number})"
     return name

@@ -82,7 +82,7 @@ def test_a_malformed_file_is_refused_on_the_page_naming_the_line(facility, compl
     upload = SimpleUploadedFile("board.csv", list_file(rows), content_type="text/csv")
     response = client_for(compliance_officer).post(reverse("exclusion:import"), {
         "kind": "self_exclusion", "board_list_date": "2026-11-02", "file": upload, "password": PASSWORD})
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "Line 7: the date of birth &#x27;1970-02-30&#x27; is not a date." in response.content.decode()
     assert not ExclusionList.objects.exists()
 

@@ -108,7 +108,7 @@ def test_hostile_periods_get_words_not_errors(facility, compliance_officer, clie
         for kind in ("quarterly-coupons", "audit-extract", "redemptions"):
             assert client.get(reverse("reports:kind", args=[kind]), query).status_code == 200
             response = client.post(reverse("reports:produce", args=[kind]), query)
-            assert response.status_code == 200  # the form again, with what is wrong
+            assert response.status_code == 422  # the form again, with what is wrong
     assert not ReportRun.objects.exists()
 
 
