@@ -72,7 +72,7 @@ class Capability(StrEnum):
     COUNT_DROP_BOXES = "count_drop_boxes"
     MANAGE_SCANNERS = "manage_scanners"
     MAIL_COUPONS = "mail_coupons"
-    MANAGE_SERVICE_PROVIDERS = "manage_service_providers"
+    MANAGE_MAILING_PROVIDERS = "manage_mailing_providers"
     # Exclusion-list screening of mailings, § 525.21(q)(7)
     IMPORT_EXCLUSION_LISTS = "import_exclusion_lists"
     SCREEN_MAILINGS = "screen_mailings"
@@ -146,7 +146,7 @@ CAPABILITIES: dict[Capability, frozenset[Role]] = {
     # § 525.21(q): marketing prepares and releases a mailing; compliance records the providers the facility
     # authorizes in its internal controls (§ 525.2).
     Capability.MAIL_COUPONS: frozenset({_R.MARKETING_SUPERVISOR}),
-    Capability.MANAGE_SERVICE_PROVIDERS: frozenset({_R.COMPLIANCE_OFFICER}),
+    Capability.MANAGE_MAILING_PROVIDERS: frozenset({_R.COMPLIANCE_OFFICER}),
     # § 525.21(q)(7): the certificate holder keeps the Board's lists current (§ 503a.3(d)) and decides the possible
     # matches; marketing, who mails, screens its mailings and sees the outcome.
     Capability.IMPORT_EXCLUSION_LISTS: frozenset({_R.COMPLIANCE_OFFICER}),

@@ -7,12 +7,12 @@ from typing import Any
 from django import forms
 
 from coupons.mailing_csv import MAX_BYTES
-from coupons.models import CouponSeries, ServiceProvider
+from coupons.models import CouponSeries, MailingProvider
 
-__all__ = ["CampaignForm", "ProviderForm", "ReleaseForm"]
+__all__ = ["CampaignForm", "MailingProviderForm", "ReleaseForm"]
 
 
-class ProviderForm(forms.Form):
+class MailingProviderForm(forms.Form):
     name = forms.CharField(max_length=150)
     certificate_number = forms.CharField(max_length=60, label="Board certification or registration number")
     contact = forms.CharField(max_length=200, required=False, help_text="Who receives the lists, and how")
@@ -23,7 +23,7 @@ class ProviderForm(forms.Form):
 
 class CampaignForm(forms.Form):
     name = forms.CharField(max_length=150, help_text="The promotion, e.g. “Winter players' mailer”")
-    provider = forms.ModelChoiceField(queryset=ServiceProvider.objects.none(), label="Gaming service provider")
+    provider = forms.ModelChoiceField(queryset=MailingProvider.objects.none(), label="Mailing provider")
     series = forms.ModelChoiceField(queryset=CouponSeries.objects.none(), label="Coupon series mailed")
     patron_file = forms.FileField(label="Patron list (CSV)")
 

@@ -49,7 +49,7 @@ TARGETS = [
     "coupons:approval-create", "coupons:location-create", "coupons:series-create", "coupons:receipt-create",
     "coupons:requisition-create", "coupons:issuance-create", "coupons:distribute", "coupons:void",
     "coupons:reconciliation", "coupons:reconciliation-today", "coupons:return-create", "coupons:process",
-    "coupons:inventory-create", "coupons:document-undo", "coupons:drop-count-create", "coupons:provider-create",
+    "coupons:inventory-create", "coupons:document-undo", "coupons:drop-count-create", "coupons:mailing-provider-create",
     "coupons:mailing-create", "equipment:dice-change", "equipment:back-in-service", "staffing:camera-out",
     "exclusion:match-decide", "reports:run-filing", "sign", "equipment:deck-change", "equipment:inspection-create",
     "equipment:malfunction-create", "equipment:dice-method", "exclusion:import", "staffing:shift-create",

@@ -48,9 +48,9 @@ from coupons.models.mailing import (
     MailingCampaign,
     MailingListFile,
     MailingListImport,
+    MailingProvider,
     MailingRecipient,
     MailingScreening,
-    ServiceProvider,
 )
 from coupons.models.program import CouponProgram, CouponSeries, ProgramApproval, StorageLocation
 from coupons.models.redemption import Position, Redemption, RedemptionAnswer, RedemptionPosting, ScannerDevice
@@ -85,6 +85,7 @@ __all__ = [
     "MailingCampaign",
     "MailingListFile",
     "MailingListImport",
+    "MailingProvider",
     "MailingRecipient",
     "MailingScreening",
     "Position",
@@ -95,7 +96,6 @@ __all__ = [
     "RedemptionAnswer",
     "RedemptionPosting",
     "ScannerDevice",
-    "ServiceProvider",
     "StorageLocation",
     "format_cents",
 ]

@@ -1,7 +1,8 @@
 """Coupons mailed to patrons by a gaming service provider, § 525.21(q).
 
-* :class:`ServiceProvider`: the registry of gaming service providers the facility may authorize to print
-  and mail its coupons (q).
+* :class:`MailingProvider`: the register of the gaming service providers the facility authorizes to print and
+  mail its coupons (q) — its *mailing providers*, not the register of chapter 528's certified gaming related
+  gaming service providers (``compliance.providers``).
 * :class:`MailingCampaign`: one mailing — the provider, the series, the patron list — released to the
   provider by a marketing supervisor (the list of (q)(2), sent electronically) and received by finance,
   which keeps it for reconciliation ((q)(4)). It is screened against the exclusion lists before release
@@ -28,12 +29,20 @@ from coupons.models._common import FINANCE, marketing_supervisor_slot
 from coupons.models.documents import CouponDocument
 from coupons.models.program import CouponSeries
 
-__all__ = ["MailedCoupon", "MailingCampaign", "MailingListFile", "MailingListImport", "MailingRecipient",
-           "MailingScreening", "ServiceProvider"]
+__all__ = [
+    "MailedCoupon",
+    "MailingCampaign",
+    "MailingListFile",
+    "MailingListImport",
+    "MailingProvider",
+    "MailingRecipient",
+    "MailingScreening",
+]
 
 
-class ServiceProvider(AuditedModel):
-    """A gaming service provider that may print and mail the facility's coupons, § 525.21(q)."""
+class MailingProvider(AuditedModel):
+    """A mailing provider: a gaming service provider the facility authorizes to print and mail its coupons,
+    § 525.21(q)."""
 
     facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, related_name="+")
     name = models.CharField(max_length=150)
@@ -68,7 +77,7 @@ class MailingCampaign(CouponDocument):
         ),
     )
     name = models.CharField(max_length=150, help_text="The promotion, e.g. 'Winter players' mailer'")
-    provider = models.ForeignKey(ServiceProvider, on_delete=models.PROTECT, related_name="campaigns")
+    provider = models.ForeignKey(MailingProvider, on_delete=models.PROTECT, related_name="campaigns")
     series = models.ForeignKey(CouponSeries, on_delete=models.PROTECT, related_name="+")
     # Set by the release, just before its signature (which vouches for it); empty while a draft.
     released_at = models.DateTimeField(null=True, blank=True)

@@ -1,4 +1,4 @@
-"""Reads of mailed coupons, § 525.21(q): providers, campaigns, their patron lists and the list released."""
+"""Reads of mailed coupons, § 525.21(q): mailing providers, campaigns, their patron lists and the list released."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from typing import Any
 from django.db.models import Count, QuerySet
 
 from compliance.models import Facility
-from coupons.models import MailedCoupon, MailingCampaign, MailingListImport, MailingRecipient, ServiceProvider
+from coupons.models import MailedCoupon, MailingCampaign, MailingListImport, MailingProvider, MailingRecipient
 
-__all__ = ["campaign_in", "campaigns_of", "list_import_of", "mailed_coupons", "providers_of", "recipients_of"]
+__all__ = ["campaign_in", "campaigns_of", "list_import_of", "mailed_coupons", "mailing_providers_of", "recipients_of"]
 
 
-def providers_of(facility: Facility, *, active_only: bool = False) -> QuerySet[ServiceProvider]:
-    providers = ServiceProvider.objects.filter(facility=facility)
+def mailing_providers_of(facility: Facility, *, active_only: bool = False) -> QuerySet[MailingProvider]:
+    providers = MailingProvider.objects.filter(facility=facility)
     return providers.filter(active=True) if active_only else providers
 
 

@@ -2,7 +2,8 @@
 
 The steps, each its own service:
 
-1. :func:`provider_register` — compliance records a gaming service provider the facility authorizes (q).
+1. :func:`mailing_provider_register` — compliance records a mailing provider: a gaming service provider the
+   facility authorizes to print and mail its coupons (q).
 2. :func:`campaign_create` — marketing uploads the patron list (``coupons.mailing_csv``: a malformed file
    is refused whole, naming each line); the campaign is a draft.
 3. :func:`campaign_screen` — every patron is screened against the Board's lists in force
@@ -55,8 +56,8 @@ from coupons.models import (
     MailingCampaign,
     MailingListFile,
     MailingListImport,
+    MailingProvider,
     MailingRecipient,
-    ServiceProvider,
 )
 from coupons.ranges import Span
 from coupons.selectors.mailing import recipients_of
@@ -67,37 +68,37 @@ IS = MailingListImport.Status
 log = logging.getLogger(__name__)
 
 __all__ = ["campaign_create", "campaign_release", "campaign_screen", "list_import_and_screen", "list_import_run",
-           "provider_register", "require_list_read"]
+           "mailing_provider_register", "require_list_read"]
 
 
 @transaction.atomic
 @acts_as_user
-def provider_register(*, facility: Facility, name: str, certificate_number: str, contact: str, user: Any,
-                      ) -> ServiceProvider:
-    require_capability(user, Capability.MANAGE_SERVICE_PROVIDERS)
+def mailing_provider_register(*, facility: Facility, name: str, certificate_number: str, contact: str, user: Any,
+                              ) -> MailingProvider:
+    require_capability(user, Capability.MANAGE_MAILING_PROVIDERS)
     name, certificate_number = " ".join(name.split())[:150], " ".join(certificate_number.split())[:60]
     if not name or not certificate_number:
-        raise ValidationError("Give the provider's name and its Board certification or registration number.")
-    if ServiceProvider.objects.filter(facility=facility, name__iexact=name).exists():
-        raise ValidationError(f"{name} is already an authorized provider of this facility: choose it on the mailing.")
+        raise ValidationError("Give the mailing provider's name and its Board certification or registration number.")
+    if MailingProvider.objects.filter(facility=facility, name__iexact=name).exists():
+        raise ValidationError(f"{name} is already a mailing provider of this facility: choose it on the mailing.")
     try:
         with transaction.atomic():
-            return ServiceProvider.objects.create(facility=facility, name=name, certificate_number=certificate_number,
+            return MailingProvider.objects.create(facility=facility, name=name, certificate_number=certificate_number,
                                                   contact=contact.strip()[:200], added_by=user)
     except IntegrityError:  # recorded a moment ago by someone else
-        raise ValidationError(f"{name} is already an authorized provider of this facility.") from None
+        raise ValidationError(f"{name} is already a mailing provider of this facility.") from None
 
 
 @transaction.atomic
 @acts_as_user
-def campaign_create(*, facility: Facility, provider: ServiceProvider, series: CouponSeries, name: str,
+def campaign_create(*, facility: Facility, provider: MailingProvider, series: CouponSeries, name: str,
                     patron_file: bytes, user: Any, file_name: str = "patrons.csv") -> MailingCampaign:
     """A draft mailing with its patron list kept as uploaded; a Celery job reads the list into recipients
     (``list_import_run``) once this commits, and the mailing's page follows it."""
     require_capability(user, Capability.MAIL_COUPONS)
     require_facility(series, facility)
     if provider.facility_id != facility.pk or not provider.active:
-        raise ValidationError(f"{provider.name} is not a gaming service provider this facility authorizes.")
+        raise ValidationError(f"{provider.name} is not a mailing provider this facility authorizes (§ 525.21(q)).")
     day = today(facility)
     if series.is_expired_on(day):
         raise ValidationError(f"{series.name} expired on {day_words(series.expires_on)}; mail a current series.")

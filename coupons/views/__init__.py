@@ -24,7 +24,7 @@ from coupons.views.mailing import (
     CampaignReleaseView,
     CampaignScreenView,
     MailingListView,
-    ProviderCreateView,
+    MailingProviderCreateView,
 )
 from coupons.views.marketing import (
     DistributeView,
@@ -90,10 +90,10 @@ __all__ = [
     "LedgerView",
     "LocationCreateView",
     "MailingListView",
+    "MailingProviderCreateView",
     "ProcessView",
     "ProcessingDetailView",
     "ProgramView",
-    "ProviderCreateView",
     "ReceiptCreateView",
     "ReceiptDetailView",
     "ReconciliationDetailView",

@@ -1,5 +1,5 @@
-"""Mailed coupons, § 525.21(q): providers, a mailing's patron list and screening, its release, the list
-sent to the provider (CSV, (q)(2)) and the coupons' proofs with their barcodes (PDF, (q)(3))."""
+"""Mailed coupons, § 525.21(q): mailing providers, a mailing's patron list and screening, its release, the list
+sent to the mailing provider (CSV, (q)(2)) and the coupons' proofs with their barcodes (PDF, (q)(3))."""
 
 from __future__ import annotations
 
@@ -22,12 +22,12 @@ from coupons import mailing_forms as forms
 from coupons.mailing_proofs import PER_PART, proofs_pdf
 from coupons.models import MailingCampaign
 from coupons.selectors import mailing as reads
-from coupons.services.mailing import campaign_create, campaign_release, provider_register
+from coupons.services.mailing import campaign_create, campaign_release, mailing_provider_register
 from coupons.services.mailing_screening import screening_request
 from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView
 
 __all__ = ["CampaignCreateView", "CampaignCsvView", "CampaignDetailView", "CampaignProofsView", "CampaignReleaseView",
-           "CampaignScreenView", "MailingListView", "ProviderCreateView"]
+           "CampaignScreenView", "MailingListView", "MailingProviderCreateView"]
 
 
 class MailingListView(CouponPage, TemplateView):
@@ -37,18 +37,18 @@ class MailingListView(CouponPage, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         return super().get_context_data(campaigns=reads.campaigns_of(self.facility),
-                                        providers=reads.providers_of(self.facility), **kwargs)
+                                        providers=reads.mailing_providers_of(self.facility), **kwargs)
 
 
-class ProviderCreateView(CouponFormView):
-    form_class = forms.ProviderForm
-    capability = Capability.MANAGE_SERVICE_PROVIDERS
-    title = "Authorize a gaming service provider"
+class MailingProviderCreateView(CouponFormView):
+    form_class = forms.MailingProviderForm
+    capability = Capability.MANAGE_MAILING_PROVIDERS
+    title = "Authorize a mailing provider"
     citation = "525.21(q)"
-    submit_label = "Record the provider"
+    submit_label = "Record the mailing provider"
 
     def perform(self, form: Any) -> str:
-        provider_register(facility=self.facility, user=self.request.user, **form.cleaned_data)
+        mailing_provider_register(facility=self.facility, user=self.request.user, **form.cleaned_data)
         return reverse("coupons:mailings")
 
 
@@ -60,11 +60,11 @@ class CampaignCreateView(CouponFormView):
     submit_label = "Upload the list and screen it"
     intro = ("Upload the patron list (CSV: patron_id, first_name, middle_name, last_name, date_of_birth, address, "
              "city, state, zip). Every patron is screened against the Board's self-exclusion and exclusion lists "
-             "before the list can go to the provider.")
+             "before the list can go to the mailing provider.")
 
     def get_form(self, form_class: Any = None) -> Any:
         form = super().get_form(form_class)
-        form.fields["provider"].queryset = reads.providers_of(self.facility, active_only=True)
+        form.fields["provider"].queryset = reads.mailing_providers_of(self.facility, active_only=True)
         return form
 
     def perform(self, form: Any) -> str:
@@ -84,10 +84,10 @@ class CampaignDetailView(DocumentDetailView):
     citation = ("525.21(q)", "525.21(q)(7)")
 
     def facts(self, record: Any) -> list[tuple[str, Any]]:
-        return [("Provider", str(record.provider)), ("Series", f"{record.series.name} ({record.series.denomination}, "
+        return [("Mailing provider", str(record.provider)), ("Series", f"{record.series.name} ({record.series.denomination}, "
                                                                 f"expires {record.series.expires_on:%-d %b %Y})"),
                 ("Patrons on the list", f"{len(reads.recipients_of(record)):,}"),
-                ("Released to the provider", f"{record.released_at:%-d %b %Y %H:%M}" if record.released_at else
+                ("Released to the mailing provider", f"{record.released_at:%-d %b %Y %H:%M}" if record.released_at else
                  "Not yet")]
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
@@ -129,12 +129,12 @@ class CampaignReleaseView(_CampaignButton):
 
     def perform(self, form: Any) -> str:
         campaign_release(campaign=self.campaign, user=self.request.user, password=form.cleaned_data["password"])
-        messages.success(self.request, "Released: the list and the proofs are ready for the provider.")
+        messages.success(self.request, "Released: the list and the proofs are ready for the mailing provider.")
         return self.back_url()
 
 
 class CampaignCsvView(CouponPage, View):
-    """The list of § 525.21(q)(2), sent to the provider electronically and kept by finance ((q)(4))."""
+    """The list of § 525.21(q)(2), sent to the mailing provider electronically and kept by finance ((q)(4))."""
 
     title = "Mailing list (CSV)"
     citation = ("525.21(q)(2)", "525.21(q)(4)")

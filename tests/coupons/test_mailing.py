@@ -21,7 +21,7 @@ from coupons.services.mailing import (
     campaign_release,
     campaign_screen,
     list_import_run,
-    provider_register,
+    mailing_provider_register,
 )
 from coupons.services.mailing_screening import screening_request
 from coupons.services.redemption import Scan, redemption_record
@@ -52,7 +52,7 @@ def lists(facility: Any, compliance_officer: Any) -> None:
 def campaign(program, receive, issue, lists, compliance_officer, marketing_supervisor) -> Any:
     receive(1, 100)
     issue(1, 50)
-    provider = provider_register(facility=program.facility, name="Keystone Mail Services", certificate_number="GSP-0042",
+    provider = mailing_provider_register(facility=program.facility, name="Keystone Mail Services", certificate_number="GSP-0042",
                                  contact="lists@keystonemail.example", user=compliance_officer)
     made = campaign_create(facility=program.facility, provider=provider, series=program.series, name="Winter mailer",
                            patron_file=(HEADER + PATRONS).encode(), user=marketing_supervisor)
@@ -121,7 +121,7 @@ def test_the_lists_age_is_counted_on_the_calendar_not_the_gaming_day(campaign, c
 
 def test_a_malformed_patron_list_is_refused_whole(program, lists, compliance_officer, marketing_supervisor,
                                                   client_for):
-    provider = provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
+    provider = mailing_provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
                                  user=compliance_officer)
     bad = HEADER + PATRONS + "P-6,Eve,,Stone,1988-13-40,1 A St,Erie,PA,16501\nP-7,,,X,,,Erie,PA,1650\n"
     made = campaign_create(facility=program.facility, provider=provider, series=program.series, name="Bad",
@@ -143,7 +143,7 @@ def test_a_malformed_patron_list_is_refused_whole(program, lists, compliance_off
 ])
 def test_what_can_be_refused_at_once_is_refused_before_anything_is_kept(program, lists, compliance_officer,
                                                                          marketing_supervisor, content, words):
-    provider = provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
+    provider = mailing_provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
                                  user=compliance_officer)
     data = content.encode("latin-1") if "not UTF-8" in words else content.encode()
     with pytest.raises(ValidationError, match=re.escape(words)):
@@ -153,7 +153,7 @@ def test_what_can_be_refused_at_once_is_refused_before_anything_is_kept(program,
 
 
 def test_other_scripts_digits_are_not_a_zip_code(program, lists, compliance_officer, marketing_supervisor):
-    provider = provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
+    provider = mailing_provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
                                  user=compliance_officer)
     made = campaign_create(facility=program.facility, provider=provider, series=program.series, name="Digits",
                            patron_file=(HEADER + "P-1,Ann,,Jones,,1 Market St,Lancaster,PA,١٧٦٠١\n").encode(),
@@ -167,7 +167,7 @@ def test_the_upload_reads_nothing_inside_the_request_and_the_page_follows_the_jo
         django_capture_on_commit_callbacks):
     receive(1, 100)
     issue(1, 50)
-    provider = provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
+    provider = mailing_provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
                                  user=compliance_officer)
     client = client_for(marketing_supervisor)
     upload = io.BytesIO((HEADER + PATRONS).encode())
@@ -202,7 +202,7 @@ def test_a_list_that_cannot_be_read_leaves_the_reading_refused_not_running(
         program, lists, compliance_officer, marketing_supervisor, monkeypatch):
     from coupons.services import mailing as mailing_services
 
-    provider = provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
+    provider = mailing_provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
                                  user=compliance_officer)
     made = campaign_create(facility=program.facility, provider=provider, series=program.series, name="Boom",
                            patron_file=(HEADER + PATRONS).encode(), user=marketing_supervisor)

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 
 from compliance.exclusion.models import ScreeningRun
 from coupons.models import MailingScreening
-from coupons.services.mailing import campaign_create, list_import_run, provider_register
+from coupons.services.mailing import campaign_create, list_import_run, mailing_provider_register
 from coupons.services.mailing_screening import screening_job_run, screening_request
 from tests.coupons.test_mailing import HEADER, PATRONS, lists  # noqa: F401 (fixture)
 
@@ -24,7 +24,7 @@ S = MailingScreening.Status
 def unscreened(program, receive, issue, lists, compliance_officer, marketing_supervisor) -> Any:  # noqa: F811
     receive(1, 100)
     issue(1, 50)
-    provider = provider_register(facility=program.facility, name="Keystone Mail Services", certificate_number="GSP-1",
+    provider = mailing_provider_register(facility=program.facility, name="Keystone Mail Services", certificate_number="GSP-1",
                                  contact="lists@keystonemail.example", user=compliance_officer)
     made = campaign_create(facility=program.facility, provider=provider, series=program.series, name="Winter mailer",
                            patron_file=(HEADER + PATRONS).encode(), user=marketing_supervisor)
