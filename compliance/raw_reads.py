@@ -1,13 +1,14 @@
-"""Reads a hot path cannot afford to compile with the ORM: hand-written SQL, prepared once per connection,
-materialised as the ORM's own model instances (PostgreSQL).
+"""Reads a hot path cannot afford to compile with the ORM: hand-written SQL, prepared once per connection on
+PostgreSQL, materialised as the ORM's own model instances — the same SQL on SQLite and PostgreSQL.
 
 Building and compiling a queryset costs a millisecond or more of Python per query — most of a coupon scan's
-time at the table (issue 10's figure) went there. A read on such a path is written once as SQL whose select
-list comes from the models (:class:`Columns`), so a model's new field is read without touching the query;
-:func:`fetch` sends it as a prepared statement (PostgreSQL plans it once per connection) and each row is
-turned back into instances with ``Model.from_db`` and the fields' own converters, exactly as the ORM would
-build them. The statements are logged in ``connection.queries`` like the ORM's (query-count tests see them).
-Only for PostgreSQL (:func:`compliance.row_batch.available`); callers keep the ORM query for SQLite.
+time at the table (issue 10's figure; issue 24 measured the ORM again with Django's ``server_side_binding``:
+about three times the CPU of these reads). A read on such a path is written once as SQL whose select list
+comes from the models (:class:`Columns`), so a model's new field is read without touching the query;
+:func:`fetch` sends it (on PostgreSQL as a prepared statement, planned once per connection) and each row is
+turned back into instances with ``Model.from_db`` and the same converters the ORM applies (the backend's and
+the field's), exactly as the ORM would build them. The statements are logged in ``connection.queries`` like
+the ORM's (query-count tests see them). Their one user is the coupon scan (``coupons.selectors.scan_reads``).
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ class Columns:
         self._pk_at = fields.index(model._meta.pk)
         self._converters: list[tuple[int, Any, list[Callable[..., Any]]]] = []
         for index, field in enumerate(fields):
-            converters = field.get_db_converters(connection)
+            column = field.get_col(alias)
+            converters = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
             if converters:
-                self._converters.append((index, field.get_col(alias), converters))
+                self._converters.append((index, column, converters))
 
     def build(self, row: Sequence[Any], start: int = 0) -> Any:
         """The instance whose columns begin at ``row[start]`` (None when its primary key is NULL: an outer join
@@ -50,15 +52,20 @@ class Columns:
 
 
 def execute(statement: str, params: Sequence[Any]) -> Any:
-    """Run ``statement`` prepared on Django's connection (in its transaction, if any); the psycopg cursor.
+    """Run ``statement`` on Django's connection (in its transaction, if any); the DB-API cursor.
 
-    A server-side binding cursor: Django's own cursors bind parameters on the client, where ``prepare``
-    does nothing and PostgreSQL parses and plans every statement anew."""
+    On PostgreSQL a psycopg cursor binding on the server, the statement prepared: Django's own cursors bind
+    parameters on the client, where ``prepare`` does nothing and PostgreSQL parses and plans every statement
+    anew. On SQLite (which prepares and caches statements itself) Django's own cursor."""
     connection.ensure_connection()
     started = time.monotonic()
     with connection.wrap_database_errors:
-        cursor = psycopg.Cursor(connection.connection)
-        cursor.execute(statement, params, prepare=True)
+        if connection.vendor == "postgresql":
+            cursor = psycopg.Cursor(connection.connection)
+            cursor.execute(statement, params, prepare=True)
+        else:
+            cursor = connection.connection.cursor()
+            cursor.execute(statement.replace("%s", "?"), list(params))
     if connection.queries_logged:
         connection.queries_log.append({"sql": f"{statement} -- {list(params)!r}",
                                        "time": f"{time.monotonic() - started:.3f}"})

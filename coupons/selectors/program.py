@@ -9,7 +9,6 @@ from datetime import date
 from django.db.models import QuerySet
 
 from compliance.models import Facility
-from compliance.row_batch import available as prepared_reads
 from coupons.models import CouponProgram, CouponSeries, ProgramApproval, StorageLocation
 from coupons.selectors.scan_reads import approvals_sql
 
@@ -25,16 +24,9 @@ __all__ = [
 
 def facility_approvals(facility_id: int, on_date: date) -> list[ProgramApproval]:
     """Every signed, current approval of the facility dated on or before ``on_date`` (one query): a
-    screen listing many series reads them once and passes them to :func:`program_gate_refusals`. On
-    PostgreSQL one prepared statement (:func:`coupons.selectors.scan_reads.approvals_sql`)."""
-    if prepared_reads():
-        return approvals_sql(facility_id, on_date)
-    return list(
-        ProgramApproval.objects.filter(
-            facility_id=facility_id, approved_on__lte=on_date, signatures__slot="recorded",
-            corrected_by__isnull=True,
-        ).order_by("approved_on", "pk")
-    )
+    screen listing many series reads them once and passes them to :func:`program_gate_refusals`. The scan's
+    hot path: SQL (:func:`coupons.selectors.scan_reads.approvals_sql`), on either database."""
+    return approvals_sql(facility_id, on_date)
 
 
 def _approvals(series: CouponSeries, on_date: date,

@@ -10,10 +10,8 @@ from typing import Any
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
 from compliance.models import Facility, GamingTable
-from compliance.row_batch import available as prepared_reads
 from coupons.models import (
     CouponRange,
-    CouponSeries,
     CouponState,
     DropCount,
     DropCountItem,
@@ -50,22 +48,12 @@ __all__ = [
 
 def coupon_ranges_at(facility: Facility, prefix: str, number: int) -> list[CouponRange]:
     """The open range holding serial ``number`` of each of the facility's series printed with ``prefix``
-    (one query, and one for the series' games).
+    (one statement, its games included).
 
     Per series, the open range starting nearest at or below the serial (index ``coupon_range_open``, one
     step down it), kept if it reaches the serial: the work does not grow with the ranges a day splits.
-    On PostgreSQL one prepared statement (:func:`coupons.selectors.scan_reads.coupon_ranges_sql`)."""
-    if prepared_reads():
-        return coupon_ranges_sql(facility.pk, prefix, number)
-    nearest = (CouponRange.objects.filter(series=OuterRef("pk"), closed_by__isnull=True, first_serial__lte=number)
-               .order_by("-first_serial").values("pk")[:1])
-    candidates = (CouponSeries.objects.filter(facility=facility, serial_prefix__iexact=prefix)
-                  .annotate(nearest=Subquery(nearest)).values("nearest"))
-    return list(
-        CouponRange.objects.filter(pk__in=candidates, last_serial__gte=number)
-        .select_related("series", "series__program", "since", "opened_by")
-        .prefetch_related("series__games")[:5]
-    )
+    The scan's hot path: SQL (:func:`coupons.selectors.scan_reads.coupon_ranges_sql`), on either database."""
+    return coupon_ranges_sql(facility.pk, prefix, number)
 
 
 def redemption_of(series_id: int, number: int) -> Redemption | None:
@@ -75,9 +63,7 @@ def redemption_of(series_id: int, number: int) -> Redemption | None:
 
 def redemption_answer_for(account_id: int, key: str) -> RedemptionAnswer | None:
     """The answer stored for an ``Idempotency-Key`` of ``account_id`` (the first success), if any."""
-    if prepared_reads():
-        return answer_sql(account_id, key)
-    return RedemptionAnswer.objects.filter(account_id=account_id, key=key).order_by("pk").first()
+    return answer_sql(account_id, key)
 
 
 def redemptions_at_table(table: GamingTable, gaming_date: date, *, limit: int = 100) -> list[Redemption]:
@@ -101,10 +87,8 @@ def table_for_redemption(facility: Facility, table_id: Any) -> GamingTable | Non
 
 
 def scanner_by_token_sha256(digest: str) -> ScannerDevice | None:
-    if prepared_reads():
-        return scanner_sql(digest)
-    return (ScannerDevice.objects.filter(token_sha256=digest)
-            .select_related("table__game", "table__facility", "facility", "account").first())
+    """The scanner holding the token, with its table, game, facilities and account (SQL: the scan's hot path)."""
+    return scanner_sql(digest)
 
 
 def scanners_of(facility: Facility) -> QuerySet[ScannerDevice]:

@@ -1,9 +1,9 @@
-"""The reads of a coupon scan at the table as prepared SQL (PostgreSQL; :mod:`compliance.raw_reads`).
+"""The reads of a coupon scan at the table as SQL (:mod:`compliance.raw_reads`), on SQLite and PostgreSQL alike.
 
-Each function returns what its ORM twin in :mod:`coupons.selectors.redemption` or
-:mod:`coupons.selectors.program` returns — the same instances with the same related objects loaded — in one
-prepared statement and without compiling a queryset; the twin calls it on PostgreSQL and keeps its own
-query for SQLite. ``tests/coupons/test_scan_reads.py`` holds each beside the ORM's answer.
+Each function returns what the ORM would — the same instances with the same related objects loaded — in one
+statement and without compiling a queryset (prepared once per connection on PostgreSQL);
+:mod:`coupons.selectors.redemption` and :mod:`coupons.selectors.program` answer with them.
+``tests/coupons/test_scan_reads.py`` holds each beside the ORM's answer, on both databases.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
+from django.db import connection
+from django.db.models import BooleanField
 
 from compliance.models import Facility, Game, GamingTable, Signature
 from compliance.raw_reads import Columns, fetch
@@ -35,21 +37,30 @@ def _table(model: Any) -> str:
     return f'"{model._meta.db_table}"'
 
 
+def _games_json(through: str, own: str, other: str) -> str:
+    """The series' games as one JSON array of rows (by name): the aggregate is the one word the two dialects
+    spell differently."""
+    fields = ", ".join(f"g.{f.column}" for f in Game._meta.concrete_fields)
+    if connection.vendor == "postgresql":
+        return (f"(SELECT json_agg(json_build_array({fields}) ORDER BY g.name, g.id) FROM {_table(Game)} g "  # noqa: S608
+                f"JOIN {through} sg ON sg.{other} = g.id WHERE sg.{own} = s.id)")
+    return (f"(SELECT json_group_array(json_array({fields})) FROM (SELECT g.* FROM {_table(Game)} g "  # noqa: S608
+            f"JOIN {through} sg ON sg.{other} = g.id WHERE sg.{own} = s.id ORDER BY g.name, g.id) g)")
+
+
 @cache
-def _ranges() -> tuple[str, list[Columns]]:
+def _ranges(vendor: str) -> tuple[str, list[Columns]]:
     parts = [Columns(CouponRange, "r"), Columns(CouponSeries, "s"), Columns(CouponProgram, "p"),
              Columns(LedgerLine, "since"), Columns(LedgerLine, "opened")]
     field = CouponSeries._meta.get_field("games")
     through = f'"{field.remote_field.through._meta.db_table}"'  # type: ignore[union-attr]
-    own, other = field.m2m_column_name(), field.m2m_reverse_name()
-    games = (f"(SELECT json_agg(json_build_array({', '.join(f'g.{f.column}' for f in Game._meta.concrete_fields)}) "  # noqa: S608
-             f"ORDER BY g.name, g.id) FROM {_table(Game)} g JOIN {through} sg ON sg.{other} = g.id "
-             f"WHERE sg.{own} = s.id)")
+    games = _games_json(through, field.m2m_column_name(), field.m2m_reverse_name())
     statement = (
         f"SELECT {', '.join(c.sql for c in parts)}, {games} "  # noqa: S608 - names from the models, values bound
         f"FROM {_table(CouponSeries)} s "
-        f"JOIN LATERAL (SELECT * FROM {_table(CouponRange)} r0 WHERE r0.series_id = s.id AND r0.closed_by_id IS NULL "
-        f"AND r0.first_serial <= %s ORDER BY r0.first_serial DESC LIMIT 1) r ON r.last_serial >= %s "
+        f"JOIN {_table(CouponRange)} r ON r.id = (SELECT r0.id FROM {_table(CouponRange)} r0 WHERE r0.series_id = s.id "
+        f"AND r0.closed_by_id IS NULL AND r0.first_serial <= %s ORDER BY r0.first_serial DESC LIMIT 1) "
+        f"AND r.last_serial >= %s "
         f"JOIN {_table(CouponProgram)} p ON p.id = s.program_id "
         f"JOIN {_table(LedgerLine)} since ON since.id = r.since_id "
         f"JOIN {_table(LedgerLine)} opened ON opened.id = r.opened_by_id "
@@ -60,8 +71,12 @@ def _ranges() -> tuple[str, list[Columns]]:
 
 def _games(value: Any) -> list[Game]:
     rows = json.loads(value) if isinstance(value, str) else (value or [])
-    names = [f.attname for f in Game._meta.concrete_fields]
-    return [Game.from_db("default", names, row) for row in rows]
+    fields = Game._meta.concrete_fields
+    flags = [index for index, f in enumerate(fields) if isinstance(f, BooleanField)]
+    for row in rows:  # SQLite's JSON says 1 and 0 for its booleans
+        for index in flags:
+            row[index] = None if row[index] is None else bool(row[index])
+    return [Game.from_db("default", [f.attname for f in fields], row) for row in rows]
 
 
 def _prefetched(series: CouponSeries, games: list[Game]) -> None:
@@ -75,8 +90,9 @@ def _prefetched(series: CouponSeries, games: list[Game]) -> None:
 
 def coupon_ranges_sql(facility_id: int, prefix: str, number: int) -> list[CouponRange]:
     """:func:`coupons.selectors.redemption.coupon_ranges_at`: per series, the open range starting nearest at or
-    below the serial (one step down ``coupon_range_open``), kept if it reaches the serial."""
-    statement, (r, s, p, since, opened) = _ranges()
+    below the serial (one step down ``coupon_range_open``, a subquery the two databases both plan as such), kept
+    if it reaches the serial."""
+    statement, (r, s, p, since, opened) = _ranges(connection.vendor)
     found = []
     for row in fetch(statement, [number, number, facility_id, prefix]):
         at = 0

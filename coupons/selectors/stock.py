@@ -16,6 +16,7 @@ from coupons.models import (
     CouponSeries,
     CouponState,
     LedgerLine,
+    Redemption,
 )
 from coupons.ranges import Span
 
@@ -88,7 +89,8 @@ def serial_path(series: CouponSeries, serial: int) -> list[LedgerLine]:
 def series_ranges(series: CouponSeries, page: int | str | None = None, per_page: int = 100) -> tuple[Any, list[dict[str, Any]]]:
     """A page of the series' current ranges, each with the path of states its serials went through.
 
-    Two queries a page: the open ranges, and the movement lines overlapping the page's serials. The
+    Three queries a page: the open ranges, the movement lines overlapping the page's serials, and the
+    redemptions among them still awaiting posting (``awaiting_posting``: redeemed, § 525.21(q)(6)). The
     path of a range is the lines that contain it, the same for every serial in it (a range is split
     whenever its serials part ways), so the work is bounded by the page, not the series' history.
     """
@@ -106,11 +108,18 @@ def series_ranges(series: CouponSeries, page: int | str | None = None, per_page:
         .exclude(kind=K.INVENTORY)
         .order_by("occurred_at", "pk")
     )
+    # A coupon with a redemption is redeemed whatever its range still says: one query for the page's serials.
+    redeemed = sorted(Redemption.objects.filter(
+        series=series, serial__gte=rows[0].first_serial, serial__lte=rows[-1].last_serial,
+    ).values_list("serial", flat=True)) if any(row.state == S.DISTRIBUTED for row in rows) else []
     result = []
     for row in rows:
         path = [ln for ln in lines if ln.first_serial is not None and ln.last_serial is not None
                 and ln.first_serial <= row.first_serial and ln.last_serial >= row.last_serial]
-        result.append({"range": row, "span": series.span(row.first_serial, row.last_serial), "path": path})
+        awaiting = [series.serial(n) for n in redeemed if row.first_serial <= n <= row.last_serial] if (
+            row.state == S.DISTRIBUTED) else []
+        result.append({"range": row, "span": series.span(row.first_serial, row.last_serial), "path": path,
+                       "awaiting_posting": awaiting})
     return rows_page, result
 
 

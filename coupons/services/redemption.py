@@ -195,7 +195,7 @@ def _day_closed(through: date, gaming_date: date) -> Refusal:
 
 def _clash_refusal(facility: Facility, clash: IntegrityError, row: CouponRange, number: int, scan: Scan) -> Refusal:
     """What a unique constraint said, for the dealer: one coupon per wager, or the coupon already redeemed."""
-    if "coupon_one_per_wager" in str(clash):
+    if "coupon_one_per_wager" in str(clash) or "coupons_redemption.wager" in str(clash):  # PostgreSQL, SQLite
         return Refusal("one_coupon_per_wager", f"Wager {scan.wager} at table {scan.table.number} already carries "
                                                f"a coupon; a patron may use only one per wager (§ 525.22(d)).")
     earlier = redemption_of(row.series_id, number)

@@ -55,6 +55,17 @@ def test_a_redemption_awaiting_posting_counts_as_redeemed_in_the_stock_totals(pr
     assert selectors.state_totals(program.facility)[2500] == before
 
 
+def test_the_series_page_shows_a_redemption_awaiting_posting_on_its_range(program, handed_out, craps_table, dealer):
+    handed_out(1, 10)
+    redeem(program, craps_table, dealer, 5)
+    _, ranges = selectors.series_ranges(program.series)
+    assert [(item["span"], item["awaiting_posting"]) for item in ranges] == [
+        (program.series.span(1, 10), ["MP-0000005"])]
+    services.redemptions_post(facility=program.facility)
+    _, ranges = selectors.series_ranges(program.series)
+    assert [item["awaiting_posting"] for item in ranges] == [[], [], []]
+
+
 def test_a_scan_of_a_coupon_redeemed_but_not_yet_posted_is_refused_as_redeemed(program, handed_out, craps_table,
                                                                                dealer):
     handed_out(1, 10)
