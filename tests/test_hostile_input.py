@@ -4,6 +4,7 @@ allowed to use it, and every answer is a page (a refusal in words or a redirect)
 
 from __future__ import annotations
 
+from datetime import time
 from typing import Any
 
 import pytest
@@ -58,13 +59,18 @@ TARGETS = [
     "reports:produce", "newgames:create", "newgames:create-stated", "password_change",
     "equipment:approvals", "equipment:approval-withdraw",
     "providers:filing-create",
+    "coupons:scanners", "coupons:table-screen", "staffing:rosters", "staffing:roster", "staffing:roster-pit",
+    "staffing:surveillance",
 ]
 GETS = ["coupons:ledger", "audit-list", "reports:runs", "exclusion:lists"]
 ROLE_FOR = {"coupons:reconciliation": Role.MARKETING_SUPERVISOR, "coupons:reconciliation-today": Role.MARKETING_SUPERVISOR,
             "staffing:override": Role.SHIFT_MANAGER, "password_change": Role.DEALER,
             "sign": Role.MARKETING_SUPERVISOR, "staffing:camera-out": Role.SURVEILLANCE,
             "exclusion:match-decide": Role.COMPLIANCE_OFFICER, "reports:run-filing": Role.COMPLIANCE_OFFICER,
-            "equipment:approvals": Role.COMPLIANCE_OFFICER, "equipment:approval-withdraw": Role.COMPLIANCE_OFFICER}
+            "equipment:approvals": Role.COMPLIANCE_OFFICER, "equipment:approval-withdraw": Role.COMPLIANCE_OFFICER,
+            "coupons:scanners": Role.SHIFT_MANAGER, "staffing:rosters": Role.SHIFT_MANAGER,
+            "staffing:roster": Role.SHIFT_MANAGER, "staffing:roster-pit": Role.SHIFT_MANAGER,
+            "staffing:surveillance": Role.SURVEILLANCE}
 ADDRESS = {"reports:produce": {"kind": "quarterly-coupons"}, "newgames:create": {"engine": "sic-bo"}}
 
 # Forms attacked by a test of their own (their addresses need records this module does not make), each with
@@ -128,6 +134,9 @@ def world(program, receive, issue, requisition, marketing_staff, facility, deale
         table=table, user=floorperson, password=PASSWORD, device="sic_bo_display", description="Dark",
         round_outcome="settled_ceased", at=timezone.now() - timedelta(minutes=5))
     run = reports.run_request(facility=facility, kind="redemptions", start=TODAY, end=TODAY, user=compliance_officer)
+    manager = make_person(Role.SHIFT_MANAGER, facility)
+    shift = staffing.shift_create(facility=facility, name="Hostile", starts_at=time(6), hours=8, user=manager)
+    roster = staffing.roster_create(facility=facility, gaming_date=TODAY, shift=shift, user=manager)
     reports.run_execute(run.pk)
     return {
         "requisition": requisition(20),
@@ -138,7 +147,12 @@ def world(program, receive, issue, requisition, marketing_staff, facility, deale
         "match": ScreeningMatch.objects.filter(outcome="review").first(),
         "run": run,
         "record": TwoPersonForm.objects.create(facility=facility, note="Hostile", quantity=1),
+        "roster": roster,
     }
+
+
+RECORD_IN_ADDRESS = {"staffing:camera-out": "camera", "staffing:camera-back": "camera", "staffing:roster": "roster",
+                     "staffing:roster-pit": "roster", "coupons:table-screen": "table"}
 
 
 def _url(name: str, world: dict[str, Any]) -> str:
@@ -155,8 +169,8 @@ def _url(name: str, world: dict[str, Any]) -> str:
         return reverse(name)
     if (name.startswith("equipment:") and name not in GETS) or name == "staffing:override":
         return reverse(name, args=[world["table"].pk])
-    if name == "staffing:camera-out":
-        return reverse(name, args=[world["camera"].pk])
+    if name in RECORD_IN_ADDRESS:
+        return reverse(name, args=[world[RECORD_IN_ADDRESS[name]].pk])
     if name == "exclusion:match-decide":
         return reverse(name, args=[world["match"].pk])
     if name == "reports:run-filing":
@@ -232,6 +246,64 @@ def test_no_generated_input_breaks_a_form(name, world, facility, client_for):
     post()
 
 
+# Buttons (a ServiceFormView with button = True: a POST from another page, a few fields or none) and the records
+# their addresses name; each is posted hostile values in every field, as a role holding the button's capability.
+BUTTONS = {
+    "coupons:mailing-release": Role.MARKETING_SUPERVISOR, "coupons:mailing-screen": Role.MARKETING_SUPERVISOR,
+    "coupons:report-resolve": Role.FINANCE_SUPERVISOR, "coupons:series-expire": Role.FINANCE_SUPERVISOR,
+    "equipment:table-open": Role.SHIFT_MANAGER, "equipment:table-close": Role.SHIFT_MANAGER,
+    "reports:run-retry": Role.COMPLIANCE_OFFICER, "staffing:assignment-end": Role.SHIFT_MANAGER,
+    "staffing:camera-back": Role.SURVEILLANCE,
+}
+
+
+def _button_url(name: str, world: dict[str, Any], program: Any, campaign: Any) -> str:  # noqa: F811
+    from compliance.staffing import services as staffing
+
+    if name.startswith("coupons:mailing-"):
+        return reverse(name, args=[campaign.pk])
+    if name == "coupons:report-resolve":
+        from coupons.models import CouponReceipt, DeviationReport
+
+        report = DeviationReport.objects.create(facility=program.facility, receipt=CouponReceipt.objects.first(),
+                                                description="Short by 5", reported_to="Finance")
+        return reverse(name, args=["deviation", report.pk])
+    if name == "coupons:series-expire":
+        return reverse(name, args=[program.series.pk])
+    if name == "reports:run-retry":
+        return reverse(name, args=[world["run"].pk])
+    if name == "staffing:assignment-end":
+        roster = world["roster"]
+        manager = make_person(Role.SHIFT_MANAGER, roster.facility)
+        dealer = make_person(Role.DEALER, roster.facility)
+        placed = staffing.assignment_add(roster=roster, table=world["table"], person=dealer, position="dealer",
+                                         user=manager)
+        return reverse(name, args=[roster.pk, placed.pk])
+    return _url(name, world)
+
+
+@pytest.mark.parametrize("name", sorted(BUTTONS))
+def test_no_generated_input_breaks_a_button(name, world, program, campaign, facility, client_for):  # noqa: F811
+    from django.urls import resolve
+
+    url = _button_url(name, world, program, campaign)
+    view_class = resolve(url).func.view_class
+    assert view_class.button, f"{name} is not a button"
+    client = client_for(make_person(BUTTONS[name], facility))
+    assert client.get(url).status_code == 405  # no page of its own
+    fields = sorted(view_class.form_class.base_fields) or ["note"]
+
+    @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(data=st.fixed_dictionaries(dict.fromkeys(fields, HOSTILE)))
+    def post(data: dict[str, str]) -> None:
+        response = client.post(url, data)
+        assert response.status_code < 500, (name, data)
+        if response.status_code == 302:
+            assert response["Location"], name
+
+    post()
+
+
 def test_far_and_malformed_days_in_addresses_are_not_found_rather_than_broken(client_for, marketing_supervisor,
                                                                                finance_staff):
     marketing = client_for(marketing_supervisor)
@@ -261,7 +333,7 @@ def test_every_form_of_every_app_is_attacked():
     forms = {name for name, view in walk(get_resolver().url_patterns)
              if view is not None and issubclass(view, FormMixin) and not view.__module__.startswith("django.")}
     forms |= {"login", "password_change"}  # Django's own views, under our forms
-    missing = sorted(forms - set(TARGETS) - set(ELSEWHERE))
+    missing = sorted(forms - set(TARGETS) - set(ELSEWHERE) - set(BUTTONS))
     assert not missing, f"forms no test attacks: {missing}"
     assert not set(ELSEWHERE) - forms, "ELSEWHERE names forms that are gone"
 

@@ -49,7 +49,7 @@ def test_signing_through_the_page_asks_for_the_password_again(facility, marketin
     assert "Marketing supervisor completing the form" in page and "58 Pa. Code § 525.21(g)" in page
 
     wrong = client.post(url, {"password": "guess"})
-    assert wrong.status_code == 200 and "password is not correct" in wrong.content.decode()
+    assert wrong.status_code == 422 and "password is not correct" in wrong.content.decode()
     assert not Signature.objects.exists()
 
     right = client.post(url, {"password": PASSWORD})
