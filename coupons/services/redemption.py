@@ -1,7 +1,7 @@
 """Redemption at the table with electronic cancellation (§ 525.22; § 525.21(q)(5)–(6), (r)).
 
 :func:`redemption_record` answers a dealer's scan: every check of § 525.22 first, reading only; then, in one
-transaction after the facility's share lock, the :class:`~coupons.models.Redemption` row — the electronic
+transaction, the :class:`~coupons.models.Redemption` row — the electronic
 cancellation. "Never twice" is the database's: the insert races on ``UniqueConstraint(series, serial)``, so of
 two scans at the same moment exactly one commits and the other is refused with what the first one did; a
 trigger in the same insert refuses a coupon the ledger no longer holds as *distributed* or a day finance
@@ -16,9 +16,9 @@ Readings (docs/coupons.md, "Redemption"):
   the drop box (*redeemed* → *cancelled*, § 525.21(m)(2)) as before.
 * Expiry is checked on the facility's gaming day, as (q)(5) asks the dealer to: a coupon expiring on
   3 Nov is good through the gaming day of 3 Nov, including its small hours on the 4th.
-* A redemption takes a *shared* lock on the facility: redemptions run side by side, while signing a
-  day's reconciliation or finance processing (which takes the exclusive lock) waits for them and is
-  never signed over a redemption still committing into its day.
+* A redemption takes a *shared* lock on the facility (its insert's trigger takes it): redemptions run side by
+  side, while signing a day's reconciliation or finance processing (which takes the exclusive lock) waits for
+  them and is never signed over a redemption still committing into its day.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from compliance.models import Facility, GamingTable
 from compliance.readiness import table_readiness_now
 from compliance.roles import Capability, require_capability
 from coupons.days import day_words, today
-from coupons.ledger import lock_facility_shared
 from coupons.models import (
     CouponRange,
     CouponSeries,
@@ -239,14 +238,13 @@ AnswerOf = Callable[[Accepted], RedemptionAnswer | None]
 
 def _write(facility: Facility, redemption: Redemption, row: CouponRange, number: int, scan: Scan,
            account: Any, answer_of: AnswerOf) -> Accepted:
-    """The redemption row — the electronic cancellation — and the Idempotency-Key answer, in one transaction
-    after the facility's share lock. The database checks, inside the insert, what the scan read before it:
-    the coupon still *distributed*, its day not processed by finance; the ledger's move is posted later
-    (:mod:`coupons.services.redemption_posting`)."""
+    """The redemption row — the electronic cancellation — and the Idempotency-Key answer, in one transaction.
+    The insert's trigger (migrations 0024, 0028) takes the facility's share lock on PostgreSQL, then checks
+    what the scan read before its transaction: the coupon still *distributed*, its day not processed by
+    finance. The ledger's move is posted later (:mod:`coupons.services.redemption_posting`)."""
     accepted = _accepted(redemption, row.series, scan)
     try:
         with acting_as(account), transaction.atomic():
-            lock_facility_shared(facility)
             redemption.save(force_insert=True)
             answer = answer_of(accepted)
             if answer is not None:
