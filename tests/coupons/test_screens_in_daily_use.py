@@ -40,7 +40,7 @@ def test_issuing_against_a_requisition_whose_date_has_passed_asks_for_confirmati
     with time_machine.travel("2026-11-05 14:00:00+00:00", tick=True):
         client = client_for(finance_supervisor)
         refused = client.post(url, data)
-        assert refused.status_code == 200 and "which has passed" in refused.content.decode()
+        assert refused.status_code == 422 and "which has passed" in refused.content.decode()
         assert not CouponIssuance.objects.exists()
         assert client.post(url, {**data, "needed_date_passed": "on"}).status_code == 302
     assert CouponIssuance.objects.get().quantity == 10
@@ -53,7 +53,7 @@ def test_a_return_of_chosen_serials_or_of_one_denomination(program, receive, iss
     client = client_for(marketing_supervisor)
     base = {"gaming_date": TODAY.isoformat(), "password": PASSWORD}
     refused = client.post(reverse("coupons:return-create"), {**base, "what": "serials"})
-    assert refused.status_code == 200 and "list the serials to return" in refused.content.decode()
+    assert refused.status_code == 422 and "list the serials to return" in refused.content.decode()
     response = client.post(reverse("coupons:return-create"),
                            {**base, "what": "serials", "series": program.series.pk, "serials": "1-5"})
     assert response.status_code == 302 and CouponReturn.objects.get().quantity == 5
