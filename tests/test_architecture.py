@@ -104,3 +104,109 @@ def test_the_facility_row_is_locked_only_through_compliance_locks():
         call in path.read_text() for call in ("Facility.objects.select_for_update",
                                               "Facility._default_manager.select_for_update"))]
     assert not offenders, f"{offenders} lock the facility row themselves: use compliance.locks.lock_facility"
+
+
+# --- one shared way (issue 24, item 3): a form or button calling a service, the facility pre-check, the 404, a
+# person printed. Each walks every installed app's folder, so an app added later is held to it too.
+
+_SHARED_VIEWS = ROOT / "compliance" / "views.py"
+_PEOPLE = ROOT / "compliance" / "people.py"
+
+
+def _view_modules() -> list[Path]:
+    """Every installed app's screens: ``views.py``, ``views_*.py`` and the modules of a ``views/`` package. The JSON
+    API keeps its own error shape and codes (coupons/api) and is not a screen."""
+    return [p for p in _installed_app_modules() if (p.name.startswith("views") or "views" in p.parent.name)
+            and p.parent.name != "api" and "tests" not in p.relative_to(ROOT).parts[:1]]
+
+
+def _services_called(function: ast.FunctionDef, service_names: set[str]) -> list[str]:
+    calls = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            target = node.func
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
+                    target.value.id in service_names):
+                calls.append(f"{target.value.id}.{target.attr}")
+            elif isinstance(target, ast.Name) and target.id in service_names:
+                calls.append(target.id)
+    return calls
+
+
+def _service_names(tree: ast.Module) -> set[str]:
+    """The names a module binds to services: ``services`` (and aliases of it) and functions imported from a
+    services module."""
+    names = {"services"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            from_services = ".services" in f".{node.module}" or node.module.endswith("services")
+            for alias in node.names:
+                if from_services or alias.name == "services":
+                    names.add(alias.asname or alias.name)
+    return names
+
+
+def test_views_list_every_installed_app():
+    modules = {str(p.relative_to(ROOT)) for p in _view_modules()}
+    for app in DOMAIN_APPS:
+        assert any(m.startswith(f"{app}/") for m in modules), f"no screens found in {app}"
+
+
+def test_a_form_or_button_calls_a_service_only_through_service_form_view():
+    """One class answers every form and button that calls a service (``compliance.views.ServiceFormView``: a
+    refusal on the form with status 422, or on the button's page as a message). A view's own ``post`` or
+    ``form_valid`` calling a service would answer refusals its own way again. Choosing the facility to work in
+    (which precedes the facility pre-check) is the one exception."""
+    offenders = []
+    for path in _view_modules():
+        tree = ast.parse(path.read_text())
+        names = _service_names(tree)
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            if path == _SHARED_VIEWS and cls.name in {"ServiceFormView", "FacilitySelectView"}:
+                continue
+            for function in cls.body:
+                if isinstance(function, ast.FunctionDef) and function.name in {"post", "form_valid", "put", "patch",
+                                                                               "delete"}:
+                    called = _services_called(function, names)
+                    if called:
+                        offenders.append(f"{path.relative_to(ROOT)}: {cls.name}.{function.name} calls {called}")
+    assert not offenders, f"use compliance.views.ServiceFormView (perform; button = True for a button): {offenders}"
+
+
+def test_every_404_of_a_screen_is_found_or_404():
+    """``compliance.views.found_or_404`` is the one "not found" (another facility's record looks like none)."""
+    offenders = []
+    for path in _installed_app_modules():
+        # The Django admin (its own pages, its own 404s) and the JSON API (its own error shape) are not screens.
+        if path == _SHARED_VIEWS or "api" in path.parent.name or path.name == "admin.py":
+            continue
+        text = path.read_text()
+        offenders += [f"{path.relative_to(ROOT)}: {what}" for what in ("Http404(", "get_object_or_404(")
+                      if what in text]
+    assert not offenders, f"use compliance.views.found_or_404: {offenders}"
+
+
+def test_the_facility_pre_check_is_said_once():
+    """``FacilityRequiredMixin`` is the one "does this person work in a facility" of every screen: what the address
+    names is looked up in ``find_records`` after it, never in a ``dispatch`` that reads ``request.facility``
+    itself."""
+    offenders = []
+    for path in _view_modules():
+        if path == _SHARED_VIEWS:
+            continue
+        text = path.read_text()
+        offenders += [f"{path.relative_to(ROOT)}: {what}" for what in (
+            'getattr(request, "facility"', "request.facility", "not assigned to any facility") if what in text]
+    assert not offenders, f"use FacilityRequiredMixin and find_records: {offenders}"
+
+
+def test_a_person_is_printed_only_by_person_name():
+    """``compliance.people.person_name`` (the ``|person`` filter in templates) prints a member of staff everywhere;
+    a page, document, choice or refusal that reads the profile's name itself would print them its own way again."""
+    reads = ("get_full_name(", '"full_name", "")', "profile.full_name} (", "self.full_name} ({self.credential",
+             ".profile.full_name|")
+    offenders = [f"{path.relative_to(ROOT)}: {what}" for path in _installed_app_modules()
+                 if path != _PEOPLE and path.name != "admin.py" for what in reads if what in path.read_text()]
+    offenders += [f"{path.relative_to(ROOT)}: {what}" for path in sorted((ROOT / "templates").rglob("*.html"))
+                  for what in (".profile.full_name", "get_full_name") if what in path.read_text()]
+    assert not offenders, f"use compliance.people.person_name / {{{{ person|person }}}}: {offenders}"
