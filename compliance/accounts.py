@@ -28,8 +28,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from compliance.models import AuditEvent, Profile
-from compliance.roles import Role, roles_of
 from compliance.people import person_name
+from compliance.roles import Role, roles_of
 
 __all__ = [
     "EVENT_LOCKED_OUT",
@@ -46,6 +46,7 @@ __all__ = [
     "code_already_used",
     "confirmed_device",
     "deferred_account_events",
+    "device_confirm",
     "display_name",
     "events_about",
     "needs_second_factor",
@@ -56,6 +57,7 @@ __all__ = [
     "signing_failure_record",
     "signing_locked",
     "totp_secret",
+    "unconfirmed_device",
 ]
 
 LOCKED_OUT_MESSAGE = "Too many attempts; try again in 15 minutes."
@@ -288,6 +290,25 @@ def confirmed_device(user: Any) -> Any:
     from django_otp.plugins.otp_totp.models import TOTPDevice
 
     return TOTPDevice.objects.filter(user=user, confirmed=True).first()
+
+
+def unconfirmed_device(user: Any) -> Any:
+    """The authenticator app the person is enrolling: the one not yet confirmed, made when there is none."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    device = TOTPDevice.objects.filter(user=user, confirmed=False).order_by("pk").first()
+    return device or TOTPDevice.objects.create(user=user, name="Authenticator app", confirmed=False)
+
+
+def device_confirm(device: Any) -> None:
+    """The person typed a right code from ``device``: it is their authenticator app now, the others they began
+    enrolling are dropped, and the audit trail says so."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    device.confirmed = True
+    device.save(update_fields=["confirmed"])
+    TOTPDevice.objects.filter(user=device.user, confirmed=False).delete()
+    account_event(device.user, event="Authenticator app enrolled", actor=device.user)
 
 
 def backup_device(user: Any) -> Any:

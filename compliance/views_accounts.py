@@ -22,7 +22,6 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import FormView
 from django_otp import login as otp_login
-from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from compliance import accounts, second_factor
 
@@ -136,13 +135,8 @@ class SecondFactorView(FormView):
                 return render(request, self.template_name, {"done": True, "view": self})
             return HttpResponseRedirect(reverse("dashboard"))
         self.confirmed = accounts.confirmed_device(user)
-        self.device = self.confirmed or self._unconfirmed(user)
+        self.device = self.confirmed or accounts.unconfirmed_device(user)
         return super().dispatch(request, *args, **kwargs)
-
-    @staticmethod
-    def _unconfirmed(user: Any) -> Any:
-        device = TOTPDevice.objects.filter(user=user, confirmed=False).order_by("pk").first()
-        return device or TOTPDevice.objects.create(user=user, name="Authenticator app", confirmed=False)
 
     def get_form_kwargs(self) -> dict[str, Any]:
         return {**super().get_form_kwargs(), "device": self.device}
@@ -161,10 +155,7 @@ class SecondFactorView(FormView):
     def form_valid(self, form: TokenForm) -> HttpResponse:
         device = self.device
         if not device.confirmed:
-            device.confirmed = True
-            device.save(update_fields=["confirmed"])
-            TOTPDevice.objects.filter(user=device.user, confirmed=False).delete()
-            accounts.account_event(device.user, event="Authenticator app enrolled", actor=device.user)
+            accounts.device_confirm(device)
             otp_login(self.request, device)
             messages.success(self.request, "Your authenticator app is enrolled; sign-in will ask for its code.")
             codes = second_factor.backup_codes_make(device.user)

@@ -45,6 +45,8 @@ __all__ = [
     "latest_approved",
     "material_hash",
     "pending_change",
+    "public_facilities",
+    "public_facility",
     "public_guides",
     "rules_for",
     "sign_approvals_of",
@@ -52,6 +54,7 @@ __all__ = [
     "standing",
     "submission",
     "submissions_of",
+    "table_plays_six_dice",
     "table_rule_conflicts",
     "table_rules",
     "table_setting",
@@ -192,6 +195,11 @@ class TableRules:
 
 def table_rules(table: GamingTable, day: date | None = None) -> TableRules:
     return tables_rules(table.facility, day, tables=[table])[0]
+
+
+def table_plays_six_dice(table: GamingTable) -> bool:
+    """The answer to ``compliance.table_variation.plays_six_dice`` (registered in this app's ``apps.py``)."""
+    return table_rules(table).six_dice
 
 
 def asia_poker_limit_refusals(facility: Facility, values: dict[str, str],
@@ -463,6 +471,15 @@ def guides_needing_approval(facility: Facility, rows: list[Any] | None = None) -
             found.append((game, f"version {latest.version} awaits the Bureau's approval; not to be distributed "
                                 f"until then (§ 521.9(d))"))
     return found
+
+
+def public_facilities() -> QuerySet[Facility]:
+    """The facilities whose gaming guides the public page lists (§ 521.9(f)), by name."""
+    return Facility.objects.order_by("name")
+
+
+def public_facility(code: str) -> Facility | None:
+    return Facility.objects.filter(code=code).first()
 
 
 def public_guides(facility: Facility) -> list[tuple[Game, GamingGuide | None]]:
