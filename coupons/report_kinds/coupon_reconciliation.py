@@ -7,18 +7,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from compliance.people import person_name
 from compliance.reports.content import Chart, ReportContent, Section, Series
 from compliance.reports.kinds.common import day_label, instants, local, zone_words
 from compliance.reports.periods import Period
 from compliance.reports.registry import ReportKind, register
 from coupons.models import CouponInventory, DeviationReport, ExceptionReport, FinanceDayProcessing
-
-
-def _person(user: Any) -> str:
-    if user is None:
-        return ""
-    profile = getattr(user, "profile", None)
-    return profile.full_name if profile is not None else user.get_username()
 
 
 def build(facility: Any, period: Period) -> ReportContent:
@@ -74,7 +68,7 @@ def build(facility: Any, period: Period) -> ReportContent:
                     ["#", "Gaming day", "Found by", "Variance", "Due", "Status", "Resolution", "Resolved"],
                     [[str(e.pk), f"{e.gaming_date:%Y-%m-%d}", e.source_words, str(e.variance), f"{e.due_on:%Y-%m-%d}",
                       e.get_status_display(), e.resolution,
-                      (f"{local(facility, e.resolved_at)} by {_person(e.resolved_by)}" if e.resolved_at else "")]
+                      (f"{local(facility, e.resolved_at)} by {person_name(e.resolved_by)}" if e.resolved_at else "")]
                      for e in exceptions],
                     widths=[0.4, 0.9, 1.6, 0.7, 0.9, 0.8, 2.4, 1.6]),
             Section("Monthly inventories (§ 525.21(n))", ["Gaming day", "Discrepancy (counted − expected)",
