@@ -167,7 +167,7 @@ def _report(args: argparse.Namespace, baseline: Figure, capacity: Figure, busy: 
     ratio = capacity.rate / baseline.rate
     print(f"  ratio API / bare SQL: {ratio:.3f} (one redemption costs {1 / ratio:.0f} bare conditional updates)")
     print(f"  same range   {contention.line()}: consecutive coupons of one range from every connection "
-          f"(a scan whose range a neighbour just split reads it again; an error here is a refused valid coupon)")
+          f"(two tables scanning coupons of one distributed range; an error here is a refused valid coupon)")
     queries = profile["queries_key" if args.idempotency_key else "queries"]
     print(f"  queries per redemption: {len(profile['queries'])} without Idempotency-Key, "
           f"{len(profile['queries_key'])} with; in-process (test client, no HTTP, one at a time) "
