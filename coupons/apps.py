@@ -35,6 +35,9 @@ class CouponsConfig(registry.PluggableApp):
         # The monthly inventory reminder (§ 525.21(n)), refreshed daily; idempotent.
         "coupons-monthly-inventory-reminder": {"task": "coupons.tasks.monthly_inventory_reminder",
                                                "schedule": crontab(minute=5, hour=6)},
+        # The ledger's move distributed -> redeemed, posted in batches (docs/coupons.md, "Redemption"): every minute;
+        # finance's daily processing posts first as well, so it always sees every redemption.
+        "coupons-post-redemptions": {"task": "coupons.tasks.post_redemptions", "schedule": crontab(minute="*")},
     }
     demo = (
         DemoSeeder("coupons.demo.coupons_demo_seed", stage=1),
