@@ -74,7 +74,7 @@ def _series(ctx: dict[str, Any], code: str) -> Any:
     series = services.series_create(
         facility=ctx["facility"], program=ctx["program"], code=code, name=code, denomination_cents=2500,
         expires_on=today + timedelta(days=365), games=ctx["games"], wager_restrictions="Even money only",
-        user=people["finsup"], serial_prefix="MP",
+        even_money_only=True, user=people["finsup"], serial_prefix="MP",
     )
     for kind in ("design", "internal_controls"):
         services.approval_record(facility=ctx["facility"], program=ctx["program"], kind=kind,

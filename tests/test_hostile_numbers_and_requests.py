@@ -60,7 +60,7 @@ def test_a_series_denomination_that_is_not_a_number_is_refused(program, finance_
     data.update(program=program.program.pk, name="Hostile", code="hx", serial_prefix="HX", serial_digits="7",
                 denomination=denomination, expires_on="2026-12-31")
     response = client.post("/coupons/series/new/", data)
-    assert response.status_code == 200
+    assert response.status_code == 422
     text = response.content.decode()
     assert "digits 0–9" in text or "Enter an amount in dollars" in text
     assert CouponSeries.objects.count() == before
@@ -77,7 +77,7 @@ def test_receipt_serials_and_quantities_in_other_digits_are_refused(program, fin
                 invoice_last_serial="100", received="1-100", vendor="Printer")
     data[field] = value
     response = client.post("/coupons/receipts/new/", data)
-    assert response.status_code == 200 and "digits 0–9" in response.content.decode()
+    assert response.status_code == 422 and "digits 0–9" in response.content.decode()
     assert not CouponReceipt.objects.exists()
 
 
@@ -87,7 +87,7 @@ def test_a_requisition_quantity_in_other_digits_is_refused(program, marketing_su
     data = dict.fromkeys(form.fields, "")
     data.update(quantity="٥٠", password=PASSWORD)
     response = client.post("/coupons/requisitions/new/", data)
-    assert response.status_code == 200 and "digits 0–9" in response.content.decode()
+    assert response.status_code == 422 and "digits 0–9" in response.content.decode()
     assert not CouponRequisition.objects.exists()
 
 

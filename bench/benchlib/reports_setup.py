@@ -106,7 +106,8 @@ def _floor(facility: Any, tables: tuple[tuple[str, str], ...], denominations: tu
         one = services.series_create(
             facility=facility, program=program, code=f"mp{cents // 100}", name=f"Match Play ${cents // 100}",
             denomination_cents=cents, expires_on=date(2026, 12, 31), games=list(games.values()),
-            wager_restrictions="Even-money wagers only", user=people["finsup"], serial_prefix=f"MP{cents // 100}",
+            wager_restrictions="Even-money wagers only", even_money_only=True, user=people["finsup"],
+            serial_prefix=f"MP{cents // 100}",
             serial_digits=9)
         services.approval_record(facility=facility, program=program, kind="design", approved_on=date(2026, 6, 1),
                                  reference=f"BENCH-design-{cents}", series=one, user=people["officer"],
