@@ -42,5 +42,6 @@ class Command(BaseCommand):
         """Each app's declared demo seeders (compliance.registry), by stage then app order; each is idempotent."""
         for config, seeder in demo_seeders():
             made = import_string(seeder.function)(facility=facility)  # each acts as whom it says
-            words = "already there" if made in (None, 0) else (f"{made} added" if isinstance(made, int) else str(made))
+            words = ("already there" if made is None else "nothing added" if made == 0
+                     else f"{made} added" if isinstance(made, int) else str(made))
             self.stdout.write(f"  {config.verbose_name} demo ({seeder.function.rsplit('.', 1)[-1]}): {words}")
