@@ -178,7 +178,9 @@ def records_awaiting_signature(user: Any, facility: Facility, *, limit: int = 20
     """(record, requirement) pairs in the facility that still lack a signature this user could give.
 
     One query per (record type, signature slot) the user's roles can sign: a fixed number, not one
-    per record. Superseded records (corrected by a newer one) are left out.
+    per record. Superseded records (corrected by a newer one) are left out. A slot bound to an action (a
+    mailing's release) is listed like any other — it is this person's work — and linked to the action's form
+    (``compliance.templatetags.compliance.signature_url``); a slot after it waits until the action is done.
     """
     from django.contrib.contenttypes.models import ContentType
 
@@ -228,13 +230,17 @@ def _fits(requirement: Any, held: frozenset[Role], profile: Profile) -> bool:
     return not (requirement.departments and profile.department.code not in requirement.departments)
 
 
-def may_sign(user: Any, record: Any, requirement: Any, given: Iterable[Signature] | None = None) -> bool:
+def may_sign(user: Any, record: Any, requirement: Any, given: Iterable[Signature] | None = None, *,
+             on_its_form: bool = False) -> bool:
     """Whether ``user`` may give the signature ``requirement`` on ``record`` now: the checks of
     ``compliance.services.signature_sign`` short of the password, so a Sign button is offered only where
     signing would be accepted (``tests/compliance/test_shown_to_each_person.py`` holds the two together).
-    ``given``: the record's signatures when the caller already has them."""
+    ``given``: the record's signatures when the caller already has them. A slot bound to an action is never
+    signed on the signing page; ``on_its_form=True`` asks whether this person would sign it by the action."""
     from compliance.roles import roles_of
 
+    if requirement.given_by_action and not on_its_form:
+        return False
     profile = _signing_profile(user)
     if profile is None or not _fits(requirement, roles_of(user), profile):
         return False

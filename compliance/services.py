@@ -38,6 +38,7 @@ from compliance.roles import (
 
 __all__ = [
     "CoSigner",
+    "action_only_refusal",
     "facility_select",
     "profile_create",
     "record_correct",
@@ -148,18 +149,30 @@ def _check_password(*, requirement: SignatureRequirement, user: Any, password: s
 
 
 def signature_sign(
-    *, record: RegulatedRecord, slot: str, user: Any, password: str, co_signer: bool = False
+    *, record: RegulatedRecord, slot: str, user: Any, password: str, co_signer: bool = False, on_its_form: bool = False
 ) -> Signature:
     """Give the signature ``slot`` on ``record`` as ``user``, who re-enters their password (see
     :func:`_signature_give`). The password is checked outside the signing transaction, so that a
-    wrong one is counted even though the signing rolls back."""
+    wrong one is counted even though the signing rolls back.
+
+    A slot bound to an action (a mailing's release) is given only by that action's service, which says so with
+    ``on_its_form=True`` after its own checks; anywhere else (the common signing page) it is refused."""
     requirement = type(record).requirement(slot)
     if requirement is None:
         raise ValidationError(f"A {record._meta.verbose_name} has no signature called {slot!r}.")
     if is_inspector(user):
         raise PermissionDenied("Board inspectors have read-only access and cannot sign records.")
+    if requirement.given_by_action and not on_its_form:
+        raise ValidationError(action_only_refusal(record, requirement))
     _check_password(requirement=requirement, user=user, password=password, co_signer=co_signer)
     return _signature_give(record=record, requirement=requirement, user=user, co_signer=co_signer)
+
+
+def action_only_refusal(record: RegulatedRecord, requirement: SignatureRequirement) -> str:
+    """Why a slot bound to an action is not signed on the signing page, and where it is."""
+    what = record._meta.verbose_name
+    return (f"The “{requirement.label}” signature is given by the action itself: use “{requirement.action}” on the "
+            f"{what}'s page, which checks that the action may be done before it is signed. Nothing was signed here.")
 
 
 @transaction.atomic
@@ -236,7 +249,7 @@ def record_sign(*, record: RegulatedRecord, slot: str, user: Any, password: str 
     if password is None:
         return None
     with acting_as(user):
-        return signature_sign(record=record, slot=slot, user=user, password=password)
+        return signature_sign(record=record, slot=slot, user=user, password=password, on_its_form=True)
 
 
 def record_cosign(*, record: RegulatedRecord, slot: str, co_signer: CoSigner | None) -> Signature | None:
@@ -252,7 +265,8 @@ def record_cosign(*, record: RegulatedRecord, slot: str, co_signer: CoSigner | N
     try:
         with acting_as(co_signer.user):
             return signature_sign(
-                record=record, slot=slot, user=co_signer.user, password=co_signer.password, co_signer=True
+                record=record, slot=slot, user=co_signer.user, password=co_signer.password, co_signer=True,
+                on_its_form=True,
             )
     except PermissionDenied as error:
         raise ValidationError(f"{name} cannot sign as the {label}: {error}") from None

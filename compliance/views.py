@@ -236,9 +236,20 @@ class SignView(ServiceFormView):
                                                               self.kwargs["object_id"]), "record in this facility")
         self.requirement = found_or_404(type(self.record).requirement(self.slot), "signature of this record")
 
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if self.requirement.given_by_action:  # signed by its action, on that action's form: not here
+            return self.render_to_response(self.get_context_data(), status=HTTPStatus.FORBIDDEN)
+        return super().get(request, *args, **kwargs)
+
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
+        if self.requirement.given_by_action:
+            context.update(action_url=self.requirement.action_url(self.record),
+                           action_refusal=services.action_only_refusal(self.record, self.requirement))
+        earlier = type(self.record).requirement(self.requirement.after) if self.requirement.after else None
+        given = {signature.slot for signature in self.record.signature_list()}
         context.update(
+            waits_for=earlier if earlier is not None and earlier.slot not in given else None,
             record=self.record,
             requirement=self.requirement,
             slots=self.record.signature_slots(),

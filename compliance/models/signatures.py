@@ -18,6 +18,7 @@ from django.conf import settings
 from django.contrib.contenttypes.fields import GenericForeignKey
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
+from django.urls import reverse
 from django.utils import timezone
 
 from compliance.bounds import ROW_ID
@@ -64,6 +65,11 @@ class SignatureRequirement:
 
     ``roles`` and ``departments`` are alternatives the signer must satisfy (both, when both are
     given). ``distinct`` slots on one record must be signed by different people.
+
+    A slot *bound to an action* (``action_form`` set: a mailing's release) is signed only by performing that
+    action on its own form, which checks what the action needs before the signature is given; the common
+    signing page refuses it and links to that form instead (``compliance.services.signature_sign``). A slot
+    that depends on the action names it in ``after`` and is not awaited before it.
     """
 
     slot: str
@@ -74,6 +80,19 @@ class SignatureRequirement:
     distinct: bool = True
     citation: str = ""
     after: str = ""  # a slot that must be signed first (approved after prepared); "" for none
+    action: str = ""  # the action that gives the signature, as its form's button says ("Release and sign")
+    # The page holding that form: a URL name taking the record's pk, with the form's anchor after "#".
+    action_form: str = ""
+
+    @property
+    def given_by_action(self) -> bool:
+        return bool(self.action_form)
+
+    def action_url(self, record: Any) -> str:
+        """Where the action that gives this signature is performed on ``record``."""
+        name, _, anchor = self.action_form.partition("#")
+        url = reverse(name, args=[record.pk])
+        return f"{url}#{anchor}" if anchor else url
 
     def describe_who(self) -> str:
         parts = []

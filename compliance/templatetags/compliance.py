@@ -37,6 +37,11 @@ def cites(refs: str | tuple[str, ...] | list[str]) -> str:
 
 @register.simple_tag
 def sign_url(record: Any, slot: str) -> str:
+    """Where the signature ``slot`` is given on ``record``: the common signing page, or, for a slot bound to an
+    action (a mailing's release), that action's form — the signing page refuses it."""
+    requirement = type(record).requirement(slot)
+    if requirement is not None and requirement.given_by_action:
+        return str(requirement.action_url(record))
     content_type = ContentType.objects.get_for_model(record)
     return reverse("sign", args=[content_type.pk, record.pk, slot])
 
@@ -68,14 +73,15 @@ def role_label(code: str) -> str:
 @register.simple_tag(takes_context=True)
 def signature_rows(context: dict[str, Any], record: Any) -> list[tuple[Any, Any, bool]]:
     """``(requirement, signature, may_sign)`` for each slot of ``record``: a Sign action is offered only
-    to a person whose signature would be accepted (``compliance.selectors.may_sign``)."""
+    to a person whose signature would be accepted (``compliance.selectors.may_sign``); for a slot bound to an
+    action, the link is to the action's form (``sign_url``)."""
     from compliance.selectors import may_sign
 
     user = context["request"].user
     given = record.signature_list()
     by_slot = {s.slot: s for s in given}
     return [
-        (req, by_slot.get(req.slot), req.slot not in by_slot and may_sign(user, record, req, given))
+        (req, by_slot.get(req.slot), req.slot not in by_slot and may_sign(user, record, req, given, on_its_form=True))
         for req in record.signature_requirements
     ]
 

@@ -17,6 +17,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
@@ -67,13 +70,19 @@ class MailingCampaign(CouponDocument):
     citation = "525.21(q)"
     kind_label = "Mailing"
     url_name = "coupons:mailing-detail"
+    # The release is signed by releasing (its form checks the screening, the marketing day and the stock
+    # first, then writes the serials and signs): never on the common signing page. Finance receives the list
+    # only once it was released (q)(4).
     signature_requirements = (
-        marketing_supervisor_slot("released", Meaning.AUTHORIZED, "Marketing supervisor releasing the patron list to the "
-                                  "provider", "525.21(q)(2)"),
+        dataclasses.replace(
+            marketing_supervisor_slot("released", Meaning.AUTHORIZED, "Marketing supervisor releasing the patron list "
+                                      "to the provider", "525.21(q)(2)"),
+            action="Release and sign", action_form="coupons:mailing-detail#release",
+        ),
         SignatureRequirement(
             "list_received", Meaning.RECEIVED, "Finance member receiving the list for reconciliation",
             roles=frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR}), departments=FINANCE,
-            citation="525.21(q)(4)",
+            citation="525.21(q)(4)", after="released",
         ),
     )
     name = models.CharField(max_length=150, help_text="The promotion, e.g. 'Winter players' mailer'")
@@ -91,6 +100,12 @@ class MailingCampaign(CouponDocument):
     @property
     def is_released(self) -> bool:
         return self.released_at is not None
+
+    @classmethod
+    def still_awaited(cls, pending: models.QuerySet[Any]) -> models.QuerySet[Any]:
+        """A mailing whose patron list was refused is never released (the list is uploaded again as a new
+        mailing): no one waits to sign it."""
+        return pending.exclude(list_import__status=MailingListImport.Status.FAILED)
 
 
 class MailingRecipient(AppendOnly, AuditedModel):

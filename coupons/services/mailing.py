@@ -269,5 +269,5 @@ def campaign_release(*, campaign: MailingCampaign, user: Any, password: str) -> 
         MailedCoupon(campaign=campaign, recipient=r, series=campaign.series, serial=n)
         for r, n in zip(mailed, serials, strict=True)
     ], batch_size=5000)
-    signature_sign(record=campaign, slot="released", user=user, password=password)
+    signature_sign(record=campaign, slot="released", user=user, password=password, on_its_form=True)
     return campaign

@@ -214,3 +214,87 @@ def test_a_list_that_cannot_be_read_leaves_the_reading_refused_not_running(
     job = list_import_run(made.list_import.pk)
     assert job.status == "failed" and "an error in the system" in job.problems[0]
     assert not MailingRecipient.objects.exists()
+
+
+# --- the release is signed by releasing, § 525.21(q)(2); finance receives only a released list, (q)(4) ----------------
+
+
+def _sign_page(campaign: Any, slot: str) -> str:
+    from django.contrib.contenttypes.models import ContentType
+
+    return f"/sign/{ContentType.objects.get_for_model(MailingCampaign).pk}/{campaign.pk}/{slot}/"
+
+
+def _awaiting(client: Any, campaign: Any) -> dict[str, str]:
+    """The slots of ``campaign`` on the dashboard's "Awaiting your signature", with where each links."""
+    from compliance.templatetags.compliance import sign_url
+
+    response = client.get("/")
+    html = response.content.decode()
+    links = {requirement.slot: sign_url(record, requirement.slot)
+             for record, requirement in response.context["awaiting"] if record.pk == campaign.pk}
+    assert all(f'href="{link}"' in html for link in links.values())
+    return links
+
+
+def test_the_release_is_never_signed_on_the_signing_page_only_by_releasing(
+        campaign, marketing_supervisor, finance_staff, client_for):
+    """§ 525.21(q)(2): the release is the marketing supervisor's signed act; signing its slot without releasing
+    (a refused release, an unscreened list) would sign a list never sent and freeze the mailing."""
+    with pytest.raises(ValidationError, match="await a compliance officer's decision"):
+        campaign_release(campaign=campaign, user=marketing_supervisor, password=PASSWORD)
+    client = client_for(marketing_supervisor)
+    release_form = f"/coupons/mailings/{campaign.pk}/#release"
+
+    page = client.get(_sign_page(campaign, "released"))
+    html = page.content.decode()
+    assert page.status_code == 403 and 'type="password"' not in html
+    assert f'href="{release_form}"' in html and "Release and sign" in html
+    refused = client.post(_sign_page(campaign, "released"), {"password": PASSWORD})
+    assert refused.status_code == 422 and "Nothing was signed here" in refused.content.decode()
+    with pytest.raises(ValidationError, match="use “Release and sign” on the mailing campaign's page"):
+        signature_sign(record=campaign, slot="released", user=marketing_supervisor, password=PASSWORD)
+    campaign.refresh_from_db()
+    assert campaign.signature_list() == [] and not campaign.is_released
+
+    # Awaiting the marketing supervisor: the release, linked to the release form, not to the signing page.
+    assert _awaiting(client, campaign) == {"released": release_form}
+    detail = client.get(campaign.get_absolute_url()).content.decode()
+    assert f'href="{release_form}"' in detail and _sign_page(campaign, "released") not in detail
+    assert 'id="release"' in detail
+    # Finance is not asked to receive a list never released (q)(4), and cannot sign its receipt yet.
+    finance = client_for(finance_staff)
+    assert _awaiting(finance, campaign) == {}
+    early = finance.get(_sign_page(campaign, "list_received")).content.decode()
+    assert "comes after “Marketing supervisor releasing the patron list to the provider”" in early
+    assert 'type="password"' not in early
+    assert finance.post(_sign_page(campaign, "list_received"), {"password": PASSWORD}).status_code == 422
+    assert campaign.signature_list() == []
+
+
+def test_once_released_finance_is_asked_to_receive_the_list(campaign, compliance_officer, marketing_supervisor,
+                                                            finance_staff, client_for):
+    """§ 525.21(q)(4): the list received by finance is the one released."""
+    for match in ScreeningMatch.objects.filter(outcome="review"):
+        match_decide(match=match, decision="not_same_person", reason="Different date of birth on file",
+                     user=compliance_officer, password=PASSWORD)
+    campaign_release(campaign=campaign, user=marketing_supervisor, password=PASSWORD)
+    assert _awaiting(client_for(marketing_supervisor), campaign) == {}
+    finance = client_for(finance_staff)
+    assert _awaiting(finance, campaign) == {"list_received": _sign_page(campaign, "list_received")}
+    signed = finance.post(_sign_page(campaign, "list_received"), {"password": PASSWORD})
+    assert signed.status_code == 302
+    assert [s.slot for s in campaign.signature_list()] == ["released", "list_received"]
+
+
+def test_a_mailing_whose_list_was_refused_awaits_no_release(program, lists, compliance_officer, marketing_supervisor,
+                                                            client_for):
+    provider = mailing_provider_register(facility=program.facility, name="Keystone Mail Services",
+                                         certificate_number="GSP-0042", contact="", user=compliance_officer)
+    made = campaign_create(facility=program.facility, provider=provider, series=program.series, name="Broken",
+                           patron_file=(HEADER + "P-1,Ann,,Jones,not a date,1 Market St,Lancaster,PA,17601\n").encode(),
+                           user=marketing_supervisor)
+    list_import_run(made.list_import.pk)
+    made.list_import.refresh_from_db()
+    assert made.list_import.status == "failed"
+    assert _awaiting(client_for(marketing_supervisor), made) == {}
