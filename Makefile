@@ -39,6 +39,10 @@ browser-deps:
 	  else echo "chromium is not installed: browser tests will be skipped (install Debian's chromium package)"; fi; }
 	@command -v pdftoppm >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; fi; }
+	@# the PDFs' embedded fonts: DejaVu Sans, and a font with CJK glyphs for names DejaVu cannot draw
+	@test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf -a -f /usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf || { \
+	  if [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core fonts-droid-fallback >/dev/null; \
+	  else echo "install Debian's fonts-dejavu-core and fonts-droid-fallback: PDFs print names in Helvetica or as boxes without them"; fi; }
 
 lint: install
 	$(PY) -m ruff check .

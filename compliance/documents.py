@@ -10,16 +10,22 @@ to :func:`render_pdf`.
 from __future__ import annotations
 
 import io
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
 from django.utils import timezone
 from reportlab.lib import colors
+from reportlab.lib.fonts import addMapping
 from reportlab.lib.pagesizes import letter
-from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.styles import ParagraphStyle, StyleSheet1, getSampleStyleSheet
 from reportlab.lib.units import inch
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFError, TTFont
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
@@ -27,6 +33,11 @@ from compliance.citations import cite
 from compliance.people import person_name
 
 __all__ = [
+    "FONT",
+    "FONT_BOLD",
+    "FONT_BOLD_OBLIQUE",
+    "FONT_MONO",
+    "FONT_OBLIQUE",
     "DocumentMeta",
     "data_table",
     "markup_safe",
@@ -36,9 +47,120 @@ __all__ = [
     "styles",
 ]
 
-styles = getSampleStyleSheet()
+log = logging.getLogger(__name__)
+
+# The one font family of every PDF: DejaVu Sans from Debian's fonts-dejavu-core, embedded (subset) in each document,
+# so a name outside Latin-1 (Łukasz Żółć, Nguyễn Văn An) prints as its letters on any reader. DejaVu has no CJK
+# glyphs: a run of characters it cannot draw is set in the first fallback font found that can (fonts-droid-fallback,
+# or WenQuanYi), so 王小明 prints too. reportlab embeds TrueType outlines only (not the CFF of Noto CJK's .otf).
+# Without the package the documents fall back to Helvetica (Latin-1 only), with a warning in the log.
+FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
+_FAMILY = {  # our name -> (file, the standard font it replaces)
+    "DejaVuSans": ("DejaVuSans.ttf", "Helvetica"),
+    "DejaVuSans-Bold": ("DejaVuSans-Bold.ttf", "Helvetica-Bold"),
+    "DejaVuSans-Oblique": ("DejaVuSans-Oblique.ttf", "Helvetica-Oblique"),
+    "DejaVuSans-BoldOblique": ("DejaVuSans-BoldOblique.ttf", "Helvetica-BoldOblique"),
+    "DejaVuSansMono": ("DejaVuSansMono.ttf", "Courier"),
+    "DejaVuSansMono-Bold": ("DejaVuSansMono-Bold.ttf", "Courier-Bold"),
+}
+FALLBACK_NAME = "UnicodeFallback"
+FALLBACK_FILES = (  # (path, index in a collection): the first present is used
+    ("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", 0),  # fonts-droid-fallback
+    ("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", 0),  # fonts-wqy-microhei
+    ("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", 0),  # fonts-wqy-zenhei
+)
+
+
+def _register_family(font_dir: Path = FONT_DIR) -> dict[str, str]:
+    """Register DejaVu Sans with reportlab (once per process); the standard font each of ours replaces -> ours.
+    An empty answer: the fonts are missing or unreadable, the documents use Helvetica (never a crash)."""
+    registered = set(pdfmetrics.getRegisteredFontNames())
+    try:
+        missing = [file for file, _standard in _FAMILY.values() if not (font_dir / file).is_file()]
+        if missing:
+            raise OSError(f"missing {', '.join(missing)}")
+        for name, (file, _standard) in _FAMILY.items():
+            if name not in registered:
+                pdfmetrics.registerFont(TTFont(name, str(font_dir / file)))
+    except (OSError, TTFError) as error:
+        log.warning("PDF fonts: DejaVu Sans not found in %s (%s); documents print in Helvetica, which cannot draw "
+                    "names outside Latin-1. Install Debian's fonts-dejavu-core.", font_dir, error)
+        return {}
+    pdfmetrics.registerFontFamily("DejaVuSans", normal="DejaVuSans", bold="DejaVuSans-Bold",
+                                  italic="DejaVuSans-Oblique", boldItalic="DejaVuSans-BoldOblique")
+    pdfmetrics.registerFontFamily("DejaVuSansMono", normal="DejaVuSansMono", bold="DejaVuSansMono-Bold",
+                                  italic="DejaVuSansMono", boldItalic="DejaVuSansMono-Bold")
+    return {standard: name for name, (_file, standard) in _FAMILY.items()}
+
+
+_REPLACES = _register_family()
+
+
+def _ours(standard: str) -> str:
+    return _REPLACES.get(standard, standard)
+
+
+FONT = _ours("Helvetica")
+FONT_BOLD = _ours("Helvetica-Bold")
+FONT_OBLIQUE = _ours("Helvetica-Oblique")
+FONT_BOLD_OBLIQUE = _ours("Helvetica-BoldOblique")
+FONT_MONO = _ours("Courier")
+
+
+@cache
+def _glyphs(name: str) -> frozenset[int]:
+    """The code points a registered TrueType font draws (empty for a standard font)."""
+    face = getattr(pdfmetrics.getFont(name), "face", None)
+    return frozenset(getattr(face, "charToGlyph", {}))
+
+
+@cache
+def _fallback() -> str:
+    """The registered name of the fallback font for what DejaVu cannot draw (CJK), or "" when none is installed."""
+    if not _REPLACES:
+        return ""
+    for path, index in FALLBACK_FILES:
+        if Path(path).exists():
+            try:
+                pdfmetrics.registerFont(TTFont(FALLBACK_NAME, path, subfontIndex=index))
+            except TTFError as error:
+                log.warning("PDF fonts: %s could not be read (%s)", path, error)
+                continue
+            # bold and oblique of the fallback: itself, so <b> around a CJK name keeps its glyphs
+            pdfmetrics.registerFontFamily(FALLBACK_NAME, normal=FALLBACK_NAME, bold=FALLBACK_NAME,
+                                          italic=FALLBACK_NAME, boldItalic=FALLBACK_NAME)
+            for bold in (0, 1):
+                for italic in (0, 1):
+                    addMapping(FALLBACK_NAME, bold, italic, FALLBACK_NAME)
+            return FALLBACK_NAME
+    log.warning("PDF fonts: no font for Chinese, Japanese or Korean names is installed (fonts-droid-fallback); "
+                "such names print as empty boxes.")
+    return ""
+
+
+def _unicode_styles() -> StyleSheet1:
+    """reportlab's sample styles, each in our family instead of Helvetica and Courier."""
+    sheet = getSampleStyleSheet()
+    for style in sheet.byName.values():
+        for attribute in ("fontName", "bulletFontName"):
+            if hasattr(style, attribute):
+                setattr(style, attribute, _ours(getattr(style, attribute)))
+    return sheet
+
+
+styles = _unicode_styles()
 SMALL = ParagraphStyle("small", parent=styles["Normal"], fontSize=8, leading=10)
 CELL = ParagraphStyle("cell", parent=styles["Normal"], fontSize=9, leading=11)
+FOOT = ParagraphStyle("foot", parent=styles["Normal"], fontSize=8, leading=9)
+
+
+def _fitted(text: str, width: float, size: float = 8) -> str:
+    """``text`` cut with "…" to one line of ``width`` points in the common font."""
+    if pdfmetrics.stringWidth(text, FONT, size) <= width:
+        return text
+    while text and pdfmetrics.stringWidth(text + "…", FONT, size) > width:
+        text = text[:-1]
+    return text + "…"
 
 
 @dataclass(frozen=True)
@@ -56,6 +178,7 @@ class _NumberedCanvas(Canvas):
     """Draws "Page n of N" once the total is known."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["initialFontName"] = kwargs.get("initialFontName") or FONT  # else each page's preamble names Helvetica
         super().__init__(*args, **kwargs)
         self._pages: list[dict[str, Any]] = []
 
@@ -67,7 +190,7 @@ class _NumberedCanvas(Canvas):
         total = len(self._pages)
         for state in self._pages:
             self.__dict__.update(state)
-            self.setFont("Helvetica", 8)
+            self.setFont(FONT, 8)
             self.drawRightString(self._pagesize[0] - 0.6 * inch, 0.3 * inch, f"Page {self._pageNumber} of {total}")
             super().showPage()
         super().save()
@@ -75,8 +198,33 @@ class _NumberedCanvas(Canvas):
 
 def markup_safe(value: Any) -> str:
     """Text as reportlab's paragraph markup reads it literally: ``<``, ``>`` and ``&`` escaped, so a
-    reason typed as "<b" or "a < b" prints as typed instead of breaking the document."""
-    return escape(str(value))
+    reason typed as "<b" or "a < b" prints as typed instead of breaking the document; each run of characters
+    DejaVu Sans cannot draw (a CJK name) is set in the fallback font that can."""
+    text = str(value)
+    drawn = _glyphs(FONT)
+    if not drawn or all(ord(ch) in drawn for ch in text):
+        return escape(text)
+    fallback = _fallback()
+    if not fallback:
+        return escape(text)
+    spare = _glyphs(fallback)
+    parts: list[str] = []
+    run: list[str] = []
+    in_fallback = False
+    for ch in text:
+        wants = not ch.isspace() and ord(ch) not in drawn and ord(ch) in spare
+        if wants != in_fallback and run:
+            parts.append(_run("".join(run), fallback if in_fallback else ""))
+            run = []
+        in_fallback = wants
+        run.append(ch)
+    if run:
+        parts.append(_run("".join(run), fallback if in_fallback else ""))
+    return "".join(parts)
+
+
+def _run(text: str, font: str) -> str:
+    return f'<font name="{font}">{escape(text)}</font>' if font else escape(text)
 
 
 def printed_for(user: Any) -> str:
@@ -119,13 +267,21 @@ def signature_block(record: Any) -> Table:
 
 GRID = TableStyle(
     [
-        ("FONT", (0, 0), (-1, 0), "Helvetica-Bold", 9),
-        ("FONT", (0, 1), (-1, -1), "Helvetica", 9),
+        ("FONT", (0, 0), (-1, 0), FONT_BOLD, 9),
+        ("FONT", (0, 1), (-1, -1), FONT, 9),
         ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e9eef2")),
         ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#6b7785")),
         ("VALIGN", (0, 0), (-1, -1), "TOP"),
     ]
 )
+
+
+def _cell(value: Any, style: ParagraphStyle, *, bold: bool = False) -> Any:
+    """A table cell as a paragraph of ``style``, which wraps inside its column (a flowable passes as it is)."""
+    if isinstance(value, (Flowable, list, tuple)):
+        return value
+    text = markup_safe("" if value is None else value).replace("\n", "<br/>")
+    return Paragraph(f"<b>{text}</b>" if bold and text else text, style)
 
 
 def data_table(
@@ -139,15 +295,15 @@ def data_table(
 ) -> Table:
     """A ruled table with a repeated header row, the grid every report uses.
 
-    ``wrap``: set each cell in a paragraph of that style, so long text wraps inside its column (the
-    header in bold); ``empty``: the words of the one row shown when there are no rows."""
-    head: list[Any] = list(header)
-    body: list[list[Any]] = [list(r) for r in rows]
-    if wrap is not None:
-        head = [Paragraph(f"<b>{markup_safe(cell)}</b>", wrap) for cell in header]
-        body = [[Paragraph(markup_safe(cell), wrap) for cell in row] for row in body]
+    Every cell is set in a paragraph (``wrap``: its style, the common cell style by default), so long text — a
+    long name, a 12-digit serial, a large sum — wraps inside its column instead of printing over the next one;
+    the header in bold. A cell that is already a flowable is kept. ``empty``: the words of the one row shown when
+    there are no rows."""
+    wrap = wrap or CELL
+    head = [_cell(cell, wrap, bold=True) for cell in header]
+    body = [[_cell(cell, wrap) for cell in row] for row in rows]
     if not body and empty is not None:
-        body = [[Paragraph(markup_safe(empty), wrap) if wrap is not None else empty] + [""] * (len(header) - 1)]
+        body = [[_cell(empty, wrap)] + [""] * (len(header) - 1)]
     table = Table([head, *body], colWidths=widths, repeatRows=1, hAlign="LEFT")
     table.setStyle(style)
     return table
@@ -159,17 +315,22 @@ def render_pdf(meta: DocumentMeta, body: Sequence[Flowable]) -> bytes:
     printed = timezone.localtime()
     buffer = io.BytesIO()
 
+    footer = "58 Pa. Code " + ", ".join(f"§ {c.ref}" for c in citations)
+    if len(citations) == 1 and citations[0].current:
+        footer += f" ({citations[0].current})"
+    stamp = f"Printed {printed:%d %b %Y %H:%M} {printed.tzname()}"
+    if meta.printed_for:
+        stamp += f" for {meta.printed_for}"
+    foot_width = meta.pagesize[0] - 1.2 * inch - 0.9 * inch  # the page number's room kept free on the right
+
     def frame(canvas: Canvas, doc: Any) -> None:
         canvas.saveState()
-        canvas.setFont("Helvetica", 8)
-        footer = "58 Pa. Code " + ", ".join(f"§ {c.ref}" for c in citations)
-        if len(citations) == 1 and citations[0].current:
-            footer += f" ({citations[0].current})"
-        canvas.drawString(0.6 * inch, 0.45 * inch, footer[:160])
-        stamp = f"Printed {printed:%d %b %Y %H:%M} {printed.tzname()}"
-        if meta.printed_for:
-            stamp += f" for {meta.printed_for}"
-        canvas.drawString(0.6 * inch, 0.3 * inch, stamp)
+        # paragraphs, not drawString: the name printed for may need the fallback font, and a long one is cut at
+        # the margin instead of running off the page
+        for text, y in ((footer, 0.45 * inch), (stamp, 0.3 * inch)):
+            line = Paragraph(markup_safe(_fitted(text, foot_width)), FOOT)
+            line.wrapOn(canvas, foot_width, 0.2 * inch)
+            line.drawOn(canvas, 0.6 * inch, y - 2)
         canvas.restoreState()
 
     doc = SimpleDocTemplate(

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import Paragraph, Spacer
 
-from compliance.documents import DocumentMeta, data_table, markup_safe, render_pdf, signature_block
+from compliance.documents import DocumentMeta, data_table, markup_safe, render_pdf, signature_block, styles
 from coupons.models import DropCount, DropCountItem
 
 __all__ = ["drop_count_pdf"]
 
-_STYLES = getSampleStyleSheet()
+_STYLES = styles
 _H2 = ParagraphStyle("h2", parent=_STYLES["Heading3"], fontSize=10, spaceBefore=8, spaceAfter=3)
 _CELL = ParagraphStyle("cell", parent=_STYLES["Normal"], fontSize=8, leading=10)
 _WIDTHS = [1.5 * inch, 1.7 * inch, 4.1 * inch]

@@ -6,18 +6,20 @@ from collections.abc import Iterable
 from typing import Any
 
 from reportlab.lib import colors
+from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.pagesizes import landscape, letter
-from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyle
 
-from compliance.documents import data_table, markup_safe
+from compliance.documents import FONT, FONT_BOLD, data_table, markup_safe, styles
 from coupons.models import CouponState as S
 from coupons.selectors import LEDGER_STATE_SHORT, LEDGER_STATES, RangeRow, ReconciliationData
 
-__all__ = ["ledger_pdf", "reconciliation_pdf"]
+__all__ = ["ledger_pdf", "ledger_widths", "reconciliation_pdf"]
 
-_STYLES = getSampleStyleSheet()
+_STYLES = styles
 _SUB = ParagraphStyle("sub", parent=_STYLES["Normal"], fontSize=9, alignment=1, textColor=colors.HexColor("#333333"))
 _H2 = ParagraphStyle("h2", parent=_STYLES["Heading3"], fontSize=10, spaceBefore=8, spaceAfter=3)
 _BODY = ParagraphStyle("body", parent=_STYLES["Normal"], fontSize=9, leading=11)
@@ -26,7 +28,8 @@ _SMALL = ParagraphStyle("small", parent=_BODY, fontSize=7.5, leading=9)
 _GRID = TableStyle([
     ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
     ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e6e6e6")),
-    ("FONTNAME", (0, 0), (-1, 0), "Helvetica-Bold"),
+    ("FONTNAME", (0, 0), (-1, -1), FONT),
+    ("FONTNAME", (0, 0), (-1, 0), FONT_BOLD),
     ("FONTSIZE", (0, 0), (-1, -1), 8),
     ("VALIGN", (0, 0), (-1, -1), "TOP"),
     ("ALIGN", (1, 1), (-1, -1), "LEFT"),
@@ -112,25 +115,75 @@ def reconciliation_pdf(data: ReconciliationData, *, printed_for: str = "") -> by
     return render_pdf(meta, story)
 
 
+_PAD = 3  # points each side of a ledger cell's text
+# The columns whose text wraps (entry, series, serial numbers) and their shares of the width the others leave: the
+# date, the denomination and the counts are as wide as their widest value, never broken.
+_WRAPPED = {1: 1.2, 2: 1.3, 4: 1.6}
+_RIGHT_FROM = 5  # quantity and the balances, right-aligned
+_WRAPPED_AT_LEAST = 2.8 * inch
+_SIZES = (7.0, 6.5, 6.0, 5.5, 5.0)  # the ledger's type, smaller only when its figures need the room
+
+
+def _ledger_style(size: float, *, right: bool = False, red: bool = False, bold: bool = False) -> ParagraphStyle:
+    return ParagraphStyle(f"ledger-{size}-{right}-{red}-{bold}", parent=_STYLES["Normal"], fontSize=size,
+                          leading=size * 1.22, alignment=TA_RIGHT if right else 0,
+                          textColor=colors.red if red else colors.black, fontName=FONT_BOLD if bold else FONT)
+
+
+def ledger_widths(header: list[str], body: list[list[str]], width: float) -> tuple[list[float], float]:
+    """Columns of the ledger on ``width`` points and its type size: the date, the denomination and each count as
+    wide as its widest value (or its header's longest word) — a figure never breaks or runs into the next column
+    —, the entry, the series and the serial numbers sharing the rest, their text wrapping inside them; the type
+    smaller when the figures leave them less than 2.8 inches (beyond 5 points, every column shrinks and a figure
+    wraps inside its cell)."""
+
+    def widest(n: int, size: float) -> float:
+        values = [stringWidth(str(row[n]), FONT, size) for row in body]
+        words = [stringWidth(word, FONT_BOLD, size) for word in header[n].split()]
+        return max([*values, *words, 0.0]) + 2 * _PAD + 1
+
+    shares = sum(_WRAPPED.values())
+    for size in _SIZES:
+        fitted = {n: widest(n, size) for n in range(len(header)) if n not in _WRAPPED}
+        rest = width - sum(fitted.values())
+        if rest >= _WRAPPED_AT_LEAST or size == _SIZES[-1]:
+            break
+    if rest < _WRAPPED_AT_LEAST:
+        scale = (width - _WRAPPED_AT_LEAST) / sum(fitted.values())
+        fitted = {n: w * scale for n, w in fitted.items()}
+        rest = _WRAPPED_AT_LEAST
+    return [rest * _WRAPPED[n] / shares if n in _WRAPPED else fitted[n] for n in range(len(header))], size
+
+
 def ledger_pdf(facility: Any, filters: dict[str, Any], rows: Iterable[dict[str, Any]], *, printed_for: str = "") -> bytes:
     from compliance.documents import DocumentMeta, render_pdf
 
-    period = " to ".join(str(filters[k]) for k in ("date_from", "date_to") if filters.get(k))
-    header = ["Date", "Entry", "Series", "Denom.", "Serials", "Qty", *[LEDGER_STATE_SHORT[S(s)] for s in LEDGER_STATES]]
+    period = " to ".join(f"{filters[k]:%-d %B %Y}" for k in ("date_from", "date_to") if filters.get(k))
+    header = ["Date", "Entry", "Series", "Denom.", "Serial numbers", "Qty",
+              *[LEDGER_STATE_SHORT[S(s)] for s in LEDGER_STATES]]
     body: list[list[str]] = []
-    altered: list[int] = []
+    altered: set[int] = set()
     for r in rows:
-        entry = r["kind_label"] + ("\nALTERED SINCE SIGNED" if r.get("altered") else "")
         if r.get("altered"):
-            altered.append(len(body) + 1)
-        body.append([f"{r['gaming_date']:%d %b %Y}", entry, r["series_name"], r["denomination"], r["span"],
-                     f"{r['quantity']:,}", *[f"{b:,}" for b in r["balances"]]])
-    widths = [0.75 * inch, 1.1 * inch, 1.1 * inch, 0.5 * inch, 1.7 * inch, 0.5 * inch] + [0.45 * inch] * len(LEDGER_STATES)
-    table = Table([header, *body] if body else [header, ["No entries"] + [""] * (len(header) - 1)],
-                  colWidths=widths, repeatRows=1)
-    style = TableStyle([*_GRID.getCommands(), ("FONTSIZE", (0, 0), (-1, -1), 7), ("ALIGN", (5, 1), (-1, -1), "RIGHT"),
-                        *[("TEXTCOLOR", (0, row), (-1, row), colors.red) for row in altered]])
-    table.setStyle(style)
+            altered.add(len(body))
+        body.append([f"{r['gaming_date']:%d %b %Y}", r["kind_label"] + (" — ALTERED SINCE SIGNED" if r.get("altered")
+                                                                         else ""),
+                     r["series_name"], r["denomination"], r["span"], f"{r['quantity']:,}",
+                     *[f"{b:,}" for b in r["balances"]]])
+    pagesize = landscape(letter)
+    widths, size = ledger_widths(header, body, pagesize[0] - 1.2 * inch)
+    text, number = _ledger_style(size), _ledger_style(size, right=True)
+    red_text, red_number = _ledger_style(size, red=True), _ledger_style(size, right=True, red=True)
+
+    def cells(n: int, row: list[str]) -> list[Paragraph]:
+        red = n in altered
+        return [Paragraph(markup_safe(v), (red_number if red else number) if i >= _RIGHT_FROM
+                          else (red_text if red else text)) for i, v in enumerate(row)]
+
+    table = data_table([Paragraph(markup_safe(h), _ledger_style(size, bold=True)) for h in header],
+                       [cells(n, row) for n, row in enumerate(body)], widths, wrap=text, empty="No entries",
+                       style=TableStyle([*_GRID.getCommands(), ("LEFTPADDING", (0, 0), (-1, -1), _PAD),
+                                         ("RIGHTPADDING", (0, 0), (-1, -1), _PAD)]))
     story: list[Any] = [
         table,
         Spacer(1, 4),
@@ -138,11 +191,11 @@ def ledger_pdf(facility: Any, filters: dict[str, Any], rows: Iterable[dict[str, 
     ]
     if altered:
         story.append(Paragraph(f"{len(altered):,} line(s) marked ALTERED SINCE SIGNED: the line no longer matches its "
-                               "seal, or its document what its signatures vouch for. manage.py verify_audit_chain names "
-                               "each record.", _SMALL))
+                               "seal, or its document what its signatures vouch for. The compliance officer's "
+                               "verification of the audit chain names each record.", _SMALL))
     meta = DocumentMeta(
         title="Match Play Coupon ledger", facility_name=facility.name,
         citation=("525.21(d)", "525.21(f)", "525.21(h)", "525.21(l)", "525.21(n)"),
-        printed_for=printed_for, subtitle=period, pagesize=landscape(letter),
+        printed_for=printed_for, subtitle=period, pagesize=pagesize,
     )
     return render_pdf(meta, story)

@@ -21,7 +21,17 @@ from reportlab.lib.units import inch
 from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer
 
 from compliance.citations import cite
-from compliance.documents import CELL, DocumentMeta, data_table, markup_safe, render_pdf, signature_block, styles
+from compliance.documents import (
+    CELL,
+    FONT,
+    FONT_BOLD,
+    DocumentMeta,
+    data_table,
+    markup_safe,
+    render_pdf,
+    signature_block,
+    styles,
+)
 from compliance.exports import safe_csv_writer
 from compliance.reports.charts import PALETTE, axis_top, label_step, tick_count, value_text
 from compliance.reports.content import Chart, ReportContent
@@ -82,7 +92,7 @@ def content_csv(content: ReportContent, production: Production) -> bytes:
 def _chart_drawing(chart: Chart, width: float) -> Drawing:
     height = 2.6 * inch
     drawing = Drawing(width, height)
-    drawing.add(String(0, height - 12, chart.title, fontName="Helvetica-Bold", fontSize=10))
+    drawing.add(String(0, height - 12, chart.title, fontName=FONT_BOLD, fontSize=10))
     bars = VerticalBarChart()
     bars.x, bars.y = 50, 42
     bars.width, bars.height = width - 70, height - 80
@@ -91,6 +101,7 @@ def _chart_drawing(chart: Chart, width: float) -> Drawing:
     step = label_step(len(chart.categories), 14)
     bars.categoryAxis.categoryNames = [c if i % step == 0 else "" for i, c in enumerate(chart.categories)]
     bars.categoryAxis.labels.fontSize = 7
+    bars.categoryAxis.labels.fontName = FONT
     bars.categoryAxis.labels.angle = 30 if len(chart.categories) > 8 else 0
     bars.categoryAxis.labels.boxAnchor = "ne" if len(chart.categories) > 8 else "n"
     if chart.stacked:
@@ -101,6 +112,7 @@ def _chart_drawing(chart: Chart, width: float) -> Drawing:
     bars.valueAxis.valueMin, bars.valueAxis.valueMax = 0, top / scale
     bars.valueAxis.valueStep = top / scale / tick_count(top)
     bars.valueAxis.labels.fontSize = 7
+    bars.valueAxis.labels.fontName = FONT
     bars.valueAxis.labelTextFormat = (lambda v: value_text(round(v * scale), chart.unit))
     bars.barSpacing = 0
     bars.groupSpacing = 2 if len(chart.categories) > 30 else 5
@@ -111,6 +123,7 @@ def _chart_drawing(chart: Chart, width: float) -> Drawing:
     legend = Legend()
     legend.x, legend.y = 50, 8
     legend.fontSize = 8
+    legend.fontName = FONT
     legend.alignment = "right"
     legend.columnMaximum = 1
     legend.deltax = 90

@@ -19,7 +19,16 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer, Table, TableStyle
 
-from compliance.documents import CELL, DocumentMeta, data_table, markup_safe, render_pdf, signature_block, styles
+from compliance.documents import (
+    CELL,
+    FONT_BOLD,
+    DocumentMeta,
+    data_table,
+    markup_safe,
+    render_pdf,
+    signature_block,
+    styles,
+)
 from compliance.games.documents import FIGURE_HEADER, figure_rows
 from compliance.gaming_day import local_time
 from compliance.models import Facility
@@ -31,7 +40,7 @@ from compliance.submissions.rules_text import chapter_text
 __all__ = ["PREVIEW", "guide_pdf", "limit_sign_pdf", "limits_sign_pdf", "payout_sign_lines", "payout_sign_pdf",
            "podium_pdf", "submission_pdf"]
 
-BIG = ParagraphStyle("sign", parent=styles["Normal"], fontName="Helvetica-Bold", fontSize=20, leading=26,
+BIG = ParagraphStyle("sign", parent=styles["Normal"], fontName=FONT_BOLD, fontSize=20, leading=26,
                      alignment=TA_CENTER, spaceAfter=10)
 LINE = ParagraphStyle("sign-line", parent=styles["Normal"], fontSize=14, leading=19, spaceAfter=4)
 SIGN_CELL = ParagraphStyle("sign-cell", parent=styles["Normal"], fontSize=12, leading=15)
@@ -42,7 +51,7 @@ SETTLED = ("A wager accepted by a dealer that exceeds the current table maximum 
 
 
 PREVIEW = "PREVIEW — not approved for use (§ 521.8(d))"
-BANNER = ParagraphStyle("sign-preview", parent=styles["Normal"], fontName="Helvetica-Bold", fontSize=14, leading=18,
+BANNER = ParagraphStyle("sign-preview", parent=styles["Normal"], fontName=FONT_BOLD, fontSize=14, leading=18,
                         alignment=TA_CENTER, textColor=colors.HexColor("#b42318"), borderColor=colors.HexColor("#b42318"),
                         borderWidth=1.5, borderPadding=6, spaceAfter=14)
 _SIZES = {"letter": pagesizes.LETTER, "legal": pagesizes.LEGAL, "tabloid": pagesizes.TABLOID}
@@ -74,9 +83,9 @@ class _Watermark(Flowable):
         canvas.translate(width / 2 - x, height / 2 - y)
         canvas.rotate(35)
         canvas.setFillColor(colors.Color(0.7, 0.1, 0.1, alpha=0.18))
-        canvas.setFont("Helvetica-Bold", 110)
+        canvas.setFont(FONT_BOLD, 110)
         canvas.drawCentredString(0, 0, "PREVIEW")
-        canvas.setFont("Helvetica-Bold", 22)
+        canvas.setFont(FONT_BOLD, 22)
         canvas.drawCentredString(0, -40, "not approved for use (§ 521.8(d))")
         canvas.restoreState()
 

@@ -107,3 +107,22 @@ def test_the_ledger_exports_as_csv_and_pdf(program, closed_day, client_for, fina
     pdf = client.get(reverse("coupons:ledger-pdf"), {"date_from": "2026-11-01", "date_to": "2026-11-30"}).content
     text = PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
     assert pdf.startswith(b"%PDF-") and "Match Play Coupon ledger" in text and "Received" in text
+
+
+def test_the_ledger_pdf_keeps_long_values_inside_their_columns():
+    """A long series name, a 12-digit serial range, a large denomination and nine-digit balances: each stays in its
+    column (the counts as wide as their widest figure, never broken; the text wrapping), nothing printed over the
+    next column or off the page — the ledger printed over its neighbours before."""
+    from types import SimpleNamespace
+
+    from tests.pdf_checks import assert_clean_pdf
+
+    rows = [{"gaming_date": TODAY, "kind_label": "Received from the printer", "altered": n == 1,
+             "series_name": "Match Play $25 — Łukasz Żółć's Autumn Extravaganza Weekend Special 王小明",
+             "denomination": "$1,000,000.00", "span": "MP-100000000001–MP-100999999999", "quantity": 999_999_999,
+             "balances": [123_456_789 + n] * 9} for n in range(3)]
+    pdf = reports.ledger_pdf(SimpleNamespace(name="Keystone Downs Casino"),
+                             {"date_from": TODAY.replace(day=1), "date_to": TODAY}, rows)
+    text = assert_clean_pdf(pdf)
+    assert "999,999,999" in text and "123,456,791" in text and "$1,000,000.00" in text
+    assert "ALTERED SINCE SIGNED" in text and "1 November 2026 to 3 November 2026" in text
