@@ -21,6 +21,7 @@ from coupons.days import today as gaming_today
 from coupons.models import (
     CouponState,
 )
+from coupons.selectors.program import expired_words, held_of_series
 from coupons.views._base import CouponPage
 
 
@@ -46,8 +47,16 @@ class LedgerView(LedgerMixin, TemplateView):
             form=form, page=selectors.ledger_page(self.facility, form.filters(), page), query=query.urlencode(),
             states=[(selectors.LEDGER_STATE_SHORT[CouponState(s)], str(CouponState(s).label))
                     for s in selectors.LEDGER_STATES],
+            expired=self.expired_in_stock(),
         )
         return context
+
+    def expired_in_stock(self) -> list[tuple[Any, str]]:
+        """Expired series whose coupons are still with marketing or finance, with what is to be done (§ 525.21(k))."""
+        today = gaming_today(self.facility)
+        expired = [s for s in selectors.series_of(self.facility) if s.is_expired_on(today)]
+        held = held_of_series(expired)
+        return [(s, expired_words(s, today, held[s.pk])) for s in expired if s.pk in held]
 
 
 class LedgerCsvView(LedgerMixin, View):

@@ -18,6 +18,7 @@ from coupons.models import (
     CouponState,
     format_cents,
 )
+from coupons.selectors.program import expired_words, held_of_series, issue_refusals
 from coupons.views._base import CouponFormView, CouponPage
 
 
@@ -32,10 +33,11 @@ class HomeView(CouponPage, TemplateView):
         today = gaming_today(self.facility)
         series = list(selectors.series_of(self.facility))
         approvals = selectors.facility_approvals(self.facility.pk, today)  # once, not once per series
+        held = held_of_series(s for s in series if s.is_expired_on(today))
         context.update(
             states=[(s, str(CouponState(s).label)) for s in selectors.LEDGER_STATES],
             totals=[(format_cents(d), [row[s] for s in selectors.LEDGER_STATES]) for d, row in sorted(totals.items())],
-            series=[(s, selectors.program_gate_refusals(s, today, approvals=approvals)) for s in series],
+            series=[(s, issue_refusals(s, today, approvals=approvals, held=held.get(s.pk, {}))) for s in series],
             today=today,
         )
         return context
@@ -48,10 +50,13 @@ class ProgramView(CouponPage, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
+        today = gaming_today(self.facility)
+        series = list(selectors.series_of(self.facility))
+        held = held_of_series(s for s in series if s.is_expired_on(today))
         context.update(
             programs=selectors.programs(),
             approvals=selectors.approvals_of(self.facility),
-            series=selectors.series_of(self.facility),
+            series=[(s, expired_words(s, today, held.get(s.pk, {}))) for s in series],
             locations=selectors.locations_of(self.facility),
         )
         return context
@@ -117,7 +122,7 @@ class SeriesDetailView(CouponPage, TemplateView):
         page, ranges = selectors.series_ranges(series, self.request.GET.get("page"))
         context.update(
             series=series, ranges=ranges, page=page, holders=HOLDER_OF_STATE,
-            refusals=selectors.program_gate_refusals(series, today), expired=series.is_expired_on(today),
+            refusals=issue_refusals(series, today), expired=series.is_expired_on(today),
         )
         return context
 
