@@ -4,9 +4,7 @@ from celery.schedules import crontab
 
 from compliance import registry
 from compliance.registry import NavItem
-from compliance.roles import Role
-
-_FLOOR = frozenset({Role.DEALER, Role.FLOORPERSON, Role.SHIFT_MANAGER, Role.SURVEILLANCE})
+from compliance.roles import OVERSIGHT, Role
 
 
 class ComplianceConfig(registry.PluggableApp):
@@ -17,13 +15,14 @@ class ComplianceConfig(registry.PluggableApp):
 
     navigation = (
         NavItem("Dashboard", "dashboard"),
-        NavItem("Tables", "table-list", "Floor", _FLOOR),
-        NavItem("People", "people-list", "Compliance"),
-        NavItem("Signatures", "signature-list", "Compliance"),
-        NavItem("Audit trail", "audit-list", "Compliance"),
-        NavItem("Audit chain", "chain-status", "Compliance"),
-        NavItem("Evidence bundle", "evidence", "Compliance"),
-        NavItem("Regulations", "regulation-list", "Compliance"),
+        NavItem("Tables", "table-list", "Floor", frozenset({Role.SHIFT_MANAGER, Role.ADMINISTRATOR}) | OVERSIGHT),
+        NavItem("Audit trail", "audit-list", "Records",
+                frozenset({Role.ADMINISTRATOR, Role.FINANCE_SUPERVISOR}) | OVERSIGHT),
+        NavItem("Signatures", "signature-list", "Records", OVERSIGHT),
+        NavItem("Audit chain", "chain-status", "Records", frozenset({Role.ADMINISTRATOR}) | OVERSIGHT),
+        NavItem("Evidence bundle", "evidence", "Records", OVERSIGHT),
+        NavItem("People", "people-list", "Records", frozenset({Role.ADMINISTRATOR}) | OVERSIGHT),
+        NavItem("Regulations", "regulation-list", "Records", OVERSIGHT),
     )
     # Breach periods of open tables (compliance.breaches): on opening and closing, after any write to a record a
     # readiness source reads, and every minute for what time alone changes (issue 23).

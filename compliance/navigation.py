@@ -2,7 +2,14 @@
 ``compliance.registry``), and the one question every link, menu entry and form
 asks before it is shown — :func:`may_request`, which resolves the URL to its view and asks the view's
 own rule (``CapabilityRequiredMixin.allows``), the same rule that answers the request. A link is never
-shown to a page that would answer 403, and nothing here repeats which role may open which page."""
+shown to a page that would answer 403, and nothing here repeats which role may open which page.
+
+A person's menu holds the screens whose ``for_roles`` name one of their roles (an app's ``NavItem``s): a handful shown
+in one row; more are grouped by section, each section a drop-down, so every menu fits one row on a laptop.
+
+The Board inspector reads records and documents and changes nothing: a page that exists to fill in a form (a
+:class:`compliance.views.ServiceFormView`, the signing page) is an action, not a record, and no link to one is shown to
+an inspector (``action_page``)."""
 
 from __future__ import annotations
 
@@ -13,12 +20,23 @@ from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 
 from compliance.middleware import INSPECTOR_ALLOWED_WRITES, SAFE_METHODS
 from compliance.registry import navigation
-from compliance.roles import Role, is_inspector, roles_of
+from compliance.roles import is_inspector, roles_of
 
-__all__ = ["may_request", "navigation_for"]
+__all__ = ["FLAT_MENU_AT_MOST", "action_page", "may_request", "menu_for", "navigation_for"]
+
+# Up to this many screens are shown side by side; more are grouped by section (one row at 1280 px either way).
+FLAT_MENU_AT_MOST = 7
 
 
-_OVERSEERS = frozenset({Role.COMPLIANCE_OFFICER, Role.BOARD_INSPECTOR, Role.ADMINISTRATOR})
+def action_page(view_class: Any) -> bool:
+    """Whether the page exists to perform an action (fill in and submit a form): its view says so
+    (``action_page = True``) or is a form view. A record page with buttons on it is not one."""
+    from django.views.generic.edit import ProcessFormView
+
+    declared = getattr(view_class, "action_page", None)
+    if declared is not None:
+        return bool(declared)
+    return isinstance(view_class, type) and issubclass(view_class, ProcessFormView)
 
 
 def may_request(user: Any, url: str, method: str = "GET") -> bool:
@@ -30,18 +48,23 @@ def may_request(user: Any, url: str, method: str = "GET") -> bool:
         match = resolve(path)
     except Resolver404:
         return True
-    if method not in SAFE_METHODS and is_inspector(user) and match.url_name not in INSPECTOR_ALLOWED_WRITES:
+    view_class = getattr(match.func, "view_class", None)
+    if (is_inspector(user) and match.url_name not in INSPECTOR_ALLOWED_WRITES
+            and (method not in SAFE_METHODS or action_page(view_class))):
         return False
     if match.app_name == "admin":
         return bool(getattr(user, "is_active", False) and getattr(user, "is_staff", False))
-    allows = getattr(getattr(match.func, "view_class", None), "allows", None)
+    allows = getattr(view_class, "allows", None)
     return allows(user, method) if allows is not None else True
 
 
 def navigation_for(user: Any) -> list[dict[str, str]]:
+    """The screens of ``user``'s work, in the apps' order: those whose ``for_roles`` name one of their roles (or
+    name none: everyone's) and that their roles may open."""
     items = []
+    roles = roles_of(user)
     for item in navigation():
-        if item.for_roles and not (roles_of(user) & (item.for_roles | _OVERSEERS)):
+        if item.for_roles and not (roles & item.for_roles):
             continue
         try:
             url = reverse(item.url_name)
@@ -50,4 +73,24 @@ def navigation_for(user: Any) -> list[dict[str, str]]:
         if not may_request(user, url):
             continue
         items.append({"label": item.label, "url": url, "section": item.section, "url_name": item.url_name})
-    return items
+    return items  # in the sections' order (compliance.registry.navigation)
+
+
+def menu_for(user: Any, items: list[dict[str, str]] | None = None) -> list[dict[str, Any]]:
+    """The menu as shown: each entry a link (``label``, ``url``, ``url_name``) or a section (``label``, ``items``).
+    A short menu is flat; a longer one keeps the first entry (the dashboard) and groups the rest by section, a
+    section of one screen shown as that screen."""
+    items = navigation_for(user) if items is None else items
+    if len(items) <= FLAT_MENU_AT_MOST:
+        return list(items)
+    menu: list[dict[str, Any]] = []
+    sections: dict[str, dict[str, Any]] = {}
+    for item in items:
+        if not item["section"] or item["section"] == "General":
+            menu.append(item)
+            continue
+        if item["section"] not in sections:
+            sections[item["section"]] = {"label": item["section"], "children": []}
+            menu.append(sections[item["section"]])
+        sections[item["section"]]["children"].append(item)
+    return [entry["children"][0] if len(entry.get("children", ())) == 1 else entry for entry in menu]

@@ -55,8 +55,8 @@ __all__ = [
     "pluggable_apps",
 ]
 
-# The sections of the menu, in the order a person reads them.
-SECTIONS = ("General", "Floor", "Coupons", "Compliance")
+# The sections of the menu, in the order a person reads them (compliance/navigation.py groups a long menu by them).
+SECTIONS = ("General", "Coupons", "Floor", "Equipment", "Rules", "Records")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,10 @@ from django.db import models
 __all__ = [
     "CAPABILITIES",
     "DEPARTMENT_OF_ROLE",
+    "FINANCE",
+    "FLOOR_SUPERVISION",
+    "MARKETING",
+    "OVERSIGHT",
     "SIGNING_ROLES",
     "Capability",
     "Role",
@@ -97,6 +101,12 @@ class Capability(StrEnum):
 
 
 _R = Role
+# Whose menu a screen is in (``compliance.registry.NavItem.for_roles``): the departments, and the two who oversee
+# everything — the compliance officer and the Board inspector — who list each record screen explicitly.
+FINANCE = frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR})
+MARKETING = frozenset({Role.MARKETING_STAFF, Role.MARKETING_SUPERVISOR})
+FLOOR_SUPERVISION = frozenset({Role.FLOORPERSON, Role.SHIFT_MANAGER})
+OVERSIGHT = frozenset({Role.COMPLIANCE_OFFICER, Role.BOARD_INSPECTOR})
 _EVERY_ROLE = frozenset(Role)
 _FINANCE_SUPERVISION = frozenset({_R.FINANCE_SUPERVISOR, _R.ADMINISTRATOR})
 

@@ -32,16 +32,40 @@ def _in_words(instance: Any, field_name: str, value: Any) -> Any:
     values as stored, made JSON-safe. Choices and yes/no are put in words when the row is shown."""
     model_field = instance._meta.get_field(field_name)
     if value is not None and isinstance(model_field, models.ForeignKey):
+        if model_field.is_cached(instance) and getattr(getattr(instance, field_name), "pk", None) == value:
+            return str(getattr(instance, field_name))  # the object the service already holds: no query
         related = model_field.related_model._default_manager.filter(pk=value).first()
         return str(related) if related is not None else f"#{value} (no longer exists)"
     return _jsonable(value)
+
+
+# What a created record's audit row leaves out: its id (the row names it), its facility (the trail is the
+# facility's), the chain's seal and anything secret.
+_NOT_SHOWN_ON_CREATION = ("password", "secret", "token", "seal", "mac", "digest", "key_id")
+
+
+def _created_values(instance: Any) -> dict[str, Any]:
+    """The values a record was created with, in words ("Created" alone told a reader nothing)."""
+    values: dict[str, Any] = {}
+    for model_field in instance._meta.concrete_fields:
+        name = model_field.name
+        if model_field.primary_key or name == "facility" or any(word in name for word in _NOT_SHOWN_ON_CREATION):
+            continue
+        value = getattr(instance, model_field.attname, None)
+        if value is None or value == "" or value == [] or value == {}:
+            continue
+        words = _in_words(instance, name, value)
+        values[name] = words[:200] + "…" if isinstance(words, str) and len(words) > 200 else words
+    return values
 
 
 # ``@receiver``, not ``@signal.connect``: ``connect`` returns None, so the module kept no reference and the
 # weakly held receiver died as soon as nothing else held it (with DEBUG off, in production, at once).
 @receiver(post_create_historical_record)
 def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwargs: Any) -> None:
-    changes: dict[str, list[Any]] = {}
+    changes: dict[str, Any] = {}
+    if history_instance.history_type == "+":
+        changes = _created_values(instance)
     if history_instance.history_type == "~":
         previous = history_instance.prev_record
         if previous is not None:

@@ -4,12 +4,9 @@ from celery.schedules import crontab
 
 from compliance import registry
 from compliance.registry import DemoSeeder, NavItem
-from compliance.roles import Role
+from compliance.roles import FINANCE, MARKETING, OVERSIGHT, Role
 
-_FLOOR = frozenset({Role.DEALER, Role.FLOORPERSON, Role.SHIFT_MANAGER, Role.SURVEILLANCE})
-_MARKETING = frozenset({Role.MARKETING_STAFF, Role.MARKETING_SUPERVISOR})
-_FINANCE = frozenset({Role.FINANCE_STAFF, Role.FINANCE_SUPERVISOR})
-_COUPONS = _MARKETING | _FINANCE
+_FS, _MS = Role.FINANCE_SUPERVISOR, Role.MARKETING_SUPERVISOR
 
 
 class CouponsConfig(registry.PluggableApp):
@@ -19,16 +16,22 @@ class CouponsConfig(registry.PluggableApp):
     verbose_name = "Match Play Coupons"
 
     depends_on = ("compliance.exclusion", "compliance.reports")
+    # Each screen in the menu of those whose work it is (compliance/navigation.py), in the order of the coupon's day.
     navigation = (
-        NavItem("Coupons", "coupons:home", "Coupons", _COUPONS),
-        NavItem("Marketing today", "coupons:today", "Coupons", _COUPONS),
-        NavItem("Coupon ledger", "coupons:ledger", "Coupons", _COUPONS),
-        # Redemption at the table, the drop-box count and mailed coupons (issue 10)
+        NavItem("Marketing today", "coupons:today", "Coupons", MARKETING),
+        NavItem("Requisitions", "coupons:requisition-list", "Coupons", frozenset({_MS, _FS}) | OVERSIGHT),
+        NavItem("Reconciliation form", "coupons:reconciliation-today", "Coupons", MARKETING | OVERSIGHT),
+        NavItem("Mailed coupons", "coupons:mailings", "Coupons", MARKETING | {_FS} | OVERSIGHT),
+        NavItem("Coupon stock", "coupons:home", "Coupons", FINANCE | OVERSIGHT),
+        NavItem("Finance processing", "coupons:process", "Coupons", FINANCE | OVERSIGHT),
+        NavItem("Drop-box counts", "coupons:drop-counts", "Coupons", FINANCE | OVERSIGHT),
+        NavItem("Redemptions", "coupons:redemptions-today", "Coupons",
+                FINANCE | {Role.SHIFT_MANAGER} | OVERSIGHT),
+        NavItem("Coupon ledger", "coupons:ledger", "Coupons", FINANCE | OVERSIGHT),
+        NavItem("Coupon reports", "coupons:reports", "Coupons", OVERSIGHT | {_FS}),
+        NavItem("Coupon program", "coupons:program", "Coupons", OVERSIGHT),
         NavItem("Redeem at a table", "coupons:redeem-tables", "Floor", frozenset({Role.DEALER})),
-        NavItem("Redemptions", "coupons:redemptions-today", "Coupons", _COUPONS | _FLOOR),
-        NavItem("Drop-box counts", "coupons:drop-counts", "Coupons", _FINANCE),
         NavItem("Table scanners", "coupons:scanners", "Floor", frozenset({Role.SHIFT_MANAGER})),
-        NavItem("Mailed coupons", "coupons:mailings", "Coupons", _MARKETING | _FINANCE),
     )
     panels = ("coupons.panels.coupon_panel",)
     beat: ClassVar[dict[str, dict[str, Any]]] = {

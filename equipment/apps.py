@@ -4,9 +4,7 @@ from celery.schedules import crontab
 
 from compliance import registry
 from compliance.registry import DemoSeeder, NavItem, ReadinessSource
-from compliance.roles import Role
-
-_FLOOR = frozenset({Role.DEALER, Role.FLOORPERSON, Role.SHIFT_MANAGER, Role.SURVEILLANCE})
+from compliance.roles import FLOOR_SUPERVISION, OVERSIGHT, Role
 
 
 class EquipmentConfig(registry.PluggableApp):
@@ -17,13 +15,16 @@ class EquipmentConfig(registry.PluggableApp):
 
     depends_on = ("compliance.reports",)
     navigation = (
-        NavItem("Table board", "equipment:board", "Floor", _FLOOR),
-        NavItem("Dice log", "equipment:dice-log", "Floor", _FLOOR),
-        NavItem("Deck log", "equipment:deck-log", "Floor", _FLOOR),
-        NavItem("Equipment alerts", "equipment:alerts", "Floor", _FLOOR),
-        NavItem("Equipment report", "equipment:report", "Floor", _FLOOR),
-        NavItem("Equipment rules", "equipment:requirements", "Floor", _FLOOR),
-        NavItem("Approved equipment", "equipment:approvals", "Compliance"),
+        NavItem("Table board", "equipment:board", "Floor",
+                FLOOR_SUPERVISION | frozenset({Role.SURVEILLANCE}) | OVERSIGHT),
+        NavItem("Dice log", "equipment:dice-log", "Equipment", FLOOR_SUPERVISION | OVERSIGHT),
+        NavItem("Deck log", "equipment:deck-log", "Equipment", FLOOR_SUPERVISION | OVERSIGHT),
+        NavItem("Equipment alerts", "equipment:alerts", "Equipment",
+                FLOOR_SUPERVISION | frozenset({Role.SURVEILLANCE}) | OVERSIGHT),
+        NavItem("Equipment report", "equipment:report", "Equipment", frozenset({Role.SHIFT_MANAGER}) | OVERSIGHT),
+        NavItem("Equipment rules", "equipment:requirements", "Equipment",
+                frozenset({Role.SHIFT_MANAGER, Role.ADMINISTRATOR}) | OVERSIGHT),
+        NavItem("Approved equipment", "equipment:approvals", "Equipment", frozenset({Role.SHIFT_MANAGER}) | OVERSIGHT),
     )
     # The equipment's own panel, and every table's readiness (compliance.readiness) linked to the board.
     panels = ("equipment.panels.equipment_panel", "equipment.readiness_panel.readiness_panel")

@@ -40,6 +40,7 @@ class WithdrawalForm(forms.Form):
 
 class ApprovalRegisterView(ServiceFormView):
     """GET: the register (everyone who reads records, the inspector too); POST: record an approval."""
+    action_page = False  # the register is a record page (compliance.navigation.action_page)
 
     template_name = "equipment/approvals.html"
     title = "Approved equipment"

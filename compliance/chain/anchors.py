@@ -13,6 +13,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from compliance.actors import acts_as_system
 from compliance.chain.link import chain_heads, chain_link_all
@@ -80,7 +81,7 @@ def anchor_send(anchor_id: int) -> bool:
     lines = [f"  {chain}  link {sequence}  {link_hash}" for chain, sequence, link_hash in anchor.heads]
     body = "\n".join([
         f"The audit chain heads of {anchor.facility.name} ({anchor.get_reason_display().lower()}"
-        + (f": {anchor.subject}" if anchor.subject else "") + f"), recorded {anchor.made_at:%Y-%m-%d %H:%M %Z}.",
+        + (f": {anchor.subject}" if anchor.subject else "") + f"), recorded {timezone.localtime(anchor.made_at):%-d %b %Y %H:%M %Z}.",
         "",
         "Keep this message and its attachment. Every record the system holds up to these heads must still lead to",
         "them: `manage.py verify_audit_chain --anchors <attachment>` at the casino, or the Board's own verifier",

@@ -113,7 +113,7 @@ def _db_anchors(since: datetime | None) -> dict[str, dict[int, tuple[str, str]]]
         if not anchor.seal_intact():
             continue  # reported as forged by its own chain's row scan
         for chain, sequence, link_hash in anchor.heads:
-            held[chain][int(sequence)] = (str(link_hash), f"anchor #{anchor.pk} of {anchor.made_at:%Y-%m-%d %H:%M}")
+            held[chain][int(sequence)] = (str(link_hash), f"anchor #{anchor.pk} of {timezone.localtime(anchor.made_at):%-d %b %Y %H:%M}")
     return held
 
 

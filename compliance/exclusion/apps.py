@@ -1,6 +1,6 @@
 from compliance import registry
 from compliance.registry import NavItem
-from compliance.roles import Role
+from compliance.roles import OVERSIGHT
 
 
 class ExclusionConfig(registry.PluggableApp):
@@ -11,8 +11,7 @@ class ExclusionConfig(registry.PluggableApp):
     verbose_name = "Exclusion-list screening"
 
     navigation = (
-        NavItem("Exclusion lists", "exclusion:lists", "Compliance",
-                frozenset({Role.MARKETING_STAFF, Role.MARKETING_SUPERVISOR})),
-        NavItem("Exclusion review", "exclusion:queue", "Compliance"),
+        NavItem("Exclusion lists", "exclusion:lists", "Coupons", OVERSIGHT),
+        NavItem("Exclusion review", "exclusion:queue", "Coupons", OVERSIGHT),
     )
     panels = ("compliance.exclusion.panels.exclusion_panel",)

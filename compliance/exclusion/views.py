@@ -114,6 +114,8 @@ class QueueView(ExclusionPage, TemplateView):
 class MatchDecideView(ExclusionPage, ServiceFormView):
     """A possible match, patron and list entry side by side, and the signed decision."""
 
+    action_page = False  # the match is a record the inspector reads (compliance.navigation.action_page)
+
     form_class = DecisionForm
     capability = Capability.DECIDE_SCREENING_MATCHES
     template_name = "exclusion/match.html"

@@ -1,5 +1,6 @@
 from compliance import registry
 from compliance.registry import NavItem
+from compliance.roles import OVERSIGHT
 
 
 class GamesConfig(registry.PluggableApp):
@@ -9,4 +10,4 @@ class GamesConfig(registry.PluggableApp):
     label = "games"
     verbose_name = "Game catalogue and math"
 
-    navigation = (NavItem("Game math", "games:list", "Compliance"),)
+    navigation = (NavItem("Game math", "games:list", "Rules", OVERSIGHT),)

@@ -71,7 +71,7 @@ class ChainAnchor(Sealed, AppendOnly):
         indexes = [models.Index(fields=["facility", "made_at"], name="chain_anchor_facility")]
 
     def __str__(self) -> str:
-        return f"Anchor #{self.pk} of {self.made_at:%Y-%m-%d %H:%M} ({self.get_reason_display()})"
+        return f"Anchor #{self.pk} of {timezone.localtime(self.made_at):%-d %b %Y %H:%M} ({self.get_reason_display()})"
 
     @classmethod
     def belongs_to(cls, content: dict[str, Any]) -> str:
@@ -96,7 +96,7 @@ class ChainAnchorDelivery(AppendOnly):
     recipients = models.TextField(help_text="The addresses the mail server took, one a line")
 
     def __str__(self) -> str:
-        return f"Anchor #{self.anchor_id} sent {self.sent_at:%Y-%m-%d %H:%M}"
+        return f"Anchor #{self.anchor_id} sent {timezone.localtime(self.sent_at):%-d %b %Y %H:%M}"
 
 
 class ChainVerificationQuerySet(RegulatedQuerySet["ChainVerification"]):
@@ -134,7 +134,7 @@ class ChainVerification(Sealed, AppendOnly):
 
     def __str__(self) -> str:
         verdict = "intact" if self.intact else ("NOT intact" if self.complete else "incomplete")
-        return f"{self.get_mode_display()} verification of {self.finished_at:%Y-%m-%d %H:%M}: {verdict}"
+        return f"{self.get_mode_display()} verification of {timezone.localtime(self.finished_at):%-d %b %Y %H:%M}: {verdict}"
 
     @classmethod
     def belongs_to(cls, content: dict[str, Any]) -> str:

@@ -56,18 +56,40 @@ class ChangeLine:
         return {"field": self.label, "old": self.old, "new": self.new}
 
 
+def _instant_in_words(model_field: Any, value: Any) -> str | None:
+    """A stored date or date-time as a person reads it, on the clock of the facility being read (the request's
+    zone): "26 Nov 2026 06:21:33", never "2026-11-26 11:21:33.654320+00:00". ``None`` when it is not one."""
+    from datetime import date, datetime
+
+    if not isinstance(value, str) or not isinstance(model_field, models.DateField | models.DateTimeField):
+        return None
+    try:
+        if isinstance(model_field, models.DateTimeField):
+            moment = datetime.fromisoformat(value)
+            if timezone.is_naive(moment):
+                return f"{moment:%-d %b %Y %H:%M:%S}"
+            return f"{timezone.localtime(moment):%-d %b %Y %H:%M:%S}"
+        return f"{date.fromisoformat(value):%-d %b %Y}"
+    except ValueError:
+        return None
+
+
 def _in_words(model_field: Any, value: Any) -> str:
-    """A stored value as a person reads it: a choice's label, yes/no, or the text itself."""
+    """A stored value as a person reads it: a choice's label, yes/no, a date on the facility's clock, a set of
+    details as "Label: value" phrases, or the text itself."""
     if value is None or value == "":
         return ""
     if isinstance(value, bool):
         return "Yes" if value else "No"
+    if isinstance(value, dict):
+        return "; ".join(f"{_label(str(k))}: {_in_words(None, v) or '—'}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(_in_words(None, v) for v in value)
     choices = dict(getattr(model_field, "flatchoices", None) or ())
     if value in choices:
         return str(choices[value])
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
-    return str(value)
+    instant = _instant_in_words(model_field, value)
+    return instant if instant is not None else str(value)
 
 
 class AuditEventQuerySet(RegulatedQuerySet["AuditEvent"]):
@@ -108,7 +130,7 @@ class AuditEvent(Sealed, AppendOnly):
         constraints = ROW_ID.checks("history_id")
 
     def __str__(self) -> str:
-        return f"{self.occurred_at:%Y-%m-%d %H:%M} {self.action} {self.model_label} #{self.object_id}"
+        return f"{timezone.localtime(self.occurred_at):%-d %b %Y %H:%M} {self.action} {self.model_label} #{self.object_id}"
 
     @classmethod
     def belongs_to(cls, content: dict[str, Any]) -> str:
@@ -135,8 +157,29 @@ class AuditEvent(Sealed, AppendOnly):
 
     def change_lines(self) -> list[ChangeLine]:
         model = self._model()
-        facts = self.action in (self.Action.SIGNED, self.Action.CORRECTED)
-        return [self._line(model, name, value, facts=facts) for name, value in (self.changes or {}).items()]
+        # A signature, a correction, a record's values when it was created and an account event state facts.
+        facts = self.action in (self.Action.SIGNED, self.Action.CORRECTED, self.Action.CREATED) or self.is_account_event
+        return [self._line(model, name, value, facts=facts) for name, value in (self.changes or {}).items()
+                if not (self.is_account_event and name == "event")]
+
+    @property
+    def is_account_event(self) -> bool:
+        """A sign-in, a refused signature, a password or role change (``compliance.accounts.account_event``)."""
+        return isinstance(self.changes, dict) and isinstance(self.changes.get("event"), str)
+
+    def summary(self) -> str:
+        """The event in a sentence: "Sign-in refused: wrong username, password or code — Ann Lee (1234)",
+        "Created coupon receipt Receipt of 1,000 coupons …", never "Changed profile #2"."""
+        if self.is_account_event:
+            return f"{self.changes['event']} — {self.object_repr}"
+        return f"{self.get_action_display()} {self.model_name} {self.object_repr or '#' + self.object_id}"
+
+    def actor_words(self) -> str:
+        """Who acted, in words: a name, "another facility's staff", or who it was when no one was signed in."""
+        name, credential = self.actor_shown()
+        if name:
+            return f"{name} ({credential})" if credential and credential not in name else name
+        return "no one signed in" if self.is_account_event else "the system"
 
     def changes_json(self) -> list[dict[str, Any]]:
         return [line.as_json() for line in self.change_lines()]

@@ -1,6 +1,6 @@
 from compliance import registry
 from compliance.registry import NavItem
-from compliance.roles import Role
+from compliance.roles import OVERSIGHT
 
 
 class NewGamesConfig(registry.PluggableApp):
@@ -11,4 +11,4 @@ class NewGamesConfig(registry.PluggableApp):
     verbose_name = "Requests to offer a new table game or feature"
 
     depends_on = ("compliance.games",)
-    navigation = (NavItem("New game requests", "newgames:list", "Compliance", frozenset({Role.COMPLIANCE_OFFICER})),)
+    navigation = (NavItem("New game requests", "newgames:list", "Rules", OVERSIGHT),)

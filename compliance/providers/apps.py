@@ -4,6 +4,7 @@ from celery.schedules import crontab
 
 from compliance import registry
 from compliance.registry import NavItem, ReadinessSource
+from compliance.roles import OVERSIGHT
 
 
 class ProvidersConfig(registry.PluggableApp):
@@ -14,7 +15,7 @@ class ProvidersConfig(registry.PluggableApp):
     verbose_name = "Gaming related gaming service providers"
 
     depends_on = ("compliance.newgames", "compliance.games")
-    navigation = (NavItem("Service providers", "providers:list", "Compliance"),)
+    navigation = (NavItem("Service providers", "providers:list", "Rules", OVERSIGHT),)
     panels = ("compliance.providers.panels.providers_panel",)
     # § 528.7 at every table: the writes that change the answer (time alone lapses a certification too).
     readiness = (ReadinessSource("providers", "compliance.providers.readiness.provider_unmet", models=(

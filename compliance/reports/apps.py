@@ -4,6 +4,7 @@ from celery.schedules import crontab
 
 from compliance import registry
 from compliance.registry import DemoSeeder, NavItem
+from compliance.roles import OVERSIGHT, Role
 
 
 class ReportsConfig(registry.PluggableApp):
@@ -15,8 +16,9 @@ class ReportsConfig(registry.PluggableApp):
     verbose_name = "Reports"
 
     navigation = (
-        NavItem("Reports", "reports:home", "Compliance"),
-        NavItem("Report jobs", "reports:runs", "Compliance"),
+        NavItem("Reports", "reports:home", "Records",
+                frozenset({Role.FINANCE_SUPERVISOR, Role.SHIFT_MANAGER, Role.ADMINISTRATOR}) | OVERSIGHT),
+        NavItem("Report jobs", "reports:runs", "Records", frozenset({Role.ADMINISTRATOR}) | OVERSIGHT),
     )
     panels = ("compliance.reports.panels.reports_panel",)
     report_kinds = ("compliance.reports.kinds.audit_extract",)

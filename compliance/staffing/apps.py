@@ -1,8 +1,6 @@
 from compliance import registry
 from compliance.registry import DemoSeeder, NavItem, ReadinessSource
-from compliance.roles import Role
-
-_FLOOR = frozenset({Role.DEALER, Role.FLOORPERSON, Role.SHIFT_MANAGER, Role.SURVEILLANCE})
+from compliance.roles import FLOOR_SUPERVISION, OVERSIGHT, Role
 
 
 class StaffingConfig(registry.PluggableApp):
@@ -14,10 +12,11 @@ class StaffingConfig(registry.PluggableApp):
 
     depends_on = ("compliance.reports",)
     navigation = (
-        NavItem("Staffing", "staffing:floor", "Floor", _FLOOR),
-        NavItem("Rosters", "staffing:rosters", "Floor", frozenset({Role.SHIFT_MANAGER, Role.FLOORPERSON})),
-        NavItem("Cameras", "staffing:surveillance", "Floor", frozenset({Role.SURVEILLANCE, Role.SHIFT_MANAGER})),
-        NavItem("Staffing report", "staffing:report", "Floor", frozenset({Role.SHIFT_MANAGER})),
+        NavItem("Staffing", "staffing:floor", "Floor", FLOOR_SUPERVISION | OVERSIGHT),
+        NavItem("Rosters", "staffing:rosters", "Floor", FLOOR_SUPERVISION),
+        NavItem("Cameras", "staffing:surveillance", "Floor",
+                frozenset({Role.SURVEILLANCE, Role.SHIFT_MANAGER}) | OVERSIGHT),
+        NavItem("Staffing report", "staffing:report", "Floor", frozenset({Role.SHIFT_MANAGER}) | OVERSIGHT),
     )
     panels = ("compliance.staffing.panels.staffing_panel",)
     demo = (DemoSeeder("compliance.staffing.demo.staffing_demo_seed", stage=2),)

@@ -245,7 +245,7 @@ class CameraOutage(AuditedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.camera_id} out of service since {self.started_at:%Y-%m-%d %H:%M}"
+        return f"{self.camera_id} out of service since {timezone.localtime(self.started_at):%-d %b %Y %H:%M}"
 
 
 # --- What was found, and what was decided ----------------------------------------------------------------

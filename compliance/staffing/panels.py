@@ -9,6 +9,7 @@ from compliance.dashboard import Panel, PanelLine
 from compliance.readiness import facility_readiness
 from compliance.roles import Role, is_inspector, roles_of
 from compliance.staffing import selectors
+from compliance.times import when
 
 __all__ = ["staffing_panel"]
 
@@ -28,7 +29,7 @@ def staffing_panel(request: HttpRequest) -> Panel | None:
     for state in facility_readiness(facility, timezone.now()).values():
         for unmet in (u for u in state.unmet if state.is_open and u.code.startswith(("staffing:", "cameras", "span:"))):
             began = since.get((state.table_id, unmet.code))
-            lines.append(PanelLine(f"Table {state.number}{f' since {began:%H:%M}' if began else ''}: {unmet.words}",
+            lines.append(PanelLine(f"Table {state.number}{f' since {when(began, facility)}' if began else ''}: {unmet.words}",
                                    unmet.link, "alert"))
     return Panel("Staffing and surveillance", lines, empty_text="Every open table is staffed and watched as its "
                  "game requires.", tone="alert" if lines else "", citation="577.9", order=30)

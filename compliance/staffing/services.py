@@ -137,7 +137,7 @@ def _not_ahead(at: datetime) -> datetime:
     if at > now + AHEAD:
         raise ValidationError("Record a change when it happens: that time is still to come.")
     if at < now - LATE:
-        raise ValidationError(f"Record a change when it happens: {at:%H:%M} is more than "
+        raise ValidationError(f"Record a change when it happens: {timezone.localtime(at):%H:%M} is more than "
                               f"{int(LATE.total_seconds() // 60)} minutes ago, and the breach periods and the staffing "
                               "report already stand for that time. Record it now, with the time it happened in the "
                               "note.")

@@ -41,6 +41,7 @@ class _ReadsAndWrites(ServiceFormView):
     """A page everyone at the facility reads, with a form posting to it that needs ``write_capability``."""
 
     write_capability: Capability = Capability.MANAGE_ROSTERS
+    action_page = False  # a record page with a form on it (compliance.navigation.action_page)
 
     @classmethod
     def allows(cls, user: Any, method: str = "GET") -> bool:

@@ -4,9 +4,7 @@ from celery.schedules import crontab
 
 from compliance import registry
 from compliance.registry import DemoSeeder, NavItem, ReadinessSource
-from compliance.roles import Role
-
-_FLOOR = frozenset({Role.DEALER, Role.FLOORPERSON, Role.SHIFT_MANAGER, Role.SURVEILLANCE})
+from compliance.roles import FLOOR_SUPERVISION, OVERSIGHT, Role
 
 
 class SubmissionsConfig(registry.PluggableApp):
@@ -19,9 +17,9 @@ class SubmissionsConfig(registry.PluggableApp):
 
     depends_on = ("compliance.games",)
     navigation = (
-        NavItem("Rules Submission", "submissions:list", "Compliance"),
-        NavItem("Gaming guides", "submissions:guides", "Compliance"),
-        NavItem("Wager limits", "submissions:limits", "Floor", _FLOOR),
+        NavItem("Rules Submission", "submissions:list", "Rules", frozenset({Role.SHIFT_MANAGER}) | OVERSIGHT),
+        NavItem("Gaming guides", "submissions:guides", "Rules", OVERSIGHT),
+        NavItem("Wager limits", "submissions:limits", "Floor", FLOOR_SUPERVISION | OVERSIGHT),
     )
     panels = ("compliance.submissions.panels.submissions_panel",)
     demo = (DemoSeeder("compliance.submissions.demo.submissions_demo_seed", stage=1),)

@@ -5,13 +5,16 @@ so the rule is applied once, for the foundation's screens and every app's alike,
 author cannot forget it:
 
 * a link to one of our pages that the person may not open (``compliance.navigation.may_request``,
-  which asks the page's own view) is removed when it looks like a button, or else reduced to its
-  words;
+  which asks the page's own view) is removed when it looks like a button or the reader is the Board inspector,
+  or else reduced to its words;
 * a form that posts somewhere the person may not post is read-only: its submit buttons go, its
   fields are disabled (a disabled ``fieldset``) with a note saying why; a form that is nothing but
   a button (close the table, take stock out of circulation) is removed altogether.
 
-The Board inspector so sees the same forms staff fill in, disabled, and no button to submit them.
+The Board inspector reads records and documents: on a record's page the forms that act on it are removed
+altogether, and no link leads to a page that exists to fill in a form (``compliance.navigation.action_page``). Only
+where the inspector opens such a page by its address do they see the form as staff fill it in, disabled, and no
+button to submit it.
 Forms are never nested in HTML, so each ``<form …>`` runs to the next ``</form>``.
 """
 
@@ -20,8 +23,11 @@ from __future__ import annotations
 import re
 from html import unescape
 from typing import Any
+from urllib.parse import urlsplit
 
-from compliance.navigation import may_request
+from django.urls import Resolver404, resolve
+
+from compliance.navigation import action_page, may_request
 from compliance.roles import is_inspector
 
 __all__ = ["fit_to_person"]
@@ -46,7 +52,18 @@ INSPECTOR_NOTE = (
 ROLE_NOTE = "Read-only: your role cannot submit this form."
 
 
+def _is_form_page(path: str) -> bool:
+    try:
+        match = resolve(urlsplit(path).path)
+    except Resolver404:
+        return False
+    return action_page(getattr(match.func, "view_class", None))
+
+
 def fit_to_person(html: str, user: Any, current_path: str) -> str:
+    inspector = is_inspector(user)
+    # The inspector sees a disabled form only on the page that is that form (opened by its address).
+    on_form_page = inspector and _is_form_page(current_path)
     verdicts: dict[tuple[str, str], bool] = {}
 
     def allowed(url: str, method: str) -> bool:
@@ -60,7 +77,8 @@ def fit_to_person(html: str, user: Any, current_path: str) -> str:
             return match[0]
         classes = _CLASS.search(match["attrs"] + match["rest"])
         looks_like_button = classes is not None and {"button", "tile"} & set(classes["value"].split())
-        return "" if looks_like_button else match["text"]
+        # The inspector is offered no action at all, not even its words ("Change…", "Sign…").
+        return "" if looks_like_button or inspector else match["text"]
 
     def form(match: re.Match[str]) -> str:
         method = _METHOD.search(match["attrs"])
@@ -73,7 +91,9 @@ def fit_to_person(html: str, user: Any, current_path: str) -> str:
         body = _SUBMIT.sub("", match["body"])
         if not _FIELD.search(body):
             return ""
-        note = INSPECTOR_NOTE if is_inspector(user) else ROLE_NOTE
+        if inspector and not (on_form_page and urlsplit(target).path == urlsplit(current_path).path):
+            return ""
+        note = INSPECTOR_NOTE if inspector else ROLE_NOTE
         return (
             f'<form{match["attrs"]}><fieldset class="read-only-form" disabled>'
             f'<p class="read-only-note" role="note">{note}</p>{body}</fieldset></form>'

@@ -17,6 +17,7 @@ from compliance.documents import printed_for
 from compliance.exclusion.selectors import excluded_keys, pending_keys, runs_for
 from compliance.exports import safe_csv_writer
 from compliance.roles import Capability
+from compliance.times import full
 from compliance.views import EchoBuffer, ServiceFormView, found_or_404
 from coupons import mailing_forms as forms
 from coupons.mailing_proofs import PER_PART, proofs_pdf
@@ -87,7 +88,7 @@ class CampaignDetailView(DocumentDetailView):
         return [("Mailing provider", str(record.provider)), ("Series", f"{record.series.name} ({record.series.denomination}, "
                                                                 f"expires {record.series.expires_on:%-d %b %Y})"),
                 ("Patrons on the list", f"{len(reads.recipients_of(record)):,}"),
-                ("Released to the mailing provider", f"{record.released_at:%-d %b %Y %H:%M}" if record.released_at else
+                ("Released to the mailing provider", full(record.released_at, record.facility) if record.released_at else
                  "Not yet")]
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:

@@ -83,6 +83,8 @@ class VoidView(CouponFormView):
 
 class ReconciliationView(CouponFormView):
     """The day's form, pre-filled from the ledger; completing it signs it and closes the marketing day."""
+    # The day's form is a record everyone reads; completing it is marketing's (compliance.navigation.action_page).
+    action_page = False
 
     form_class = f.ReconciliationCompleteForm
     capability = Capability.VIEW_RECORDS

@@ -25,6 +25,8 @@ from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, 
 
 
 class ProcessView(CouponFormView):
+    # The day's figures are a record the inspector reads; processing is finance's (compliance.navigation.action_page).
+    action_page = False
     form_class = f.ProcessForm
     capability = Capability.PROCESS_FINANCE_DAY
     title = "Finance daily processing"

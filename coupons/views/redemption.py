@@ -32,6 +32,7 @@ class TableChooserView(CouponPage, TemplateView):
     title = "Redeem at a table"
     citation = "525.22"
     capability = Capability.REDEEM_COUPONS
+    action_page = True  # the dealer's way to a table's scanner, not a record (compliance.navigation.action_page)
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         tables = list(reads.banking_tables(self.facility).order_by("pit", "number"))
@@ -105,6 +106,8 @@ class RedemptionDayView(CouponPage, TemplateView):
 class ScannerListView(CouponPage, ServiceFormView):
     """The table scanners: a shift manager registers one (its token shown once) or revokes it (each scanner's
     Revoke button, posting here: its refusal comes back as a message on this page)."""
+    # The register of scanners is a record page; its form is the shift manager's (compliance.navigation.action_page).
+    action_page = False
 
     template_name = "coupons/scanners.html"
     title = "Table scanners"

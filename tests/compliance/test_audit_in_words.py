@@ -128,4 +128,34 @@ def test_the_audit_csv_carries_the_changes_as_json_in_words(
     by_action = {row["action"]: json.loads(row["changes"]) for row in rows}
     assert by_action["changed"] == [{"field": "Note", "old": "before", "new": "after"}]
     assert by_action["signed"][0] == {"field": "Signature", "value": "Marketing supervisor completing the form"}
-    assert by_action["created"] == []
+    # "Created" names the values the record was created with (issue 25), never its id or facility.
+    created = {line["field"]: line["value"] for line in by_action["created"]}
+    assert created["Note"] == "before" and created["Quantity"] == "1"
+    assert "Facility" not in created and "Id" not in created
+
+
+def test_a_stored_time_reads_on_the_facilitys_clock_and_details_read_as_phrases():
+    from django.db import models
+    from django.utils import timezone
+
+    from compliance.models.audit import _in_words
+
+    with timezone.override("America/New_York"):
+        assert _in_words(models.DateTimeField(), "2026-11-26 11:21:33.654320+00:00") == "26 Nov 2026 06:21:33"
+    assert _in_words(models.DateField(), "2026-11-26") == "26 Nov 2026"
+    assert _in_words(None, {"address": "10.0.0.9", "first_name_tried": "ann"}) == \
+        "Address: 10.0.0.9; First name tried: ann"
+
+
+def test_a_refused_sign_in_reads_as_what_happened_not_as_a_changed_profile(facility, finance_staff):
+    from compliance import accounts
+    from compliance.models import AuditEvent
+
+    accounts.account_event(finance_staff, event=accounts.EVENT_SIGNIN_FAILED, actor=None,
+                           details={"username": finance_staff.username, "address": "10.0.0.9"})
+    event = AuditEvent.objects.latest("pk")
+    assert event.summary().startswith("Sign-in refused: wrong username, password or code — ")
+    assert "#" not in event.summary()
+    assert event.actor_words() == "no one signed in"
+    assert sorted((line.label, line.value) for line in event.change_lines()) == [
+        ("Address", "10.0.0.9"), ("Username", finance_staff.username)]

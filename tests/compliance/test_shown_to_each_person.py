@@ -32,7 +32,7 @@ class _Page(HTMLParser):
         self.links: list[str] = []
         self.forms: list[dict[str, Any]] = []
         self._form: dict[str, Any] | None = None
-        self._disabled_fieldsets = 0
+        self._fieldsets: list[bool] = []  # each open fieldset: whether it is disabled
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
@@ -42,11 +42,11 @@ class _Page(HTMLParser):
             self._form = {"method": (a.get("method") or "get").lower(), "action": a.get("action") or "",
                           "submits": 0, "fields": 0, "enabled_fields": 0}
             self.forms.append(self._form)
-        elif tag == "fieldset" and "disabled" in a:
-            self._disabled_fieldsets += 1
+        elif tag == "fieldset":
+            self._fieldsets.append("disabled" in a)
         elif self._form is not None and tag in ("button", "input", "select", "textarea"):
             kind = (a.get("type") or ("submit" if tag == "button" else "text")).lower()
-            enabled = "disabled" not in a and not self._disabled_fieldsets
+            enabled = "disabled" not in a and not any(self._fieldsets)
             if kind in ("submit", "image") and enabled:
                 self._form["submits"] += 1
             elif kind not in ("hidden", "button", "reset", "submit", "image"):
@@ -56,8 +56,8 @@ class _Page(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "form":
             self._form = None
-        elif tag == "fieldset" and self._disabled_fieldsets:
-            self._disabled_fieldsets -= 1
+        elif tag == "fieldset" and self._fieldsets:
+            self._fieldsets.pop()
 
 
 def _parse(html: str) -> _Page:

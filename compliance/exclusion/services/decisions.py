@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from compliance.actors import acts_as_user
 from compliance.exclusion import selectors
@@ -36,7 +37,7 @@ def _require_open(match: ScreeningMatch) -> None:
     earlier = selectors.first_decision(match)
     if earlier is not None:
         who = person_name(earlier.created_by) or "someone"
-        raise ValidationError(f"This match was already decided by {who} on {earlier.created_at:%-d %b %Y %H:%M}. "
+        raise ValidationError(f"This match was already decided by {who} on {timezone.localtime(earlier.created_at):%-d %b %Y %H:%M}. "
                               f"A signed decision is never changed: correct it instead.")
 
 
