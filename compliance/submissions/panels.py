@@ -12,6 +12,7 @@ from compliance.dashboard import Panel, PanelLine
 from compliance.roles import Role, is_inspector, roles_of
 from compliance.submissions import selectors
 from compliance.submissions.models import SignKind
+from compliance.times import when
 
 __all__ = ["submissions_panel"]
 
@@ -23,6 +24,9 @@ def submissions_panel(request: HttpRequest) -> Panel | None:
     facility = getattr(request, "facility", None)
     if facility is None or not (_SEES & set(roles_of(user)) or is_inspector(user)):
         return None
+    # The floor's work is its tables and their limit changes; the versions, the signs' and the guides' approvals are
+    # compliance's (a floorperson's dashboard lists only what they do).
+    files_rules = Role.COMPLIANCE_OFFICER in roles_of(user) or is_inspector(user)
     lines = []
     current = selectors.in_force(facility)
     if current is None:
@@ -30,22 +34,22 @@ def submissions_panel(request: HttpRequest) -> Panel | None:
                                reverse("submissions:list"), "alert"))
     else:
         lines.append(PanelLine(f"In force: {current}", current.get_absolute_url(), ""))
-    for sub in selectors.submissions_of(facility).filter(decision__isnull=True)[:5]:
+    for sub in selectors.submissions_of(facility).filter(decision__isnull=True)[:5] if files_rules else ():
         state = "awaiting the Board" if sub.is_signed() else "draft"
         lines.append(PanelLine(f"Version {sub.number} ({state}): {sub.title}", sub.get_absolute_url(), "warn"))
     for row in selectors.table_rule_conflicts(facility):
         lines.append(PanelLine(f"Table {row.table.number}: {row.refusals[0]}", reverse("submissions:tables"), "alert"))
-    approved_signs = selectors.signs_in_force(facility)
+    approved_signs = selectors.signs_in_force(facility) if files_rules else set(SignKind.values)
     for kind, label in SignKind.choices:
         if kind not in approved_signs:
             lines.append(PanelLine(f"Sign not approved by the Bureau (§ 521.8(d)), prints only as a preview: {label}",
                                    reverse("submissions:signs"), "warn"))
-    for game, words in selectors.guides_needing_approval(facility):
+    for game, words in selectors.guides_needing_approval(facility) if files_rules else ():
         lines.append(PanelLine(f"{game.name} guide: {words}", reverse("submissions:guides"), "warn"))
     for change in selectors.changes_of(facility).filter(state="scheduled")[:10]:
         missing = [w for w, done in (("post the sign", change.posted_at), ("announce it", change.announced_at))
                    if done is None]
-        words = f"Table {change.table.number}: limits change at {selectors.at_local(change.effective_at, facility):%H:%M}"
+        words = f"Table {change.table.number}: limits change at {when(change.effective_at, facility)}"
         lines.append(PanelLine(words + (f" — {', then '.join(missing)}" if missing else ""),
                                reverse("submissions:limit-change", args=[change.pk]), "warn" if missing else ""))
     tone = "alert" if any(line.tone == "alert" for line in lines) else ""
