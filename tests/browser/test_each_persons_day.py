@@ -20,8 +20,8 @@ from compliance.reports import services as report_services
 from compliance.reports import tasks as report_tasks
 from compliance.reports.models import ReportRun
 from compliance.roles import Role
-from compliance.times import local
 from compliance.services import signature_sign
+from compliance.times import local
 from tests.browser.day import LAPTOP, TABLET, Day, in_browser
 from tests.compliance.readiness_world import world_for
 from tests.factories import PASSWORD, make_person
