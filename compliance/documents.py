@@ -172,6 +172,7 @@ class DocumentMeta:
     logo_path: str = ""
     subtitle: str = ""
     pagesize: tuple[float, float] = letter  # reportlab.lib.pagesizes.landscape(letter) for wide ledgers
+    heading: bool = True  # False: a sign, whose story carries its own heading (the clauses stay at the foot)
 
 
 class _NumberedCanvas(Canvas):
@@ -254,6 +255,7 @@ def signature_block(record: Any) -> Table:
     table.setStyle(
         TableStyle(
             [
+                ("FONT", (0, 0), (-1, -1), FONT, 9),
                 ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
                 ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e9eef2")),
                 ("VALIGN", (0, 0), (-1, -1), "TOP"),
@@ -303,8 +305,9 @@ def data_table(
     head = [_cell(cell, wrap, bold=True) for cell in header]
     body = [[_cell(cell, wrap) for cell in row] for row in rows]
     if not body and empty is not None:
-        body = [[_cell(empty, wrap)] + [""] * (len(header) - 1)]
+        body = [[_cell(empty, wrap)] + [_cell("", wrap)] * (len(header) - 1)]
     table = Table([head, *body], colWidths=widths, repeatRows=1, hAlign="LEFT")
+    table.setStyle(TableStyle([("FONT", (0, 0), (-1, -1), FONT, 9)]))  # what a table sets before its cells
     table.setStyle(style)
     return table
 
@@ -345,14 +348,15 @@ def render_pdf(meta: DocumentMeta, body: Sequence[Flowable]) -> bytes:
         subject=", ".join(c.label for c in citations),
     )
     header: list[Flowable] = []
-    if meta.logo_path:
+    if meta.logo_path and meta.heading:
         header.append(Image(meta.logo_path, width=1.2 * inch, height=0.6 * inch, kind="proportional"))
-    header += [
-        Paragraph(markup_safe(meta.facility_name), styles["Heading3"]),
-        Paragraph(markup_safe(meta.title), styles["Title"]),
-        *([Paragraph(markup_safe(meta.subtitle), styles["Normal"])] if meta.subtitle else []),
-        Paragraph(markup_safe(", ".join(c.label for c in citations)), styles["Normal"]),
-        Spacer(1, 0.2 * inch),
-    ]
+    if meta.heading:
+        header += [
+            Paragraph(markup_safe(meta.facility_name), styles["Heading3"]),
+            Paragraph(markup_safe(meta.title), styles["Title"]),
+            *([Paragraph(markup_safe(meta.subtitle), styles["Normal"])] if meta.subtitle else []),
+            Paragraph(markup_safe(", ".join(c.label for c in citations)), styles["Normal"]),
+            Spacer(1, 0.2 * inch),
+        ]
     doc.build([*header, *body], onFirstPage=frame, onLaterPages=frame, canvasmaker=_NumberedCanvas)
     return buffer.getvalue()

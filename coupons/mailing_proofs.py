@@ -10,7 +10,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyle
 
-from compliance.documents import FONT_MONO, DocumentMeta, markup_safe, render_pdf, styles
+from compliance.documents import FONT, FONT_MONO, DocumentMeta, markup_safe, render_pdf, styles
 from coupons.models import MailedCoupon, MailingCampaign
 
 __all__ = ["PER_PART", "proofs_pdf"]
@@ -19,7 +19,8 @@ PER_PART = 300
 _STYLES = styles
 _TEXT = ParagraphStyle("proof", parent=_STYLES["Normal"], fontSize=8.5, leading=11)
 _CAPTION = ParagraphStyle("caption", parent=_TEXT, alignment=1, fontName=FONT_MONO, spaceBefore=2)
-_BOX = TableStyle([("BOX", (0, 0), (-1, -1), 0.8, "#333333"), ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+_BOX = TableStyle([("FONT", (0, 0), (-1, -1), FONT, 8), ("BOX", (0, 0), (-1, -1), 0.8, "#333333"),
+                   ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
                    ("LEFTPADDING", (0, 0), (-1, -1), 8), ("TOPPADDING", (0, 0), (-1, -1), 6)])
 
 
