@@ -45,6 +45,7 @@ __all__ = [
     "render_pdf",
     "signature_block",
     "styles",
+    "text_width",
 ]
 
 log = logging.getLogger(__name__)
@@ -154,11 +155,18 @@ CELL = ParagraphStyle("cell", parent=styles["Normal"], fontSize=9, leading=11)
 FOOT = ParagraphStyle("foot", parent=styles["Normal"], fontSize=8, leading=9)
 
 
+def text_width(text: str, size: float) -> float:
+    """Points ``text`` takes in the common font at ``size``, each character DejaVu cannot draw in the fallback."""
+    drawn, fallback = _glyphs(FONT), _fallback() if any(ord(ch) not in _glyphs(FONT) for ch in text) else ""
+    return sum(pdfmetrics.stringWidth(ch, fallback if fallback and drawn and ord(ch) not in drawn else FONT, size)
+               for ch in text)
+
+
 def _fitted(text: str, width: float, size: float = 8) -> str:
-    """``text`` cut with "…" to one line of ``width`` points in the common font."""
-    if pdfmetrics.stringWidth(text, FONT, size) <= width:
+    """``text`` cut with "…" to one line of ``width`` points (a long name printed for at the foot of a page)."""
+    if text_width(text, size) <= width:
         return text
-    while text and pdfmetrics.stringWidth(text + "…", FONT, size) > width:
+    while text and text_width(text + "…", size) > width:
         text = text[:-1]
     return text + "…"
 
