@@ -27,6 +27,7 @@ from compliance.documents import (
     FONT_BOLD,
     DocumentMeta,
     data_table,
+    fit_table,
     markup_safe,
     render_pdf,
     signature_block,
@@ -167,11 +168,8 @@ def content_pdf(content: ReportContent, production: Production, *, signoff: Any 
         story.append(Paragraph(markup_safe(section.title), styles["Heading2"]))
         if section.note:
             story.append(Paragraph(markup_safe(section.note), styles["Normal"]))
-        widths = None
-        if section.widths:
-            total = sum(section.widths)
-            widths = [width * w / total for w in section.widths]
-        story += [data_table(section.header, section.rows, widths, wrap=CELL, empty=section.empty),
+        # columns as wide as their longest word (a serial range, a sum), the rest by the section's shares
+        story += [fit_table(section.header, section.rows, width, section.widths, empty=section.empty),
                   Spacer(1, 0.15 * inch)]
     if content.readings:
         story.append(Paragraph("How the regulation was read", styles["Heading2"]))
