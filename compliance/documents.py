@@ -349,6 +349,7 @@ def fit_table(
     style: ParagraphStyle = CELL,
     sizes: Sequence[float] = (9, 8, 7, 6),
     empty: str | None = None,
+    grid: TableStyle = GRID,
 ) -> Table:
     """A :func:`data_table` ``width`` points wide whose columns are computed to fit: each column at least as wide as
     its longest word (a 14-digit numerator, a 12-digit serial range, a large sum: never broken inside), the rest of
@@ -374,7 +375,7 @@ def fit_table(
         return cell
 
     body = [[breakable(cell, n) for n, cell in enumerate(row)] for row in rows]
-    return data_table(header, body, widths, wrap=chosen, empty=empty)
+    return data_table(header, body, widths, wrap=chosen, empty=empty, style=grid)
 
 
 def render_pdf(meta: DocumentMeta, body: Sequence[Flowable]) -> bytes:
