@@ -9,8 +9,10 @@ to :func:`render_pdf`.
 
 from __future__ import annotations
 
+import heapq
 import io
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -40,11 +42,13 @@ __all__ = [
     "FONT_OBLIQUE",
     "DocumentMeta",
     "data_table",
+    "fit_table",
     "markup_safe",
     "printed_for",
     "render_pdf",
     "signature_block",
     "styles",
+    "text_width",
 ]
 
 log = logging.getLogger(__name__)
@@ -154,11 +158,20 @@ CELL = ParagraphStyle("cell", parent=styles["Normal"], fontSize=9, leading=11)
 FOOT = ParagraphStyle("foot", parent=styles["Normal"], fontSize=8, leading=9)
 
 
+def text_width(text: str, size: float) -> float:
+    """Points ``text`` takes in the common font at ``size``, each character DejaVu cannot draw in the fallback."""
+    drawn = _glyphs(FONT)
+    if not drawn or all(ord(ch) in drawn for ch in text):
+        return pdfmetrics.stringWidth(text, FONT, size)
+    fallback = _fallback() or FONT
+    return sum(pdfmetrics.stringWidth(ch, FONT if ord(ch) in drawn else fallback, size) for ch in text)
+
+
 def _fitted(text: str, width: float, size: float = 8) -> str:
-    """``text`` cut with "…" to one line of ``width`` points in the common font."""
-    if pdfmetrics.stringWidth(text, FONT, size) <= width:
+    """``text`` cut with "…" to one line of ``width`` points (a long name printed for at the foot of a page)."""
+    if text_width(text, size) <= width:
         return text
-    while text and pdfmetrics.stringWidth(text + "…", FONT, size) > width:
+    while text and text_width(text + "…", size) > width:
         text = text[:-1]
     return text + "…"
 
@@ -172,6 +185,7 @@ class DocumentMeta:
     logo_path: str = ""
     subtitle: str = ""
     pagesize: tuple[float, float] = letter  # reportlab.lib.pagesizes.landscape(letter) for wide ledgers
+    heading: bool = True  # False: a sign, whose story carries its own heading (the clauses stay at the foot)
 
 
 class _NumberedCanvas(Canvas):
@@ -254,6 +268,7 @@ def signature_block(record: Any) -> Table:
     table.setStyle(
         TableStyle(
             [
+                ("FONT", (0, 0), (-1, -1), FONT, 9),
                 ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
                 ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e9eef2")),
                 ("VALIGN", (0, 0), (-1, -1), "TOP"),
@@ -303,10 +318,64 @@ def data_table(
     head = [_cell(cell, wrap, bold=True) for cell in header]
     body = [[_cell(cell, wrap) for cell in row] for row in rows]
     if not body and empty is not None:
-        body = [[_cell(empty, wrap)] + [""] * (len(header) - 1)]
+        body = [[_cell(empty, wrap)] + [_cell("", wrap)] * (len(header) - 1)]
     table = Table([head, *body], colWidths=widths, repeatRows=1, hAlign="LEFT")
+    table.setStyle(TableStyle([("FONT", (0, 0), (-1, -1), FONT, 9)]))  # what a table sets before its cells
     table.setStyle(style)
     return table
+
+
+_PADDING = 12  # points a table cell leaves beside its text (6 each side)
+_BREAKS = re.compile(r"\s+|(?<=/)")  # a line breaks at a space, or after the slash of a long fraction
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _BREAKS.split(text) if w]
+
+
+def _longest_word(head: str, cells: Sequence[Any]) -> float:
+    """Points at 1-point type of the widest word of a column: of its 40 longest words by letters (measuring every
+    word of a 200,000-row extract would cost more than the extract)."""
+    words = heapq.nlargest(40, {w for cell in [head, *cells] for w in _words(str(cell))}, key=len)
+    return max((text_width(word, 1) for word in words), default=0.0)
+
+
+def fit_table(
+    header: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    width: float,
+    shares: Sequence[float] | None = None,
+    *,
+    style: ParagraphStyle = CELL,
+    sizes: Sequence[float] = (9, 8, 7, 6),
+    empty: str | None = None,
+    grid: TableStyle = GRID,
+) -> Table:
+    """A :func:`data_table` ``width`` points wide whose columns are computed to fit: each column at least as wide as
+    its longest word (a 14-digit numerator, a 12-digit serial range, a large sum: never broken inside), the rest of
+    the width shared by ``shares`` (equal by default); the type the largest of ``sizes`` that lets every column fit.
+    A fraction longer than its column breaks after its slash. Past the smallest size, the shares alone (a word longer
+    than its column then wraps inside it, never over the next one)."""
+    columns = len(header)
+    shares = list(shares) if shares else [1.0] * columns
+    longest = [_longest_word(str(header[n]), [row[n] for row in rows]) for n in range(columns)]  # at 1 point
+    for size in sizes:
+        least = [words * size + _PADDING for words in longest]
+        if sum(least) <= width:
+            break
+    chosen = ParagraphStyle(f"{style.name}-{size}", parent=style, fontSize=size, leading=size * 1.22)
+    if sum(least) > width:
+        least = [0.0] * columns
+    spare = width - sum(least)
+    widths = [least[n] + spare * shares[n] / sum(shares) for n in range(columns)]
+
+    def breakable(cell: Any, n: int) -> Any:
+        if isinstance(cell, str) and "/" in cell and text_width(cell, size) > widths[n] - _PADDING:
+            return cell.replace("/", "/ ")
+        return cell
+
+    body = [[breakable(cell, n) for n, cell in enumerate(row)] for row in rows]
+    return data_table(header, body, widths, wrap=chosen, empty=empty, style=grid)
 
 
 def render_pdf(meta: DocumentMeta, body: Sequence[Flowable]) -> bytes:
@@ -345,14 +414,15 @@ def render_pdf(meta: DocumentMeta, body: Sequence[Flowable]) -> bytes:
         subject=", ".join(c.label for c in citations),
     )
     header: list[Flowable] = []
-    if meta.logo_path:
+    if meta.logo_path and meta.heading:
         header.append(Image(meta.logo_path, width=1.2 * inch, height=0.6 * inch, kind="proportional"))
-    header += [
-        Paragraph(markup_safe(meta.facility_name), styles["Heading3"]),
-        Paragraph(markup_safe(meta.title), styles["Title"]),
-        *([Paragraph(markup_safe(meta.subtitle), styles["Normal"])] if meta.subtitle else []),
-        Paragraph(markup_safe(", ".join(c.label for c in citations)), styles["Normal"]),
-        Spacer(1, 0.2 * inch),
-    ]
+    if meta.heading:
+        header += [
+            Paragraph(markup_safe(meta.facility_name), styles["Heading3"]),
+            Paragraph(markup_safe(meta.title), styles["Title"]),
+            *([Paragraph(markup_safe(meta.subtitle), styles["Normal"])] if meta.subtitle else []),
+            Paragraph(markup_safe(", ".join(c.label for c in citations)), styles["Normal"]),
+            Spacer(1, 0.2 * inch),
+        ]
     doc.build([*header, *body], onFirstPage=frame, onLaterPages=frame, canvasmaker=_NumberedCanvas)
     return buffer.getvalue()

@@ -9,7 +9,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import Paragraph, Spacer
 
-from compliance.documents import DocumentMeta, data_table, markup_safe, render_pdf, signature_block, styles
+from compliance.documents import DocumentMeta, fit_table, markup_safe, render_pdf, signature_block, styles
 from coupons.models import DropCount, DropCountItem
 
 __all__ = ["drop_count_pdf"]
@@ -37,9 +37,11 @@ def drop_count_pdf(count: DropCount, items: Sequence[DropCountItem], *, printed_
         Paragraph(markup_safe(f"{len(cancelled)} coupon(s) cancelled (at the table or at this count); "
                               f"{len(exceptions)} exception(s)."), _CELL),
         Paragraph("Exceptions", _H2),
-        data_table(["Coupon", "What was found", "Detail"], _rows(exceptions), _WIDTHS, wrap=_CELL, empty="None"),
+        fit_table(["Coupon", "What was found", "Detail"], _rows(exceptions), sum(_WIDTHS), _WIDTHS, style=_CELL,
+                  sizes=(8, 7, 6), empty="None"),
         Paragraph("Cancelled", _H2),
-        data_table(["Coupon", "What was found", "Detail"], _rows(cancelled), _WIDTHS, wrap=_CELL, empty="None"),
+        fit_table(["Coupon", "What was found", "Detail"], _rows(cancelled), sum(_WIDTHS), _WIDTHS, style=_CELL,
+                  sizes=(8, 7, 6), empty="None"),
         Spacer(1, 10),
         signature_block(count),
     ]

@@ -10,16 +10,18 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyle
 
-from compliance.documents import FONT_MONO, DocumentMeta, markup_safe, render_pdf, styles
+from compliance.documents import FONT, FONT_MONO, DocumentMeta, markup_safe, render_pdf, styles
 from coupons.models import MailedCoupon, MailingCampaign
 
 __all__ = ["PER_PART", "proofs_pdf"]
 
 PER_PART = 300
+_BARCODE_WIDTH = 2.9 * inch
 _STYLES = styles
 _TEXT = ParagraphStyle("proof", parent=_STYLES["Normal"], fontSize=8.5, leading=11)
 _CAPTION = ParagraphStyle("caption", parent=_TEXT, alignment=1, fontName=FONT_MONO, spaceBefore=2)
-_BOX = TableStyle([("BOX", (0, 0), (-1, -1), 0.8, "#333333"), ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+_BOX = TableStyle([("FONT", (0, 0), (-1, -1), FONT, 8), ("BOX", (0, 0), (-1, -1), 0.8, "#333333"),
+                   ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
                    ("LEFTPADDING", (0, 0), (-1, -1), 8), ("TOPPADDING", (0, 0), (-1, -1), 6)])
 
 
@@ -32,9 +34,17 @@ def _proof(campaign: MailingCampaign, coupon: MailedCoupon) -> Table:
         f"Serial <b>{markup_safe(serial)}</b><br/>"
         f"{markup_safe(patron.full_name)}<br/>{markup_safe(patron.one_line_address)}<br/>"
         f"<font size=7>{markup_safe(series.wager_restrictions[:160])}</font>", _TEXT)
-    barcode = [Code128(serial, barHeight=0.55 * inch, barWidth=1.0, humanReadable=False),
-               Paragraph(markup_safe(serial), _CAPTION)]
-    return Table([[text, barcode]], colWidths=[4.3 * inch, 2.9 * inch], style=_BOX)
+    barcode = [_barcode(serial, _BARCODE_WIDTH - 16), Paragraph(markup_safe(serial), _CAPTION)]
+    return Table([[text, barcode]], colWidths=[7.2 * inch - _BARCODE_WIDTH, _BARCODE_WIDTH], style=_BOX)
+
+
+def _barcode(serial: str, room: float) -> Code128:
+    """The serial's Code 128 at one point a bar, narrower for a long serial so it stays inside its box (a scanner
+    reads bars down to about half a point)."""
+    code = Code128(serial, barHeight=0.55 * inch, barWidth=1.0, humanReadable=False)
+    if code.width > room:
+        code = Code128(serial, barHeight=0.55 * inch, barWidth=max(0.5, room / code.width), humanReadable=False)
+    return code
 
 
 def proofs_pdf(campaign: MailingCampaign, coupons: Sequence[MailedCoupon], *, part: int, parts: int,

@@ -20,7 +20,15 @@ __all__ = ["DropCountForm", "ScannerForm", "ScannerRevokeForm", "TableScanForm"]
 
 class TableScanForm(forms.Form):
     """What a keyboard-wedge scanner and the dealer give: the serial (scanned, then Enter), the position
-    and the chips wagered with the coupon."""
+    and the chips wagered with the coupon.
+
+    The dealer's flow (``static/coupons/table_screen.js``): the position and the chips are the table's usual
+    wager, shown first and kept from coupon to coupon; the serial field keeps the focus so each scan's Enter
+    redeems at once. A scan with no chips entered yet is held (the serial kept) and the focus goes to the
+    chips — by the script, or here when the page comes back without it."""
+
+    field_order = ["position", "chips", "serial", "wager"]
+    CHIPS_MISSING = "Enter the chips wagered with this coupon, then press Enter: the serial scanned is kept."
 
     serial = forms.CharField(
         max_length=40, label="Coupon serial",
@@ -32,6 +40,8 @@ class TableScanForm(forms.Form):
         label="Chips wagered with it, $ (§ 525.22(b))", max_digits=12, decimal_places=2,
         min_value=Decimal("0.01"), max_value=Decimal(CHIPS.maximum) / 100,
         widget=forms.NumberInput(attrs={"step": "0.01", "inputmode": "decimal"}),
+        help_text="Kept for the next coupon: change it only when the wager changes.",
+        error_messages={"required": CHIPS_MISSING},
     )
     wager = forms.CharField(max_length=40, required=False, label="Wager reference (optional)",
                             help_text="Round and seat, e.g. R12-S3: a wager carries one coupon (§ 525.22(d)).")
@@ -42,6 +52,10 @@ class TableScanForm(forms.Form):
         self.fields["position"].choices = choices  # type: ignore[attr-defined]
         if len(positions) == 1:
             self.fields["position"].initial = next(iter(positions))
+        if self.is_bound and (self.data.get("serial") or "").strip() and not (self.data.get("chips") or "").strip():
+            # Scanned before the chips were entered: the serial stays, the dealer types the chips next.
+            self.fields["serial"].widget.attrs.pop("autofocus", None)
+            self.fields["chips"].widget.attrs["autofocus"] = True
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

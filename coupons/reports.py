@@ -13,7 +13,7 @@ from reportlab.lib.units import inch
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import KeepTogether, Paragraph, Spacer, Table, TableStyle
 
-from compliance.documents import FONT, FONT_BOLD, data_table, markup_safe, styles
+from compliance.documents import FONT, FONT_BOLD, data_table, fit_table, markup_safe, styles
 from coupons.models import CouponState as S
 from coupons.selectors import LEDGER_STATE_SHORT, LEDGER_STATES, RangeRow, ReconciliationData
 
@@ -37,8 +37,10 @@ _GRID = TableStyle([
 
 
 def _table(header: list[str], rows: list[list[Any]], widths: list[float]) -> Table:
-    """The paper form's ruled tables: small wrapped text, "None" when a section is empty."""
-    return data_table(header, rows, widths, wrap=_SMALL, empty="None", style=_GRID)
+    """The paper form's ruled tables: small wrapped text, "None" when a section is empty; each column at least as
+    wide as its longest word (a 12-digit serial range, a count), the rest of the width by ``widths``' shares."""
+    return fit_table(header, rows, sum(widths), widths, style=_SMALL, sizes=(7.5, 7, 6.5, 6), empty="None",
+                     grid=_GRID)
 
 
 def _ranges(rows: list[RangeRow], note_header: str = "") -> list[list[Any]]:
@@ -96,7 +98,8 @@ def reconciliation_pdf(data: ReconciliationData, *, printed_for: str = "") -> by
         block: Any = signature_block(data.record)
     else:
         block = Table(
-            [["Name", "Board-issued credential number", "Signature", "Date / time"], ["", "", "", ""]],
+            [[Paragraph(f"<b>{words}</b>", _SMALL) for words in ("Name", "Board-issued credential number",
+                                                                  "Signature", "Date / time")], ["", "", "", ""]],
             colWidths=[2.0 * inch, 1.8 * inch, 1.8 * inch, 1.7 * inch], rowHeights=[None, 0.45 * inch],
         )
         block.setStyle(_GRID)

@@ -38,9 +38,10 @@ def after(at: datetime, duration: timedelta) -> datetime:
 
 
 def local_words(dt: datetime, facility: Any = None) -> str:
-    """A time as a floorperson says it: "21:04", "21:04 yesterday" or "21:04 on 3 Nov", on the facility's
-    clock (``Facility.time_zone``), whatever zone the server or the request runs in; without a
-    facility, the active zone."""
+    """A time as a floorperson says it after "at": "21:04", "21:04 yesterday", "06:15 tomorrow" or "21:04 on 3 Nov",
+    on the facility's clock (``Facility.time_zone``), whatever zone the server or the request runs in; without a
+    facility, the active zone. (A time shown alone, a due time on the board, reads as ``compliance.times.when``
+    says it: "tomorrow 06:15".)"""
     if facility is None:
         local, today = timezone.localtime(dt), timezone.localdate()
     else:
@@ -49,7 +50,9 @@ def local_words(dt: datetime, facility: Any = None) -> str:
         return f"{local:%H:%M}"
     if local.date() == today - timedelta(days=1):
         return f"{local:%H:%M} yesterday"
-    return f"{local:%H:%M} on {local:%-d %b}"
+    if local.date() == today + timedelta(days=1):
+        return f"{local:%H:%M} tomorrow"
+    return f"{local:%H:%M} on {local:%-d %b}" + (f" {local.year}" if local.year != today.year else "")
 
 
 def format_duration(delta: timedelta) -> str:

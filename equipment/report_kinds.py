@@ -32,11 +32,13 @@ def build(facility: Any, period: Period) -> ReportContent:
         sections=[Section(title, header, rows, widths=[1.0, 0.8, 1.3, 1.3, 1.3, 1.2] if len(header) == 6 else None)
                   for title, header, rows in sections[1:]],
         readings=[
-            "A change is on time when the set left play no later than its due time (24:00:00 in play is on time).",
+            "A change is counted when the new set of dice or deck goes into play (its placement), on the gaming day "
+            "it was placed; a table's first set counts too. It is on time when the set it replaced left play no "
+            "later than its due time (24:00:00 in play is on time).",
             "An overdue incident is a set kept past its due time while its table was open for gaming; for dice "
             "that may not remain on a table more than 24 hours open or closed (§ 675a.3(b)(1), § 668a.3(b)(1), "
             "§ 575.2(c)(1)(i)) every minute past the limit counts.",
-            f"Changes are counted on the gaming day the set was removed. {zone_words(facility)}.",
+            f"Sets taken out of play are grouped by the reason for their removal. {zone_words(facility)}.",
         ],
         figures={"changes": report.changes, "on_time": report.on_time, "incidents": len(report.incidents)},
     )
@@ -46,8 +48,9 @@ KIND = register(ReportKind(
     code="equipment",
     title="Equipment change compliance",
     citations=CITATIONS,
-    description="Dice and deck changes made, the share on time, overdue incidents with their durations, and "
-                "forced changes by reason, with a chart of changes on time and late.",
+    description="Dice and deck changes made (counted when the new set goes into play), the share on time, overdue "
+                "incidents with their durations, and forced changes by reason, with a chart of changes on time and "
+                "late.",
     build=build,
     capability=Capability.VIEW_RECORDS,
 ))

@@ -42,6 +42,7 @@ class Run:
     y: float
     width: float
     size: float
+    rotated: bool = False  # drawn at an angle: a watermark, printed across the page on purpose
 
 
 def _font_name(font: Any) -> str:
@@ -80,12 +81,13 @@ def _page_runs(number: int, page: Any) -> list[Run]:
         y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
         scale = (tm[0] * cm[0] + tm[1] * cm[2]) or 1.0
         effective = size * abs(scale)
+        rotated = any(abs(v) > 1e-6 for v in (cm[1], cm[2], tm[1], tm[2]))
         lines = text.split("\n")
         for n, line in enumerate(lines):
             start = previous["end"] if continued and n == 0 else x
             width = _width(line, font, effective)
             if line.strip():
-                runs.append(Run(number, line, start, y, width, effective))
+                runs.append(Run(number, line, start, y, width, effective, rotated))
             previous["end"] = start + width
         previous["origin"] = None if len(lines) > 1 else origin
 
@@ -103,7 +105,7 @@ def overprints(pdf: bytes, *, tolerance: float = 0.6) -> list[tuple[Run, Run]]:
     """Pairs of runs printed over each other: on the same baseline (within a third of the type size) and
     overlapping by more than ``tolerance`` points."""
     found: list[tuple[Run, Run]] = []
-    runs = sorted(text_runs(pdf), key=lambda r: (r.page, round(r.y), r.x))
+    runs = sorted((r for r in text_runs(pdf) if not r.rotated), key=lambda r: (r.page, round(r.y), r.x))
     for i, run in enumerate(runs):
         for other in runs[i + 1:]:
             if other.page != run.page or abs(other.y - run.y) > max(run.size, other.size) / 3:
@@ -119,7 +121,8 @@ def overprints(pdf: bytes, *, tolerance: float = 0.6) -> list[tuple[Run, Run]]:
 def off_the_page(pdf: bytes) -> list[Run]:
     """Runs that reach past the page's right edge (a value running out of its table)."""
     pages = PdfReader(io.BytesIO(pdf)).pages
-    return [r for r in text_runs(pdf) if r.x + r.width > float(pages[r.page - 1].mediabox.width) + 0.5]
+    return [r for r in text_runs(pdf)
+            if not r.rotated and r.x + r.width > float(pages[r.page - 1].mediabox.width) + 0.5]
 
 
 # What a filing never says: a repository's doc, a model label, a report kind's code, a set-theory sign, an

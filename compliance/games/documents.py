@@ -8,7 +8,7 @@ from reportlab.lib.units import inch
 from reportlab.platypus import Flowable, Paragraph, Spacer
 
 from compliance.citations import cite
-from compliance.documents import CELL, DocumentMeta, data_table, markup_safe, render_pdf, styles
+from compliance.documents import DocumentMeta, fit_table, markup_safe, render_pdf, styles
 from compliance.exports import Section, sections_csv
 from compliance.games.citing import catalogued, clause_words
 from compliance.games.math.compare import Comparison
@@ -34,10 +34,15 @@ def figure_rows(analysis: Analysis) -> list[list[str]]:
     return rows
 
 
+def _option_label(game: GameMath, name: str) -> str:
+    """An option as the game's page names it ("Six Eight Shake payout odds"), never its code ("payout")."""
+    return next((o.label for o in game.options if o.name == name), name)
+
+
 def sections(game: GameMath, analysis: Analysis, compared: list[Comparison]) -> list[Section]:
     found: list[Section] = [
         ("Options applied", ["Option", "Value"],
-         [[next((o.label for o in game.options if o.name == name), name), value] for name, value in analysis.options]),
+         [[_option_label(game, name), value] for name, value in analysis.options]),
         ("Wagers", FIGURE_HEADER, figure_rows(analysis)),
     ]
     found += [(c.title, ["Wager", *c.columns], c.percent_rows()) for c in compared]
@@ -63,10 +68,11 @@ def figures_pdf(game: GameMath, analysis: Analysis, compared: list[Comparison], 
     width = landscape(letter)[0] - 1.2 * inch
     for title, header, rows in sections(game, analysis, compared):
         story.append(Paragraph(markup_safe(title), styles["Heading2"]))
-        cols = [width * w / sum(widths) for w in widths] if header == FIGURE_HEADER else None
-        story += [data_table(header, rows, cols, wrap=CELL, empty="None."), Spacer(1, 0.12 * inch)]
+        # columns as wide as their longest figure (a 14-digit numerator is never broken), the rest by these shares
+        shares = widths if header == FIGURE_HEADER else None
+        story += [fit_table(header, rows, width, shares, empty="None."), Spacer(1, 0.12 * inch)]
     meta = DocumentMeta(title=f"Exact odds and house advantage: {game.title}", facility_name=facility_name,
                         citation=catalogued(game.citations), printed_for=printed_for, pagesize=landscape(letter),
                         subtitle=f"58 Pa. Code {game.chapter}: {clause_words(game.citations)}. Options: "
-                        + (", ".join(f"{k} = {v}" for k, v in analysis.options) or "none") + ".")
+                        + ("; ".join(f"{_option_label(game, k)}: {v}" for k, v in analysis.options) or "none") + ".")
     return render_pdf(meta, story)

@@ -119,10 +119,9 @@ class Stated:
 
     @property
     def rows(self) -> list[list[str]]:
-        """Wager, payout odds, probability of winning, true odds, house advantage (as stated, then as a percentage
-        computed from it) and whether it was checked."""
-        return [[w.name, w.payout_odds, w.probability_text, w.true_odds_text, w.house_edge_text,
-                 w.house_edge_percent, w.checked] for w in self.wagers]
+        """Wager, payout odds, probability of winning, true odds, house advantage (in lowest terms, then as a
+        percentage computed from it) and whether it was checked: the filing's rows."""
+        return [w.filed_row() for w in self.wagers]
 
 
 @dataclass(frozen=True)

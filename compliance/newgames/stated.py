@@ -166,6 +166,13 @@ class StatedWager:
     def checked(self) -> str:
         return CHECKED if self.simple else NOT_CHECKED
 
+    def filed_row(self) -> list[str]:
+        """The wager as the filing prints it: every ratio and fraction in lowest terms ("70 to 2" is "35 to 1",
+        "2/38" is "1/19"), the percentage computed from the fraction, and whether it was checked."""
+        payouts = "; ".join(odds_text(Fraction(a, b)) for a, b in self.payouts)
+        return [self.name, payouts, str(self.probability), odds_text(Fraction(*self.true_odds)), str(self.house_edge),
+                self.house_edge_percent, self.checked]
+
     def as_json(self) -> dict[str, Any]:
         return {"name": self.name, "payout_odds": self.payout_odds, "probability": self.probability_text,
                 "true_odds": self.true_odds_text, "house_edge": self.house_edge_text, "simple": self.simple,

@@ -78,7 +78,11 @@ class ReportRun(Job):
         ]
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.period_start:%Y-%m-%d}–{self.period_end:%Y-%m-%d} v{self.version}"
+        """In the Board's words (an audit row, a chain anchor's subject, a signature): the report's title, the period
+        and the version — never the kind's code."""
+        from compliance.reports.periods import Period
+
+        return f"{self.kind_title}, {Period(self.period_start, self.period_end).label()}, version {self.version}"
 
     @property
     def kind_title(self) -> str:

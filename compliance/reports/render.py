@@ -27,6 +27,7 @@ from compliance.documents import (
     FONT_BOLD,
     DocumentMeta,
     data_table,
+    fit_table,
     markup_safe,
     render_pdf,
     signature_block,
@@ -36,7 +37,22 @@ from compliance.exports import safe_csv_writer
 from compliance.reports.charts import PALETTE, axis_top, label_step, tick_count, value_text
 from compliance.reports.content import Chart, ReportContent
 
-__all__ = ["Production", "content_csv", "content_pdf"]
+__all__ = ["Production", "chain_words", "content_csv", "content_pdf"]
+
+
+def chain_words(label: str) -> str:
+    """A chain of the audit trail as a person reads it: "compliance.AuditEvent@3" is "Audit events", and
+    "compliance.AuditEvent@-" "Audit events (the registers every facility shares)"; a label the system no longer
+    knows stays as it is."""
+    from django.apps import apps
+
+    model_label, _, facility = label.partition("@")
+    try:
+        words = str(apps.get_model(model_label)._meta.verbose_name_plural)
+    except (LookupError, ValueError):
+        return label
+    words = words[:1].upper() + words[1:]
+    return f"{words} (the registers every facility shares)" if facility == "-" else words
 
 
 @dataclass(frozen=True)
@@ -85,13 +101,14 @@ def content_csv(content: ReportContent, production: Production) -> bytes:
         writer.writerow([])
         writer.writerow(["Audit chain head"])
         writer.writerow(["Chain", "Last link", "Link hash"])
-        writer.writerows([[label, seq, link_hash] for label, seq, link_hash in production.chain_links])
+        writer.writerows([[chain_words(label), seq, link_hash] for label, seq, link_hash in production.chain_links])
     return buffer.getvalue().encode("utf-8")
 
 
 def _chart_drawing(chart: Chart, width: float) -> Drawing:
     height = 2.6 * inch
     drawing = Drawing(width, height)
+    drawing.initialFontName = FONT  # the renderer's starting state, else Helvetica is named in the page
     drawing.add(String(0, height - 12, chart.title, fontName=FONT_BOLD, fontSize=10))
     bars = VerticalBarChart()
     bars.x, bars.y = 50, 42
@@ -151,11 +168,8 @@ def content_pdf(content: ReportContent, production: Production, *, signoff: Any 
         story.append(Paragraph(markup_safe(section.title), styles["Heading2"]))
         if section.note:
             story.append(Paragraph(markup_safe(section.note), styles["Normal"]))
-        widths = None
-        if section.widths:
-            total = sum(section.widths)
-            widths = [width * w / total for w in section.widths]
-        story += [data_table(section.header, section.rows, widths, wrap=CELL, empty=section.empty),
+        # columns as wide as their longest word (a serial range, a sum), the rest by the section's shares
+        story += [fit_table(section.header, section.rows, width, section.widths, empty=section.empty),
                   Spacer(1, 0.15 * inch)]
     if content.readings:
         story.append(Paragraph("How the regulation was read", styles["Heading2"]))
@@ -166,11 +180,12 @@ def content_pdf(content: ReportContent, production: Production, *, signoff: Any 
     if production.chain_links:
         story += [Spacer(1, 0.2 * inch), Paragraph("Audit chain heads anchored at production", styles["Heading2"]),
                   Paragraph("These heads were e-mailed to the Board's recipients when this version was produced: every "
-                            "record up to them must still lead to them (verify_audit_chain --anchors, or the Board's "
-                            f"verifier on an evidence bundle). Digest <b>{markup_safe(production.chain_digest)}</b>",
-                            styles["Normal"]),
+                            "record up to them must still lead to them (the compliance officer's verification of the "
+                            "audit chain against its anchors, or the Board's verifier on an evidence bundle). Digest "
+                            f"<b>{markup_safe(production.chain_digest)}</b>", styles["Normal"]),
                   data_table(["Chain", "Last link", "Link hash"],
-                             [[label, str(seq), link_hash] for label, seq, link_hash in production.chain_links],
+                             [[chain_words(label), str(seq), link_hash]
+                              for label, seq, link_hash in production.chain_links],
                              [2.4 * inch, 0.9 * inch, width - 3.3 * inch], wrap=CELL)]
     meta = DocumentMeta(
         title=content.title, facility_name=production.facility_name, citation=tuple(content.citations),

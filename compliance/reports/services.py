@@ -244,7 +244,7 @@ def _render(run: ReportRun, kind: ReportKind) -> _Rendered:
         as_of = local_time(run.facility)
         content.period += f" — incomplete: the period has not ended; records as of {as_of:%d %b %Y %H:%M} {as_of.tzname()}"
     _progress(run, 50, "Anchoring the audit chain")
-    anchor = anchor_record(run.facility, reason=ChainAnchor.Reason.REPORT, subject=f"{run.kind_title}, {run}")
+    anchor = anchor_record(run.facility, reason=ChainAnchor.Reason.REPORT, subject=str(run))
     links = {str(chain): [seq, h] for chain, seq, h in anchor.heads}
     production = _production(run, anchor.digest, links)
     stem = kind.file_stem(run.facility.code, period, run.version)
@@ -454,7 +454,7 @@ def _anchor_after_commit(run: ReportRun, user: Any) -> None:
     """The facility's chain heads as they stand once the filing is recorded, anchored and sent to the Board."""
     from compliance.tasks import anchor_facility
 
-    facility_id, subject, user_id = run.facility_id, f"Filed: {run.kind_title}, {run}", user.pk
+    facility_id, subject, user_id = run.facility_id, f"Filed: {run}", user.pk
     transaction.on_commit(lambda: anchor_facility.delay(facility_id, ChainAnchor.Reason.FILING, subject, user_id))
 
 

@@ -14,13 +14,15 @@ from decimal import Decimal
 from typing import Any
 
 from reportlab.lib import colors, pagesizes
-from reportlab.lib.enums import TA_CENTER
+from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer, Table, TableStyle
 
 from compliance.documents import (
     CELL,
+    FONT,
     FONT_BOLD,
     DocumentMeta,
     data_table,
@@ -44,8 +46,22 @@ BIG = ParagraphStyle("sign", parent=styles["Normal"], fontName=FONT_BOLD, fontSi
                      alignment=TA_CENTER, spaceAfter=10)
 LINE = ParagraphStyle("sign-line", parent=styles["Normal"], fontSize=14, leading=19, spaceAfter=4)
 SIGN_CELL = ParagraphStyle("sign-cell", parent=styles["Normal"], fontSize=12, leading=15)
-HUGE = ParagraphStyle("sign-huge", parent=BIG, fontSize=34, leading=44, spaceAfter=14)
 SMALL = ParagraphStyle("sign-small", parent=styles["Normal"], fontSize=11, leading=14, spaceBefore=10)
+# The signs of the limits, read across a table: the game in 44 points, the limits in 48 to 72 (96 alone on a line).
+SIGN_FACILITY = ParagraphStyle("sign-facility", parent=styles["Normal"], fontSize=14, leading=18, alignment=TA_CENTER,
+                               textColor=colors.HexColor("#444444"), spaceAfter=6)
+SIGN_GAME = ParagraphStyle("sign-game", parent=styles["Normal"], fontName=FONT_BOLD, fontSize=44, leading=50,
+                           alignment=TA_CENTER, spaceAfter=14, autoLeading="max")
+GAME_TABLE = 28  # points of "Table SB-1:" before the game's name
+SIGN_WHEN = ParagraphStyle("sign-when", parent=SIGN_GAME, fontSize=28, leading=34, spaceAfter=10)
+SIGN_NOTE = ParagraphStyle("sign-note", parent=styles["Normal"], fontSize=13, leading=17, alignment=TA_CENTER,
+                           spaceBefore=8)
+SIGN_LINE = ParagraphStyle("sign-requirement", parent=SIGN_NOTE, fontSize=16, leading=20, spaceBefore=2)
+LIMIT = ParagraphStyle("sign-limit", parent=styles["Normal"], fontName=FONT_BOLD, alignment=TA_CENTER,
+                       autoLeading="max")
+LIMIT_LABEL = 26
+LIMIT_LEAST, LIMIT_MOST = 48, 72
+LIMIT_PADDING = 8
 SETTLED = ("A wager accepted by a dealer that exceeds the current table maximum or is lower than the current table "
            "minimum is paid or lost in its entirety in accordance with the rules of the game (§ 521.7(c)).")
 
@@ -90,15 +106,24 @@ class _Watermark(Flowable):
         canvas.restoreState()
 
 
-def _sign(meta: DocumentMeta, story: Sequence[Flowable], approval: SignApproval | None, preview: bool) -> bytes:
-    """A sign for use at its approved size with the approval's particulars, or a preview marked on every page."""
+def _page(approval: SignApproval | None, preview: bool, *, wide: bool = False) -> tuple[float, float]:
+    """The sign's page: the approved size (a preview on letter paper), turned landscape for a ``wide`` sign."""
+    page = _SIZES.get(approval.size, pagesizes.LETTER) if approval is not None and not preview else pagesizes.LETTER
+    return pagesizes.landscape(page) if wide else page
+
+
+def _sign(meta: DocumentMeta, story: Sequence[Flowable], approval: SignApproval | None, preview: bool, *,
+          wide: bool = False) -> bytes:
+    """A sign for use at its approved size with the approval's particulars, or a preview marked on every page.
+    ``wide``: a sign read across a table (the limits), landscape and carrying its own heading."""
+    page = _page(approval, preview, wide=wide)
     if approval is not None and not preview:
         line = (f"Sign approved by the Bureau of Gaming Operations on {approval.approved_on:%-d %B %Y}, reference "
                 f"{approval.reference}. Location: {approval.location}. Size: {approval.get_size_display()}. "
                 f"Language: {approval.language} (§ 521.8(d)).")
-        page = _SIZES.get(approval.size, pagesizes.LETTER)
         return render_pdf(DocumentMeta(title=meta.title, facility_name=meta.facility_name, citation=meta.citation,
-                                       pagesize=page), [*story, Paragraph(markup_safe(line), SMALL)])
+                                       pagesize=page, heading=not wide),
+                          [*story, Paragraph(markup_safe(line), SIGN_NOTE if wide else SMALL)])
     pages: set[int] = set()
     marked: list[Flowable] = [Paragraph(markup_safe(PREVIEW), BANNER)]
     for part in story:
@@ -106,24 +131,68 @@ def _sign(meta: DocumentMeta, story: Sequence[Flowable], approval: SignApproval 
     marked += [_Watermark(pages), Paragraph(markup_safe(
         "The Bureau of Gaming Operations has not approved the location, size and language of this sign: the "
         "compliance officer records its approval on the sign approvals page." if approval is None
-        else "Printed as a preview on request; the sign for use carries the Bureau's approval."), SMALL),
+        else "Printed as a preview on request; the sign for use carries the Bureau's approval."),
+        SIGN_NOTE if wide else SMALL),
         _Watermark(pages)]
     return render_pdf(DocumentMeta(title=meta.title, facility_name=meta.facility_name, citation=meta.citation,
-                                   subtitle=PREVIEW), marked)
+                                   subtitle=PREVIEW, pagesize=page, heading=not wide), marked)
 
 
-def _width(approval: SignApproval | None, preview: bool) -> float:
+def _width(approval: SignApproval | None, preview: bool, *, wide: bool = False) -> float:
     """The sign's printable width on its page (a preview on letter paper)."""
-    page = _SIZES.get(approval.size, pagesizes.LETTER) if approval is not None and not preview else pagesizes.LETTER
-    return page[0] - 1.3 * inch
+    return _page(approval, preview, wide=wide)[0] - 1.3 * inch
 
 
-def _requirements(values: dict[str, Any] | None) -> list[Flowable]:
+def _limit_style(size: float, *, align: int = TA_CENTER) -> ParagraphStyle:
+    return ParagraphStyle(f"sign-limit-{size:.1f}-{align}", parent=LIMIT, fontSize=size, leading=size * 1.1,
+                          alignment=align)
+
+
+def _limits_block(minimum: str, maximum: str, width: float) -> Table:
+    """The minimum and the maximum wager side by side, each amount as large as its half of the sign holds (72
+    points at most); when a half would print an amount under 48 points, one limit a line, its words beside it."""
+    widest = max(stringWidth(amount, FONT_BOLD, 1) for amount in (minimum, maximum))
+    size = min(LIMIT_MOST, (width / 2 - 2 * LIMIT_PADDING) / widest)
+    label = f'<font name="{FONT}" size="{LIMIT_LABEL}">{{}}</font>'
+    if size >= LIMIT_LEAST:
+        style = _limit_style(size)
+        cells = [[Paragraph(f"{label.format('Minimum wager')}<br/>{markup_safe(minimum)}", style),
+                  Paragraph(f"{label.format('Maximum wager')}<br/>{markup_safe(maximum)}", style)]]
+        widths = [width / 2, width / 2]
+    else:
+        words = max(stringWidth(w, FONT, LIMIT_LABEL) for w in ("Minimum wager", "Maximum wager")) + 2 * LIMIT_PADDING
+        size = min(LIMIT_MOST, (width - words - 2 * LIMIT_PADDING) / widest)
+        style, beside = _limit_style(size, align=TA_RIGHT), _limit_style(LIMIT_LABEL, align=TA_LEFT)
+        cells = [[Paragraph(label.format(what), beside), Paragraph(markup_safe(amount), style)]
+                 for what, amount in (("Minimum wager", minimum), ("Maximum wager", maximum))]
+        widths = [words, width - words]
+    block = Table(cells, colWidths=widths, hAlign="CENTER")
+    block.setStyle(TableStyle([("FONT", (0, 0), (-1, -1), FONT_BOLD, 12), ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+                               ("LEFTPADDING", (0, 0), (-1, -1), LIMIT_PADDING),
+                               ("RIGHTPADDING", (0, 0), (-1, -1), LIMIT_PADDING),
+                               ("TOPPADDING", (0, 0), (-1, -1), 10), ("BOTTOMPADDING", (0, 0), (-1, -1), 14),
+                               ("BOX", (0, 0), (-1, -1), 2, colors.black),
+                               ("INNERGRID", (0, 0), (-1, -1), 1, colors.HexColor("#9aa5b1"))]))
+    return block
+
+
+def _sign_heading(facility_name: str, table: Any) -> list[Flowable]:
+    """A wide sign's own heading: the facility, then the table and its game, large."""
+    return [Paragraph(markup_safe(facility_name), SIGN_FACILITY),
+            Paragraph(f'<font size="{GAME_TABLE}">{markup_safe(f"Table {table.number}:")}</font> '
+                      f"{markup_safe(table.game.name)}", SIGN_GAME)]
+
+
+def _requirements(values: dict[str, Any] | None, *, wide: bool = False) -> list[Flowable]:
     """The game's additional wagering requirements of the version in force (§ 521.7(d)), as a sign prints them."""
     lines = requirements.requirement_lines(values)
     if not lines:
         return []
-    return [Spacer(1, 0.12 * inch), Paragraph(markup_safe(f"Wagering requirements (§ {requirements.CLAUSE})"), LINE),
+    heading = markup_safe(f"Wagering requirements (§ {requirements.CLAUSE})")
+    if wide:
+        return [Spacer(1, 0.1 * inch), Paragraph(f"<b>{heading}</b>", SIGN_LINE),
+                *[Paragraph(markup_safe(line), SIGN_LINE) for line in lines]]
+    return [Spacer(1, 0.12 * inch), Paragraph(heading, LINE),
             *[Paragraph(markup_safe(f"• {line}"), SIGN_CELL) for line in lines]]
 
 
@@ -183,7 +252,8 @@ def submission_pdf(sub: RulesSubmission, *, printed_for: str = "") -> bytes:
     for rules in catalogue.GAMES:
         story += _game_story(rules.code, rules.title, sub.rules.get(rules.code, {}))
     story += [Paragraph("Signature", styles["Heading2"]), signature_block(sub)]
-    meta = DocumentMeta(title=f"Rules Submission: {sub.title}", facility_name=sub.facility.name,
+    title = sub.title if sub.title.casefold().startswith("rules submission") else f"Rules Submission: {sub.title}"
+    meta = DocumentMeta(title=title, facility_name=sub.facility.name,
                         citation=("521.8(b)", "575.12(b)", "539.6(b)", "675a.6(a)"), printed_for=printed_for)
     return render_pdf(meta, story)
 
@@ -217,7 +287,8 @@ def payout_sign_pdf(rules: selectors.TableRules, approval: SignApproval | None =
     width = _width(approval, preview)
     grid = Table([[Paragraph(markup_safe(wager), SIGN_CELL), Paragraph(f"<b>{markup_safe(odds)}</b>", SIGN_CELL)]
                   for wager, odds in rows], colWidths=[width * 0.69, width * 0.31], hAlign="CENTER")
-    grid.setStyle(TableStyle([("LINEBELOW", (0, 0), (-1, -1), 0.3, colors.HexColor("#9aa5b1")),
+    grid.setStyle(TableStyle([("FONT", (0, 0), (-1, -1), FONT, 12),
+                              ("LINEBELOW", (0, 0), (-1, -1), 0.3, colors.HexColor("#9aa5b1")),
                               ("VALIGN", (0, 0), (-1, -1), "MIDDLE")]))
     source = (f"From Rules Submission version {rules.submission.number}, approved by the Pennsylvania Gaming "
               f"Control Board." if rules.submission is not None else "No approved Rules Submission is in force.")
@@ -237,19 +308,16 @@ def limits_sign_pdf(rules: selectors.TableRules, approval: SignApproval | None =
     assert limits is not None
     since = local_time(table.facility, limits.applied_at or limits.effective_at)
     story: list[Flowable] = [
-        Paragraph(markup_safe(f"Table {table.number}: {table.game.name}"), BIG),
-        Spacer(1, 0.2 * inch),
-        Paragraph(markup_safe(f"Minimum wager {_money(limits.minimum)}"), HUGE),
-        Paragraph(markup_safe(f"Maximum wager {_money(limits.maximum)}"), HUGE),
-        Spacer(1, 0.2 * inch),
-        *_requirements(rules.approved),
-        Paragraph(markup_safe(SETTLED), SMALL),
+        *_sign_heading(table.facility.name, table),
+        _limits_block(_money(limits.minimum), _money(limits.maximum), _width(approval, preview, wide=True)),
+        *_requirements(rules.approved, wide=True),
+        Paragraph(markup_safe(SETTLED), SIGN_NOTE),
         Paragraph(markup_safe(f"These limits are in force from {since:%H:%M} on {since:%A %-d %B %Y}; a change is "
-                              f"announced at the table with at least 30 minutes' notice (§ 521.8(c))."), SMALL),
+                              f"announced at the table with at least 30 minutes' notice (§ 521.8(c))."), SIGN_NOTE),
     ]
     meta = DocumentMeta(title="Minimum and maximum wagers", facility_name=table.facility.name,
                         citation=("521.7(b)", "521.7(c)", "521.8(d)"))
-    return _sign(meta, story, approval, preview)
+    return _sign(meta, story, approval, preview, wide=True)
 
 
 def limit_sign_pdf(change: WagerLimitChange, previous: WagerLimitChange | None,
@@ -261,19 +329,18 @@ def limit_sign_pdf(change: WagerLimitChange, previous: WagerLimitChange | None,
     table = change.table
     when = local_time(table.facility, change.effective_at)
     story: list[Flowable] = [
-        Paragraph(markup_safe(f"Table {table.number}: {table.game.name}"), BIG),
-        Paragraph("Wager limits change", BIG),
-        Paragraph(markup_safe(f"At {when:%H:%M} on {when:%A %-d %B %Y}"), BIG),
-        Paragraph(markup_safe(f"Minimum wager: {_money(change.minimum)}"), LINE),
-        Paragraph(markup_safe(f"Maximum wager: {_money(change.maximum)}"), LINE),
+        *_sign_heading(table.facility.name, table),
+        Paragraph("Wager limits change", SIGN_WHEN),
+        Paragraph(markup_safe(f"At {when:%H:%M} on {when:%A %-d %B %Y}"), SIGN_WHEN),
+        _limits_block(_money(change.minimum), _money(change.maximum), _width(approval, preview, wide=True)),
     ]
     if previous is not None:
         story.append(Paragraph(markup_safe(f"Until then: minimum {_money(previous.minimum)}, maximum "
-                                           f"{_money(previous.maximum)}."), LINE))
-    story += [*_requirements(values), Paragraph(markup_safe(SETTLED), SMALL)]
+                                           f"{_money(previous.maximum)}."), SIGN_LINE))
+    story += [*_requirements(values, wide=True), Paragraph(markup_safe(SETTLED), SIGN_NOTE)]
     meta = DocumentMeta(title="Notice of a change of wager limits", facility_name=table.facility.name,
                         citation=("521.8(c)(2)", "521.7(c)", "521.8(d)"))
-    return _sign(meta, story, approval, preview)
+    return _sign(meta, story, approval, preview, wide=True)
 
 
 def guide_pdf(guide: GamingGuide) -> bytes:

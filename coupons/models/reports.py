@@ -45,6 +45,19 @@ class DeviationReport(AuditedModel):
     def get_absolute_url(self) -> str:
         return reverse("coupons:reports")
 
+    def mail_words(self) -> str:
+        """Where the report stands as mail, in words: it is e-mailed only once the receipt carries every
+        examination signature (§ 525.21(e)), so a deviation found is not yet a deviation *reported*."""
+        from compliance.times import when
+
+        if self.emailed_at is not None:
+            return f"e-mailed to {self.reported_to} ({when(self.emailed_at, self.facility)})"
+        if not self.reported_to:
+            return "not sent: no finance supervisor or Bureau e-mail address is recorded to send it to"
+        if not self.receipt.is_complete:
+            return f"not sent yet: it is e-mailed to {self.reported_to} once both examiners have signed the receipt"
+        return f"not sent yet: being e-mailed to {self.reported_to}"
+
 
 class ExceptionReport(AuditedModel):
     """A variance found by finance's daily processing (§ 525.21(m)) or by the monthly inventory (§ 525.21(n)),

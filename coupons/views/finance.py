@@ -52,8 +52,10 @@ class ReceiptCreateView(CouponFormView):
             source=data["source"], examiners=examiners,
         )
         messages.success(self.request, f"Receipt #{receipt.pk} recorded: {receipt.quantity:,} coupons.")
-        if receipt.deviation:
-            messages.warning(self.request, f"Deviation reported: {receipt.deviation}")
+        report = selectors.deviation_report_of(receipt)
+        if report is not None:  # found now; reported once the mail goes, § 525.21(e)
+            messages.warning(self.request, f"Deviation found: {receipt.deviation} The deviation report is "
+                                           f"{report.mail_words()} (§ 525.21(e)).")
         return receipt.get_absolute_url()
 
 
@@ -73,7 +75,8 @@ class ReceiptDetailView(DocumentDetailView):
             ("Invoice", f"{r.invoice_quantity:,} coupons, {r.series.span(r.invoice_first_serial, r.invoice_last_serial)}"),
             ("Stored in, (i)", str(r.location)),
             ("Deviation, (e)", r.deviation or "None"),
-            ("Deviation report", f"#{report.pk}, {report.get_status_display()}" if report else "—"),
+            ("Deviation report", f"#{report.pk}, {report.get_status_display().lower()}, {report.mail_words()}"
+             if report else "—"),
         ]
 
 

@@ -72,8 +72,8 @@ class TableScreenView(CouponPage, ServiceFormView):
                       chips_cents=data["chips_cents"], wager=data["wager"]),
         )
         # Ready for the next scan: the serial field empty (a keyboard-wedge scanner types into it), the
-        # position kept, and the chips kept after a refusal (the same wager, another coupon).
-        keep = {"position": data["position"]} | ({} if answer.status == 201 else {"chips": data["chips"]})
+        # position and the chips kept, accepted or refused: a table's wager repeats from coupon to coupon.
+        keep = {"position": data["position"], "chips": data["chips"]}
         form = forms.TableScanForm(table=self.table, positions=allowed_positions(self.table.game.code), initial=keep)
         return self.render_to_response(self.get_context_data(form=form, answer=answer),
                                        status=200 if answer.status == 201 else REFUSED)

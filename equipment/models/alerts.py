@@ -6,6 +6,7 @@ from django.db import models
 from django.utils import timezone
 
 from compliance.models import AuditedModel
+from compliance.times import when
 from equipment.models.sets import DeckSet, DiceSet
 
 __all__ = ["EquipmentAlert"]
@@ -45,7 +46,7 @@ class EquipmentAlert(AuditedModel):
 
     def __str__(self) -> str:
         what = "Dice" if self.dice_set_id else "Deck"
-        return f"{what} change overdue at {self.table.number} since {timezone.localtime(self.due_at):%d %b %H:%M}"
+        return f"{what} change overdue at {self.table.number} since {when(self.due_at, self.facility)}"
 
     @property
     def equipment(self) -> DiceSet | DeckSet | None:

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from compliance.models import Facility, GamingTable
 from compliance.readiness import Readiness, Unmet, tables_readiness
+from compliance.times import when
 from equipment.clocks import DUE_SOON, INSPECTION_VALID_FOR, format_duration
 from equipment.models import (
     DeckSet,
@@ -36,6 +37,12 @@ class Clock:
     due_at: datetime | None
     now: datetime
     required: bool = True
+    facility: Any = None  # whose clock the due time is read on
+
+    @property
+    def due_words(self) -> str:
+        """The due time on the facility's clock, with the day when it is not today: "06:15", "tomorrow 06:15"."""
+        return when(self.due_at, self.facility, now=self.now)
 
     @property
     def remaining(self) -> timedelta | None:
@@ -178,14 +185,15 @@ def opening_facts(table: GamingTable, at: datetime) -> OpeningFacts:
     return _facts(_with_facts(GamingTable.objects.filter(pk=table.pk), at).get())
 
 
-def _clocks(table: Any, requirement: EquipmentRequirement | None, facts: OpeningFacts, now: datetime) -> list[Clock]:
+def _clocks(table: Any, requirement: EquipmentRequirement | None, facts: OpeningFacts, now: datetime,
+            facility: Facility) -> list[Clock]:
     clocks = []
     if requirement is None or requirement.uses_dice:
         required = requirement is not None and dice_required(requirement, facts.dice_method)
         if required or table.dice_due is not None:
-            clocks.append(Clock("Dice", table.dice_placed, table.dice_due, now, required))
+            clocks.append(Clock("Dice", table.dice_placed, table.dice_due, now, required, facility))
     if requirement is not None and requirement.uses_decks:
-        clocks.append(Clock("Cards", table.deck_placed, table.deck_due, now))
+        clocks.append(Clock("Cards", table.deck_placed, table.deck_due, now, facility=facility))
     return clocks
 
 
@@ -201,5 +209,6 @@ def board_rows(facility: Facility, now: datetime | None = None) -> list[BoardRow
     for table in tables:
         requirement: EquipmentRequirement | None = getattr(table.game, "equipment_requirement", None)
         facts = _facts(table)
-        rows.append(BoardRow(table, _clocks(table, requirement, facts, now), table.open_alert, states.get(table.pk)))
+        rows.append(BoardRow(table, _clocks(table, requirement, facts, now, facility), table.open_alert,
+                             states.get(table.pk)))
     return rows

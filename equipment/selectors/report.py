@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from django.db.models import F, Q
+from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from compliance.gaming_day import day_bounds, gaming_day
@@ -39,13 +39,16 @@ class EquipmentReport:
     start: date
     end: date
     generated_at: datetime
+    # A change is counted when the new set goes into play (its placement), on the gaming day it was placed:
+    # dice and decks put in play a minute ago are changes made today, not changes to come when they leave.
     dice_changes: int = 0
     deck_changes: int = 0
     on_time: int = 0
     incidents: list[OverdueIncident] = field(default_factory=list)
     forced_by_reason: list[tuple[str, int]] = field(default_factory=list)
-    changes_by_reason: list[tuple[str, int]] = field(default_factory=list)
-    # Per gaming day of the removal: [changes on time, changes late] (the chart of the report).
+    # Why sets left play in the period (every removal, forced or not).
+    removals_by_reason: list[tuple[str, int]] = field(default_factory=list)
+    # Per gaming day of the placement: [changes on time, changes late] (the chart of the report).
     changes_by_day: dict[date, list[int]] = field(default_factory=dict)
 
     citation = ("577.4(d)", "675a.3(b)(1)", "668a.3(a)–(d)", "539.2(a)–(b)", "575.2(c)(1)(i)", "575.3(c)(1)–(2)")
@@ -56,7 +59,7 @@ class EquipmentReport:
 
     @property
     def on_time_percent(self) -> Decimal | None:
-        """Share of changes logged no later than the set's due time; exact decimal, one place."""
+        """Share of changes made no later than the replaced set's due time; exact decimal, one place."""
         if not self.changes:
             return None
         return (Decimal(100 * self.on_time) / Decimal(self.changes)).quantize(Decimal("0.1"), ROUND_HALF_UP)
@@ -69,8 +72,8 @@ class EquipmentReport:
         pct = self.on_time_percent
         return [
             ("Period", f"{self.start:%d %b %Y} – {self.end:%d %b %Y}"),
-            ("Dice changes made", str(self.dice_changes)),
-            ("Deck changes made", str(self.deck_changes)),
+            ("Dice changes made (sets put in play)", str(self.dice_changes)),
+            ("Deck changes made (decks put in play)", str(self.deck_changes)),
             ("Changes on time", f"{self.on_time} of {self.changes}"),
             ("On-time percentage", "—" if pct is None else f"{pct}%"),
             ("Overdue incidents", str(len(self.incidents))),
@@ -89,11 +92,29 @@ def _overlap(a: tuple[datetime, datetime], b: tuple[datetime, datetime]) -> time
     return end - start if end > start else timedelta(0)
 
 
+def _placements(set_model: type[DiceSet] | type[DeckSet], facility: Facility, begin: datetime, finish: datetime
+                ) -> list[tuple[datetime, datetime | None, datetime | None]]:
+    """``(placed_at, replaced set's removed_at, replaced set's due_at)`` of each set put in play in the period (one
+    query): the set replaced is the one placed last before it at the same table (``None`` for a table's first).
+    A corrected set counts once, as its correction (which keeps the placement and removal times)."""
+    current = set_model.objects.filter(corrected_by__isnull=True)
+    replaced = current.filter(table_id=OuterRef("table_id"), placed_at__lt=OuterRef("placed_at")).order_by("-placed_at")
+    return list(
+        current.filter(facility=facility, placed_at__gte=begin, placed_at__lt=finish)
+        .annotate(replaced_removed_at=Subquery(replaced.values("removed_at")[:1]),
+                  replaced_due_at=Subquery(replaced.values("due_at")[:1]))
+        .values_list("placed_at", "replaced_removed_at", "replaced_due_at")
+    )
+
+
 def equipment_report(facility: Facility, start: date, end: date, *, now: datetime | None = None) -> EquipmentReport:
     """Changes made, on-time share, overdue incidents with durations, forced changes by reason.
 
-    A change is on time when the set left play no later than its due time (24:00:00 in play is on
-    time). An overdue incident is a set kept past its due time while its table was open for gaming
+    A change is counted when the new set goes into play (its placement), on the gaming day of the placement.
+    It is on time when the set it replaced left play no later than its due time (24:00:00 in play is on
+    time); a table's first set replaces none and is on time. Removals are grouped by reason (forced ones apart).
+
+    An overdue incident is a set kept past its due time while its table was open for gaming
     (a set left in a closed table is not in use); its duration is that overlap, within the period.
     For the dice of games whose clock runs while closed (``clock_runs_while_closed``) the whole time
     past the limit counts. Records superseded by a correction are left out (the correction counts).
@@ -101,25 +122,27 @@ def equipment_report(facility: Facility, start: date, end: date, *, now: datetim
     now = now or timezone.now()
     begin, finish = _period(facility, start, end)
     report = EquipmentReport(facility=facility, start=start, end=end, generated_at=now)
-    reasons: Counter[str] = Counter()
-    for removal_model, set_field in ((DiceRemoval, "dice_set"), (DeckRemoval, "deck_set")):
-        # A corrected removal is counted once, as its correction says.
-        removals = removal_model.objects.filter(
-            facility=facility, removed_at__gte=begin, removed_at__lt=finish, corrected_by__isnull=True
-        ).values_list("reason", "removed_at", f"{set_field}__due_at")
-        count = 0
-        for reason, removed_at, due_at in removals:
-            count += 1
-            reasons[reason] += 1
-            report.on_time += removed_at <= due_at
-            tally = report.changes_by_day.setdefault(gaming_day(facility, removed_at), [0, 0])
-            tally[0 if removed_at <= due_at else 1] += 1
-        if set_field == "dice_set":
-            report.dice_changes = count
+    for set_model in (DiceSet, DeckSet):
+        placed = _placements(set_model, facility, begin, finish)
+        for placed_at, replaced_removed_at, replaced_due_at in placed:
+            # On time unless the set it replaced stayed in play past its due time (24:00:00 is on time); the
+            # first set at a table replaces none.
+            on_time = replaced_due_at is None or (replaced_removed_at or placed_at) <= replaced_due_at
+            report.on_time += on_time
+            tally = report.changes_by_day.setdefault(gaming_day(facility, placed_at), [0, 0])
+            tally[0 if on_time else 1] += 1
+        if set_model is DiceSet:
+            report.dice_changes = len(placed)
         else:
-            report.deck_changes = count
+            report.deck_changes = len(placed)
+    reasons: Counter[str] = Counter()
+    for removal_model in (DiceRemoval, DeckRemoval):
+        # A corrected removal is counted once, as its correction says.
+        reasons.update(removal_model.objects.filter(
+            facility=facility, removed_at__gte=begin, removed_at__lt=finish, corrected_by__isnull=True
+        ).values_list("reason", flat=True))
     labels = dict(RemovalReason.choices)
-    report.changes_by_reason = [(labels[r], n) for r, n in reasons.most_common()]
+    report.removals_by_reason = [(labels[r], n) for r, n in reasons.most_common()]
     report.forced_by_reason = [(labels[r], n) for r, n in reasons.most_common() if r in RemovalReason.forced()]
 
     horizon = min(now, finish)

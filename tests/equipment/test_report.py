@@ -38,9 +38,11 @@ def month(tdf, asia, place_dice, place_decks, floorperson):
 
 
 def test_the_report_counts_changes_and_the_on_time_share(month):
-    assert (month.dice_changes, month.deck_changes) == (4, 1)
-    assert month.on_time == 3
-    assert month.on_time_percent == Decimal("60.0")
+    # Counted as each set goes into play: five sets of dice (the first at opening) and two decks. Late: dice D
+    # (the set it replaced was in play 25 h) and the blue deck (the red one was in play 4 h 30 min).
+    assert (month.dice_changes, month.deck_changes) == (5, 2)
+    assert month.on_time == 5
+    assert month.on_time_percent == Decimal("71.4")
 
 
 def test_overdue_incidents_carry_their_duration_while_the_table_was_open(month):
@@ -75,11 +77,11 @@ def test_the_pdf_and_csv_carry_the_figures(month, tdf, tmp_path):
     pdf = content_pdf(content, production)
     assert pdf.startswith(b"%PDF-")
     text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
-    for expected in ("Equipment change compliance", "60.0%", "TDF-1", "AP-1", "1 h 00 min", "30 min", "577.4(d)"):
+    for expected in ("Equipment change compliance", "71.4%", "TDF-1", "AP-1", "1 h 00 min", "30 min", "577.4(d)"):
         assert expected in text, expected
     (tmp_path / "report.pdf").write_bytes(pdf)
     csv_text = content_csv(content, production).decode()
-    assert "Overdue incidents" in csv_text and "60.0%" in csv_text and "Die went off the table" in csv_text
+    assert "Overdue incidents" in csv_text and "71.4%" in csv_text and "Die went off the table" in csv_text
     assert month.changes == content.figures["changes"]
 
 
@@ -89,11 +91,11 @@ def test_the_report_page_shows_the_summary(month, tdf, compliance_officer, clien
     assert moved.status_code == 302 and moved.url == reverse("reports:kind", args=["equipment"]) + \
         "?start=2026-03-01&end=2026-03-31"
     html = client.get(moved.url).content.decode()
-    assert "60.0%" in html and "TDF-1" in html and "Die went off the table and was lost" in html
+    assert "71.4%" in html and "TDF-1" in html and "Die went off the table and was lost" in html
     assert '<svg xmlns="http://www.w3.org/2000/svg" class="chart"' in html
 
 
-def test_a_corrected_late_set_is_one_incident_and_one_change(tdf, place_dice, floorperson, shift_manager):
+def test_a_corrected_late_set_is_one_incident_and_its_replacement_one_late_change(tdf, place_dice, floorperson, shift_manager):
     from compliance.services import record_correct
     from equipment.models import DiceRemoval
 
@@ -106,9 +108,8 @@ def test_a_corrected_late_set_is_one_incident_and_one_change(tdf, place_dice, fl
     record_correct(original=removal, reason="Wrong reason", user=shift_manager, changes={"reason": "damaged"})
     report = equipment_report(tdf.facility, date(2026, 3, 1), date(2026, 3, 31), now=T0 + timedelta(hours=26))
     assert [(i.table, i.overdue_open_for) for i in report.incidents] == [("TDF-1", timedelta(hours=1))]
-    assert report.dice_changes == 1 and dict(report.changes_by_reason) == {
-        "Chipped, scratched or no longer suitable for play": 1
-    }
+    assert report.dice_changes == 2 and report.on_time == 1  # the corrected set counts once; B replaced it late
+    assert dict(report.removals_by_reason) == {"Chipped, scratched or no longer suitable for play": 1}
 
 
 def test_dice_left_past_24_hours_on_a_closed_props_and_hops_table_are_an_incident(props, place_dice):
@@ -117,3 +118,31 @@ def test_dice_left_past_24_hours_on_a_closed_props_and_hops_table_are_an_inciden
     report = equipment_report(props.facility, date(2026, 3, 1), date(2026, 3, 31), now=T0 + timedelta(hours=27))
     (incident,) = report.incidents
     assert incident.table == "PH-1" and incident.overdue_open_for == timedelta(hours=3)
+
+
+def test_dice_and_decks_put_in_play_a_minute_ago_are_changes_made_today(tdf, asia, place_dice, place_decks,
+                                                                         floorperson):
+    """§ 577.4(d), § 575.3(c): the report counts a change when the new set goes into play, not when it leaves."""
+    place_dice(tdf, T0)
+    services.table_open(table=tdf, user=floorperson, at=T0)
+    place_decks(asia, T0 + timedelta(minutes=5))
+    report = equipment_report(tdf.facility, date(2026, 3, 2), date(2026, 3, 2), now=T0 + timedelta(minutes=6))
+    assert (report.dice_changes, report.deck_changes, report.on_time) == (1, 1, 2)
+    assert report.changes_by_day == {date(2026, 3, 2): [2, 0]}
+    assert report.removals_by_reason == []
+
+    # Changed 24 h later: the new set is the change of the day it went into play, on time.
+    place_dice(tdf, T0 + timedelta(hours=24), identifiers="B")
+    next_day = equipment_report(tdf.facility, date(2026, 3, 3), date(2026, 3, 3), now=T0 + timedelta(hours=25))
+    assert (next_day.dice_changes, next_day.on_time) == (1, 1)
+
+
+def test_the_report_says_a_change_is_counted_when_the_set_goes_into_play(tdf, place_dice, floorperson):
+    from compliance.reports.periods import Period
+    from equipment.report_kinds import build
+
+    place_dice(tdf, T0)
+    content = build(tdf.facility, Period(date(2026, 3, 1), date(2026, 3, 31)))
+    assert any("counted when the new set of dice or deck goes into play" in r for r in content.readings)
+    assert ("Dice changes made (sets put in play)", "1") in content.summary
+    assert not any("removed" in r and "counted" in r for r in content.readings)

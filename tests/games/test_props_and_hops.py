@@ -87,7 +87,7 @@ def test_without_the_payout_the_chance_and_true_odds_are_given_and_the_gap_is_sa
     assert wager.probability == CHANCE
     assert wager.true_odds == "17071 to 89"  # about 191.8 to 1
     assert wager.house_edge == 0  # shown at the true odds: not a finding
-    assert "§ 668a.4, which is not among the texts" in wager.note and "--option payout=" in wager.note
+    assert "§ 668a.4, which is not among the texts" in wager.note and "Six Eight Shake payout odds" in wager.note
     assert "true odds" in wager.tiers[0].label
     assert dict(unknown.options) == {"payout": ""}
     assert any("§ 668a.4" in reading for reading in unknown.readings)

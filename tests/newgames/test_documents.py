@@ -116,7 +116,7 @@ def test_a_game_the_engine_does_not_model_prints_the_facilitys_figures_labelled_
     for source in (text, *_pdftotext(tmp_path / "stated.pdf")):
         assert f"Figures stated by {facility.name} — not computed by this system" in source
         assert "Figures computed by this system" not in source and "How the engine read the rules" not in source
-        for figure in ("Straight up", "35 to 1", "1/38", "37 to 1", "2/38", "5.2632%", "Five number", "33 to 5",
+        for figure in ("Straight up", "35 to 1", "1/38", "37 to 1", "1/19", "5.2632%", "Five number", "33 to 5",
                        "3/38", "7.8947%", "10 to 9", "2.6316%"):
             assert figure in source, figure
         assert "Enumeration of the 38 pockets of the wheel." in source
@@ -149,3 +149,26 @@ def test_a_signed_request_with_the_facilitys_figures_prints_them_and_the_signatu
     text, _ = _pdf(stated_request, tmp_path, "stated-signed.pdf")
     assert "not computed by this system" in text and compliance_officer.profile.full_name in text
     assert "Not signed." not in text and "Altered since signed" not in text
+
+
+def test_the_filing_prints_clean_with_every_ratio_in_lowest_terms(prepare_stated, ready_request, compliance_officer,
+                                                                   tmp_path):
+    """Odds and fractions typed unreduced ("70 to 2", "2/76") are filed in lowest terms; the document is in embedded
+    Unicode fonts, nothing printed over anything else or off the page, no developer's words."""
+    from tests.newgames.conftest import FIVE_NUMBER, STRAIGHT_UP
+    from tests.pdf_checks import assert_clean_pdf
+
+    typed = {**STRAIGHT_UP, "payout_odds": "70 to 2", "probability": "2/76", "true_odds": "74 to 2",
+             "house_edge": "4/76", "name": "Straight up on one number — Łukasz Żółć's wager 王小明"}
+    request = prepare_stated(stated_wagers=[typed, FIVE_NUMBER],
+                             title="Keystone Double-Zero Roulette of Nguyễn Văn An and 王小明, evening high-limit pit")
+    for filed in (request, ready_request):
+        pictures = [(p, selectors.picture_bytes(p)) for p in selectors.pictures_of(filed)]
+        pdf = request_pdf(filed, selectors.figures_of(filed), pictures, facility_name="Keystone Downs Casino",
+                          printed_for="王小明 (EMP-100000000001)")
+        text = " ".join(assert_clean_pdf(pdf, allowed=(typed["name"],)).split())
+        if filed is request:
+            for lowest in ("35 to 1", "1/38", "37 to 1", "1/19", "5.2632%", "王小明"):
+                assert lowest in text, lowest
+            for unreduced in ("70 to 2", "2/76", "74 to 2", "4/76"):
+                assert unreduced not in text, unreduced

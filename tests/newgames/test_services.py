@@ -254,7 +254,8 @@ def test_a_game_the_engine_does_not_model_is_filed_with_the_facilitys_own_figure
     # No engine game's figures attach to it: no engine, no analysis, no engine rows.
     assert figures.engine is None and figures.analysis is None and figures.rows == [] and not figures.refusal
     assert figures.stated is not None and figures.stated.stated_by == facility.name
-    assert figures.stated.rows[0] == ["Straight up", "35 to 1", "1/38", "37 to 1", "2/38", "5.2632%",
+    # the filing's rows: in lowest terms (kept as stated above)
+    assert figures.stated.rows[0] == ["Straight up", "35 to 1", "1/38", "37 to 1", "1/19", "5.2632%",
                                       "Simple wager: checked exactly"]
     assert figures.stated.rows[2][-1].startswith("Not a simple wager")
     assert "game" not in stated_request.figures and "analysis" not in stated_request.figures

@@ -109,7 +109,7 @@ def test_the_limits_sign_approved_prints_at_its_size_with_the_approval_and_never
     assert "reference BGO-S-7" in text and "Location: On the sign stand at the dealer's right" in text
     assert "Size: Tabloid, 11 × 17 in" in text
     page = PdfReader(BytesIO(pdf)).pages[0]
-    assert (float(page.mediabox.width), float(page.mediabox.height)) == (792.0, 1224.0)
+    assert (float(page.mediabox.width), float(page.mediabox.height)) == (1224.0, 792.0)  # tabloid, landscape
     asked = _text(documents.limits_sign_pdf(selectors.table_rules(sic_bo), approval, preview=True))
     assert "PREVIEW — not approved for use" in asked and "Printed as a preview on request" in asked
 

@@ -88,7 +88,7 @@ def test_the_limit_sign_gives_the_time_and_the_settlement_rule(approved, sic_bo,
     text = " ".join(_text(documents.limit_sign_pdf(change, selectors.current_limits(sic_bo),
                                                    signs_approved["limit-change"])).split())
     assert "At 20:40 on Monday 2 March 2026" in text
-    assert "Minimum wager: $25.00" in text and "Maximum wager: $1,000.00" in text
+    assert "Minimum wager $25.00" in text and "Maximum wager $1,000.00" in text
     assert "paid or lost in its entirety" in text and "§ 521.7(c)" in text
 
 

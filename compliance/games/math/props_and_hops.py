@@ -36,9 +36,9 @@ COMBINATIONS: dict[tuple[int, int], int] = {(1, 5): 2, (2, 4): 2, (3, 3): 1, (2,
 SEVEN = 6  # 1-6, 2-5, 3-4 in either order: 6 of the 36 rolls
 
 MISSING = (
-    "The payout odds are in § 668a.4, which is not among the texts; house advantage at the payout given with "
-    "--option payout='a to b'. Until then the win is shown at the true odds (house advantage 0), which is no "
-    "payout of the regulation."
+    "The payout odds are in § 668a.4, which is not among the texts; the house advantage is computed at the payout "
+    "odds given as the option “Six Eight Shake payout odds” (a to b). Until then the win is shown at the true odds "
+    "(house advantage 0), which is no payout of the regulation."
 )
 
 READINGS = (
@@ -48,12 +48,14 @@ READINGS = (
     "a 7 first loses it — the text says only that the wager is paid if all six come before a 7, and the shooter's "
     "turn ends on a 7 (§ 668a.3(k)).",
     "Rolls of any other total, and a combination rolled again after its lammer was moved, change nothing and are "
-    "skipped: from a set S of combinations rolled the chance of winning is the sum, over each combination c not "
-    "yet rolled, of w(c) / (w(not yet rolled) + 6) times the chance from S ∪ {c}, in exact fractions.",
+    "skipped. So, once some combinations are rolled, the next roll that counts is a 7 or one of the combinations "
+    "not yet rolled, each in proportion to its number of rolls (a 7: 6 of 36); the chance of winning is the sum, "
+    "over each combination not yet rolled, of the chance that it comes next times the chance of winning once it "
+    "is rolled too — computed in exact fractions.",
     "A 'no roll' (§ 668a.3(g)–(h)) is shaken again and settles nothing: not counted.",
-    "The payout odds are set in § 668a.4, which is not among the texts: the option 'payout' ('a to b', never 'for') "
-    "gives them. Without it the house advantage is not known; the wager's win is then shown at the true odds (a "
-    "house advantage of 0 that is not a finding) and its name and note say so.",
+    "The payout odds are set in § 668a.4, which is not among the texts: the option “Six Eight Shake payout odds” "
+    "(a to b, never 'for') gives them. Without it the house advantage is not known; the wager's win is then shown at "
+    "the true odds (a house advantage of 0 that is not a finding) and its name and note say so.",
     "The other Props & Hops wagers and their odds are in § 668a.4 too: none is computed here.",
 )
 
