@@ -6,10 +6,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime, time
 from typing import Any
 
 from django import template
+from django.utils import timezone
 
 from compliance import times
 
@@ -17,8 +18,15 @@ register = template.Library()
 
 
 @register.filter
-def when(value: datetime | None, facility: Any = None) -> str:
-    return times.when(value, facility)
+def when(value: Any, facility: Any = None) -> str:
+    """An instant in short words; a wall-clock time ("06:00", a shift's start) or a date as it is, never an error."""
+    if isinstance(value, datetime) and not timezone.is_naive(value):
+        return times.when(value, facility)
+    if isinstance(value, datetime | time):
+        return f"{value:%H:%M}"
+    if isinstance(value, date):
+        return f"{value.day} {value:%b %Y}"
+    return "" if value is None else str(value)
 
 
 @register.filter

@@ -90,3 +90,14 @@ def test_the_template_filter_reads_the_same_words():
             Context({"due": _utc(2025, 11, 29, 11, 15), "facility": HARRISBURG})
         )
     assert rendered == "Due tomorrow 06:15"
+
+
+def test_the_template_filter_reads_a_wall_clock_time_or_a_date_as_it_is():
+    from datetime import date as _date
+    from datetime import time as _time
+
+    from compliance.templatetags.times import when as when_filter
+
+    assert when_filter(_time(6, 0)) == "06:00"
+    assert when_filter(_date(2026, 11, 3)) == "3 Nov 2026"
+    assert when_filter(None) == ""
