@@ -218,6 +218,17 @@ class ProfileInline(admin.StackedInline):
         return formset
 
 
+def role_label_of(code: str) -> str:
+    from compliance.roles import Role
+
+    return str(Role(code).label) if code in Role.values else code
+
+
+# The console names the product, not the framework ("Django administration").
+admin.site.site_header = "Table Games Compliance — administration"
+admin.site.site_title = "Table Games Compliance administration"
+admin.site.index_title = "Registers and accounts"
+
 admin.site.unregister(User)
 
 
@@ -312,6 +323,12 @@ class PersonAdmin(UserAdmin):
         if user.has_usable_password():
             return "Set (chosen by the person). " + _SET_BY_THE_PERSON
         return "None yet: the person chooses one through their set-password link. " + _SET_BY_THE_PERSON
+
+    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        field = super().formfield_for_manytomany(db_field, request, **kwargs)
+        if db_field.name == "groups" and field is not None:  # a role by its name, not its code ("finance_staff")
+            field.label_from_instance = lambda group: role_label_of(group.name)  # type: ignore[method-assign,assignment]
+        return field
 
     def get_queryset(self, request: HttpRequest) -> Any:
         managed = admin_scope.people_managed(request.user).values("pk")

@@ -57,6 +57,23 @@ def can(context: dict[str, Any], capability: str) -> bool:
 
 
 @register.filter
+def money(value: Any) -> str:
+    """``{{ amount|money }}``: dollars as every page prints them — "$1,000" when whole, "$12.50" when not, as the
+    coupon pages print cents ("$1000.00" beside "$12,500" read as two systems)."""
+    from decimal import Decimal, InvalidOperation
+
+    if value is None or value == "":
+        return ""
+    try:
+        amount = Decimal(str(value))
+    except InvalidOperation:
+        return str(value)
+    if not amount.is_finite():
+        return str(value)
+    return f"${amount:,.0f}" if amount == amount.to_integral_value() else f"${amount:,.2f}"
+
+
+@register.filter
 def person(value: Any, arg: str = "") -> str:
     """``{{ someone|person }}``: a person as ``compliance.people.person_name`` prints them everywhere;
     ``{{ someone|person:"credential" }}`` with their credential number."""

@@ -136,3 +136,21 @@ def test_no_page_repeats_an_element_id(role, facility, client_for):
         if twice:
             repeated[url] = twice
     assert not repeated, f"labels point at the wrong field: {repeated}"
+
+
+def test_money_reads_as_the_coupon_pages_print_it():
+    from compliance.templatetags.compliance import money
+
+    assert money("1000.00") == "$1,000" and money("12.5") == "$12.50" and money(None) == ""
+    assert money("not a number") == "not a number"
+
+
+def test_the_admin_names_the_product_and_the_roles_in_words(facility, client_for):
+    from django.contrib.auth.models import Group
+
+    admin = make_person(Role.ADMINISTRATOR, facility)
+    clerk = make_person(Role.FINANCE_STAFF, facility)
+    page = client_for(admin).get(f"/admin/auth/user/{clerk.pk}/change/").content.decode()
+    assert "Django administration" not in page and "Table Games Compliance" in page
+    assert Group.objects.filter(name="finance_staff").exists()
+    assert ">Finance staff<" in page and ">finance_staff<" not in page
