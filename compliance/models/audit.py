@@ -60,6 +60,8 @@ def _in_words(model_field: Any, value: Any) -> str:
     """A stored value as a person reads it: a choice's label, yes/no, or the text itself."""
     if value is None or value == "":
         return ""
+    if callable(words := getattr(model_field, "in_words", None)):  # a field that says its own value in words
+        return str(words(value))
     if isinstance(value, bool):
         return "Yes" if value else "No"
     choices = dict(getattr(model_field, "flatchoices", None) or ())
