@@ -22,6 +22,7 @@ urlpatterns = [
     path("signatures/<int:pk>/", views.SignatureDetailView.as_view(), name="signature-detail"),
     path("audit/", views.AuditListView.as_view(), name="audit-list"),
     path("audit/export.csv", views.AuditCsvView.as_view(), name="audit-csv"),
+    path("audit/export.xlsx", views.AuditXlsxView.as_view(), name="audit-xlsx"),
     path("audit/chain/", views_chain.ChainStatusView.as_view(), name="chain-status"),
     path("audit/chain/anchors/<int:pk>.json", views_chain.AnchorJsonView.as_view(), name="chain-anchor-json"),
     path("audit/evidence/", views_chain.EvidenceView.as_view(), name="evidence"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django import forms
@@ -24,6 +25,7 @@ from coupons.models import (
     format_cents,
 )
 from coupons.services import invoice_serials_reversed
+from coupons.variances import COUNTED_STATES
 
 DATE = forms.DateInput(attrs={"type": "date"})
 SERIALS_HELP = "Serial numbers or ranges, e.g. 100001-100500, 100601. Printed serials and scans (one per line) work too."
@@ -166,21 +168,38 @@ class ReceiptForm(FacilityForm):
 
 
 class RequisitionForm(FacilityForm):
-    program = forms.ModelChoiceField(queryset=CouponProgram.objects.filter(active=True), empty_label=None)
+    """Only programs finance can fill now (§ 525.21(g)–(h)): a program with a series approved, unexpired and in
+    stock; the only one is chosen, several are left for the supervisor to choose."""
+
+    program = forms.ModelChoiceField(queryset=CouponProgram.objects.none(), empty_label="Choose the program",
+                                     help_text="Programs with coupons finance can issue now")
     needed_for = forms.DateField(widget=DATE, label="Date the coupons are needed", help_text="§ 525.21(g)(2)")
     promotion = forms.CharField(max_length=150, required=False, help_text="Promotion, if any")
     denomination = forms.ChoiceField(label="Denomination", help_text="§ 525.21(g)(3)")
     quantity = WholeNumberField(min_value=1, max_value=MAX_COUNT, help_text="Your estimate for the gaming day or promotion")
     password = password_field("Your password (marketing supervisor completing the requisition)")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, issuable: list[CouponSeries], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        values = sorted(set(CouponSeries.objects.filter(facility=self.facility).values_list(
-            "denomination_cents", flat=True)))
-        from coupons.models import format_cents
-
-        self.field("denomination").choices = [(v, format_cents(v)) for v in values]
+        programs = {s.program_id for s in issuable}
+        self.field("program").queryset = CouponProgram.objects.filter(pk__in=programs).order_by("name")
+        if len(programs) == 1:
+            self.field("program").empty_label = None
+            self.fields["program"].initial = next(iter(programs))
+        values = sorted({s.denomination_cents for s in issuable})
+        choices = [(v, format_cents(v)) for v in values]
+        self.field("denomination").choices = (
+            choices if len(choices) == 1 else [("", "Choose the denomination"), *choices])
+        if len(choices) == 1:
+            self.fields["denomination"].initial = values[0]
         self.fields["needed_for"].initial = gaming_day(self.facility)
+
+
+class RequisitionCancelForm(FacilityForm):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=500,
+                             label="Why the requisition is cancelled",
+                             help_text="Kept with the requisition, which stays as it was signed")
+    password = password_field("Your password (supervisor cancelling)")
 
 
 class IssuanceForm(FacilityForm):
@@ -208,6 +227,9 @@ class IssuanceForm(FacilityForm):
 
 
 class DistributionForm(FacilityForm):
+    # Marketing's "today" page shows this form beside the void form: each has its own prefix, so every field's
+    # id (and the label pointing at it) is unique on the page.
+    prefix = "distribute"
     series = forms.ModelChoiceField(queryset=CouponSeries.objects.none(), empty_label=None)
     serials = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "autofocus": True}),
                               label="Serials handed to patrons", help_text=SERIALS_HELP)
@@ -218,6 +240,7 @@ class DistributionForm(FacilityForm):
 
 
 class VoidForm(DistributionForm):
+    prefix = "void"
     reason = forms.CharField(max_length=300, label="Why they are voided", help_text="§ 525.21(j)(6)")
     password = password_field("Your password (supervisor voiding)")
 
@@ -301,20 +324,67 @@ class ReturnForm(FacilityForm):
 
 
 class ProcessForm(FacilityForm):
+    """Finance's count, § 525.21(m)(1), by denomination and state, in the order of the figures above it. A count
+    that differs from the ledger comes back once to be counted again: ``first_count`` carries the first count."""
+
     gaming_date = forms.DateField(widget=DATE)
-    counted_returned = WholeNumberField(min_value=0, max_value=MAX_COUNT, label="Returned coupons counted")
-    counted_voided = WholeNumberField(min_value=0, max_value=MAX_COUNT, label="Voided coupons counted")
-    counted_redeemed = WholeNumberField(min_value=0, max_value=MAX_COUNT, label="Redeemed coupons counted")
     restock_location = forms.ModelChoiceField(queryset=StorageLocation.objects.none(), required=False,
                                               label="Returned coupons go back to",
                                               help_text="Approved locked finance area, § 525.21(i)")
+    count_explanation = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), required=False, max_length=2000,
+        label="Why your count differs (if it differs twice)",
+        help_text="Asked when a second count gives the same difference; it goes to internal audit, § 525.21(m)(3)")
+    first_count = forms.CharField(required=False, widget=forms.HiddenInput)
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
     password = password_field("Your password (finance, counted and reviewed)")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, denominations: list[int], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        counted: dict[str, forms.Field] = {}
+        for cents in denominations:
+            for label in COUNTED_STATES:
+                counted[f"{label}_{cents}"] = WholeNumberField(
+                    min_value=0, max_value=MAX_COUNT, label=f"{format_cents(cents)} {label} coupons counted")
+        fields = dict(self.fields)
+        self.fields = {"gaming_date": fields.pop("gaming_date"), **counted, **fields}
         self.field("restock_location").queryset = StorageLocation.objects.filter(
             facility=self.facility, department="finance", active=True)
+
+    def counts(self) -> dict[int, dict[str, int]]:
+        """What was counted: ``{denomination_cents: {"returned": n, "voided": n, "redeemed": n}}``."""
+        found: dict[int, dict[str, int]] = {}
+        for name, value in self.cleaned_data.items():
+            label, _, cents = name.rpartition("_")
+            if label in COUNTED_STATES and cents.isdigit():
+                found.setdefault(int(cents), {})[label] = value or 0
+        return found
+
+    def clean_first_count(self) -> dict[int, dict[str, int]] | None:
+        """The count refused the first time, as the page carried it; anything unreadable is no first count."""
+        return read_counts(self.cleaned_data.get("first_count") or "")
+
+
+def write_counts(counts: dict[int, dict[str, int]]) -> str:
+    return json.dumps({str(cents): by_state for cents, by_state in sorted(counts.items())}, sort_keys=True)
+
+
+def read_counts(text: str) -> dict[int, dict[str, int]] | None:
+    try:
+        raw = json.loads(text) if text else None
+    except ValueError:
+        return None
+    if not isinstance(raw, dict):
+        return None
+    counts: dict[int, dict[str, int]] = {}
+    for cents, by_state in raw.items():
+        if not (isinstance(cents, str) and cents.isdigit() and isinstance(by_state, dict)):
+            return None
+        if not all(label in COUNTED_STATES and type(n) is int and 0 <= n <= MAX_COUNT
+                   for label, n in by_state.items()):
+            return None
+        counts[int(cents)] = dict(by_state)
+    return counts
 
 
 class InventoryForm(FacilityForm):

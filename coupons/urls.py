@@ -1,6 +1,8 @@
 from django.urls import URLPattern, path
 
 from coupons import views
+from coupons.views.ledger import LedgerXlsxView
+from coupons.views.mailing import CampaignXlsxView
 
 app_name = "coupons"
 urlpatterns: list[URLPattern] = [
@@ -17,10 +19,12 @@ urlpatterns: list[URLPattern] = [
     path("requisitions/new/", views.RequisitionCreateView.as_view(), name="requisition-create"),
     path("requisitions/<int:pk>/", views.RequisitionDetailView.as_view(), name="requisition-detail"),
     path("requisitions/<int:pk>/issue/", views.IssuanceCreateView.as_view(), name="issuance-create"),
+    path("requisitions/<int:pk>/cancel/", views.RequisitionCancelView.as_view(), name="requisition-cancel"),
     path("issuances/<int:pk>/", views.IssuanceDetailView.as_view(), name="issuance-detail"),
     path("today/", views.TodayView.as_view(), name="today"),
     path("today/distribute/", views.DistributeView.as_view(), name="distribute"),
     path("today/void/", views.VoidView.as_view(), name="void"),
+    path("stock/void/", views.StockVoidView.as_view(), name="stock-void"),
     path("reconciliation/", views.ReconciliationView.as_view(), name="reconciliation-today"),
     path("reconciliation/<str:day>/", views.ReconciliationView.as_view(), name="reconciliation"),
     path("reconciliation/<str:day>/form.pdf", views.ReconciliationPdfView.as_view(), name="reconciliation-pdf"),
@@ -50,9 +54,11 @@ urlpatterns: list[URLPattern] = [
     path("mailings/<int:pk>/screen/", views.CampaignScreenView.as_view(), name="mailing-screen"),
     path("mailings/<int:pk>/release/", views.CampaignReleaseView.as_view(), name="mailing-release"),
     path("mailings/<int:pk>/list.csv", views.CampaignCsvView.as_view(), name="mailing-csv"),
+    path("mailings/<int:pk>/list.xlsx", CampaignXlsxView.as_view(), name="mailing-xlsx"),
     path("mailings/<int:pk>/proofs.pdf", views.CampaignProofsView.as_view(), name="mailing-proofs"),
     path("ledger/", views.LedgerView.as_view(), name="ledger"),
     path("ledger/export.csv", views.LedgerCsvView.as_view(), name="ledger-csv"),
+    path("ledger/export.xlsx", LedgerXlsxView.as_view(), name="ledger-xlsx"),
     path("ledger/export.pdf", views.LedgerPdfView.as_view(), name="ledger-pdf"),
     path("documents/<int:content_type_id>/<int:object_id>/", views.DocumentRedirectView.as_view(), name="document"),
     path("documents/<int:content_type_id>/<int:object_id>/undo/", views.UndoView.as_view(), name="document-undo"),

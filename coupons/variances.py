@@ -22,13 +22,17 @@ from coupons.ranges import Span
 from coupons.selectors.day import DayFigure
 
 __all__ = [
+    "COUNTED_STATES",
+    "Counts",
     "InventoryDifference",
     "SignedForm",
     "Variance",
+    "count_differences",
     "count_variations",
     "finance_variances",
     "inventory_difference",
     "receipt_deviation",
+    "same_counts",
     "uncounted",
 ]
 
@@ -130,22 +134,47 @@ def _against_form(cents: int, line: DayFigure, form: SignedForm, carried_in: int
     return found
 
 
+# What finance counts each day, § 525.21(m)(1): the coupons awaiting its processing, by denomination and state.
+COUNTED_STATES = ("returned", "voided", "redeemed")
+Counts = Mapping[int, Mapping[str, int]]  # {denomination_cents: {"returned": n, "voided": n, "redeemed": n}}
+
+
+def count_differences(counted: Counts, pending: Counts) -> list[Variance]:
+    """Where finance's physical count differs from the ledger's coupons awaiting processing, by denomination
+    and state, § 525.21(m)(1), (3); a denomination or state not given counts 0."""
+    found = []
+    for cents in sorted(set(counted) | set(pending)):
+        for label in COUNTED_STATES:
+            have, want = counted.get(cents, {}).get(label, 0), pending.get(cents, {}).get(label, 0)
+            if have != want:
+                found.append(Variance(
+                    f"{format_cents(cents)}: {have:,} {label} coupons counted, the ledger has {want:,}",
+                    abs(have - want)))
+    return found
+
+
+def same_counts(first: Counts, second: Counts) -> bool:
+    """Two counts agree in every denomination and state (a state or denomination not given counts 0)."""
+    return all(first.get(cents, {}).get(label, 0) == second.get(cents, {}).get(label, 0)
+               for cents in set(first) | set(second) for label in COUNTED_STATES)
+
+
 def finance_variances(
     *,
     moved: Mapping[int, DayFigure],
     carried_in: Mapping[int, int],
     kept: Mapping[int, int],
     form: SignedForm | None,
-    counted: Mapping[str, int],
-    pending: Mapping[str, int],
+    counted: Counts,
+    pending: Counts,
 ) -> list[Variance]:
     """Every difference in a gaming day, § 525.21(m)(3), from three sources read independently:
 
     * ``moved``: the ledger's movements of the day by denomination; ``carried_in`` / ``kept``: what
       marketing held at the end of the day before and of the day, read from the ranges;
     * ``form``: marketing's signed form (None when marketing handled no coupons);
-    * ``counted``: finance's physical counts of "returned", "voided" and "redeemed" coupons, against
-      ``pending``, the ledger's coupons awaiting processing in those states.
+    * ``counted``: finance's physical counts of "returned", "voided" and "redeemed" coupons by denomination,
+      against ``pending``, the ledger's coupons awaiting processing in those states (:func:`count_differences`).
     """
     found: list[Variance] = []
     frozen = form.figures if form is not None else {}
@@ -154,10 +183,7 @@ def finance_variances(
         found += _custody(cents, line, carried_in.get(cents, 0), kept.get(cents, 0))
         if form is not None:
             found += _against_form(cents, line, form, carried_in.get(cents, 0), kept.get(cents, 0))
-    for label in ("returned", "voided", "redeemed"):
-        if counted[label] != pending[label]:
-            found.append(Variance(f"{counted[label]:,} {label} coupons counted, the ledger has {pending[label]:,}",
-                                  abs(counted[label] - pending[label])))
+    found += count_differences(counted, pending)
     form_variance = sum(abs(f.variance) for f in frozen.values())
     if form_variance:
         found.append(Variance(

@@ -49,6 +49,7 @@ HOSTILE = st.one_of(
 TARGETS = [
     "coupons:approval-create", "coupons:location-create", "coupons:series-create", "coupons:receipt-create",
     "coupons:requisition-create", "coupons:issuance-create", "coupons:distribute", "coupons:void",
+    "coupons:requisition-cancel", "coupons:stock-void",
     "coupons:reconciliation", "coupons:reconciliation-today", "coupons:return-create", "coupons:process",
     "coupons:inventory-create", "coupons:document-undo", "coupons:drop-count-create", "coupons:mailing-provider-create",
     "coupons:mailing-create", "equipment:dice-change", "equipment:back-in-service", "staffing:camera-out",
@@ -68,7 +69,8 @@ ROLE_FOR = {"coupons:reconciliation": Role.MARKETING_SUPERVISOR, "coupons:reconc
             "sign": Role.MARKETING_SUPERVISOR, "staffing:camera-out": Role.SURVEILLANCE,
             "exclusion:match-decide": Role.COMPLIANCE_OFFICER, "reports:run-filing": Role.COMPLIANCE_OFFICER,
             "equipment:approvals": Role.COMPLIANCE_OFFICER, "equipment:approval-withdraw": Role.COMPLIANCE_OFFICER,
-            "coupons:scanners": Role.SHIFT_MANAGER, "staffing:rosters": Role.SHIFT_MANAGER,
+            "coupons:scanners": Role.SHIFT_MANAGER, "coupons:requisition-cancel": Role.FINANCE_SUPERVISOR,
+            "staffing:rosters": Role.SHIFT_MANAGER,
             "staffing:roster": Role.SHIFT_MANAGER, "staffing:roster-pit": Role.SHIFT_MANAGER,
             "staffing:surveillance": Role.SURVEILLANCE}
 ADDRESS = {"reports:produce": {"kind": "quarterly-coupons"}, "newgames:create": {"engine": "sic-bo"}}
@@ -156,7 +158,7 @@ RECORD_IN_ADDRESS = {"staffing:camera-out": "camera", "staffing:camera-back": "c
 
 
 def _url(name: str, world: dict[str, Any]) -> str:
-    if name == "coupons:issuance-create":
+    if name in ("coupons:issuance-create", "coupons:requisition-cancel"):
         return reverse(name, args=[world["requisition"].pk])
     if name == "coupons:reconciliation":
         return reverse(name, args=[TODAY.isoformat()])
@@ -218,7 +220,10 @@ def _form(client: Any, url: str) -> dict[str, Any]:
     response = client.get(url)
     assert response.status_code == 200, url
     form = response.context.get("form") if response.context else None
-    return {name: _sane(name, field) for name, field in form.fields.items()} if form is not None else {}
+    if form is None:
+        return {}
+    # Posted under the form's prefix (marketing's two forms on one page have one each).
+    return {form.add_prefix(name): _sane(name, field) for name, field in form.fields.items()}
 
 
 @pytest.mark.parametrize("name", TARGETS + GETS)

@@ -9,12 +9,12 @@ from reportlab.platypus import Flowable, Paragraph, Spacer
 
 from compliance.citations import cite
 from compliance.documents import DocumentMeta, fit_table, markup_safe, render_pdf, styles
-from compliance.exports import Section, sections_csv
+from compliance.exports import Section, sections_csv, xlsx_bytes
 from compliance.games.citing import catalogued, clause_words
 from compliance.games.math.compare import Comparison
 from compliance.games.math.core import Analysis, GameMath, fraction_text, odds_text, percent
 
-__all__ = ["FIGURE_HEADER", "figure_rows", "figures_csv", "figures_pdf", "sections"]
+__all__ = ["FIGURE_HEADER", "figure_rows", "figures_csv", "figures_pdf", "figures_xlsx", "sections"]
 
 FIGURE_HEADER = ["Wager", "Tier", "Clause", "Payout odds", "Probability", "True odds", "House advantage",
                  "House advantage %"]
@@ -53,10 +53,18 @@ def sections(game: GameMath, analysis: Analysis, compared: list[Comparison]) -> 
     return found
 
 
+def _heading(game: GameMath) -> list[str]:
+    return [f"Exact odds and house advantage — {game.title}", f"58 Pa. Code {game.chapter}",
+            clause_words(game.citations), "; ".join(cite(ref).label for ref in catalogued(game.citations))]
+
+
 def figures_csv(game: GameMath, analysis: Analysis, compared: list[Comparison]) -> str:
-    heading = [f"Exact odds and house advantage — {game.title}", f"58 Pa. Code {game.chapter}",
-               clause_words(game.citations), "; ".join(cite(ref).label for ref in catalogued(game.citations))]
-    return sections_csv(heading, sections(game, analysis, compared))
+    return sections_csv(_heading(game), sections(game, analysis, compared))
+
+
+def figures_xlsx(game: GameMath, analysis: Analysis, compared: list[Comparison]) -> bytes:
+    """The CSV's sections as an Excel workbook (the exact fractions stay text, the percentages are numbers)."""
+    return xlsx_bytes(_heading(game), sections(game, analysis, compared), sheet=game.title)
 
 
 def figures_pdf(game: GameMath, analysis: Analysis, compared: list[Comparison], *, facility_name: str,

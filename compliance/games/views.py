@@ -10,8 +10,9 @@ from django.http import HttpRequest, HttpResponse
 from django.views.generic import TemplateView
 
 from compliance.documents import printed_for
+from compliance.exports import csv_response, xlsx_response
 from compliance.games.citing import FILING, catalogued, clause_words
-from compliance.games.documents import figure_rows, figures_csv, figures_pdf
+from compliance.games.documents import figure_rows, figures_csv, figures_pdf, figures_xlsx
 from compliance.games.forms import OptionsForm
 from compliance.games.math.compare import comparisons
 from compliance.games.math.core import Analysis, GameMath, OptionError
@@ -62,9 +63,15 @@ class GameCsvView(GameView):
         _form, analysis, compared, refusal = self.figures()
         if analysis is None:
             return HttpResponse(refusal, status=400, content_type="text/plain; charset=utf-8")
-        response = HttpResponse(figures_csv(self.game, analysis, compared), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="house-edge-{self.game.slug}.csv"'
-        return response
+        return csv_response(f"house-edge-{self.game.slug}.csv", figures_csv(self.game, analysis, compared))
+
+
+class GameXlsxView(GameView):
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        _form, analysis, compared, refusal = self.figures()
+        if analysis is None:
+            return HttpResponse(refusal, status=400, content_type="text/plain; charset=utf-8")
+        return xlsx_response(f"house-edge-{self.game.slug}.xlsx", figures_xlsx(self.game, analysis, compared))
 
 
 class GamePdfView(GameView):

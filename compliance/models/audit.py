@@ -79,6 +79,8 @@ def _in_words(model_field: Any, value: Any) -> str:
     details as "Label: value" phrases, or the text itself."""
     if value is None or value == "":
         return ""
+    if callable(words := getattr(model_field, "in_words", None)):  # a field that says its own value in words
+        return str(words(value))
     if isinstance(value, bool):
         return "Yes" if value else "No"
     if isinstance(value, dict):

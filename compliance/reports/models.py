@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from typing import Any, ClassVar
 
@@ -93,6 +94,27 @@ class ReportRun(Job):
 
     def get_absolute_url(self) -> str:
         return reverse("reports:run", args=[self.pk])
+
+
+def _chain_head_in_words(value: Any) -> str:
+    """A version's chain head as the audit trail prints it: each chain by the records it seals, and its last link
+    ("Audit events: link 6"), never "{'compliance.AuditEvent@3': [6, '…']}"."""
+    from compliance.reports.render import chain_words
+
+    if isinstance(value, str):  # the audit trail keeps a changed JSON value as its text
+        try:
+            value = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            return value
+    if not isinstance(value, dict):
+        return str(value)
+    if not value:
+        return "none yet"
+    return "; ".join(f"{chain_words(str(label))}: link {head[0] if isinstance(head, list | tuple) and head else head}"
+                     for label, head in sorted(value.items()))
+
+
+ReportRun._meta.get_field("chain_head").in_words = _chain_head_in_words  # type: ignore[attr-defined]
 
 
 class RunProgress(models.Model):

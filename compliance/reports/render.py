@@ -33,11 +33,12 @@ from compliance.documents import (
     signature_block,
     styles,
 )
-from compliance.exports import safe_csv_writer
+from compliance.exports import BOM, safe_csv_writer, xlsx_bytes
+from compliance.exports import Section as ExportSection
 from compliance.reports.charts import PALETTE, axis_top, label_step, tick_count, value_text
 from compliance.reports.content import Chart, ReportContent
 
-__all__ = ["Production", "chain_words", "content_csv", "content_pdf"]
+__all__ = ["Production", "chain_words", "content_csv", "content_pdf", "content_sections", "content_xlsx"]
 
 
 def chain_words(label: str) -> str:
@@ -102,7 +103,29 @@ def content_csv(content: ReportContent, production: Production) -> bytes:
         writer.writerow(["Audit chain head"])
         writer.writerow(["Chain", "Last link", "Link hash"])
         writer.writerows([[chain_words(label), seq, link_hash] for label, seq, link_hash in production.chain_links])
-    return buffer.getvalue().encode("utf-8")
+    return (BOM + buffer.getvalue()).encode("utf-8")  # the byte order mark: Excel reads "§" as such
+
+
+def content_sections(content: ReportContent, production: Production) -> list[ExportSection]:
+    """The CSV's parts as titled tables, for the Excel workbook."""
+    about = [["Period", content.period], ["Clauses", "; ".join(cite(ref).label for ref in content.citations)],
+             *[list(line) for line in production.lines()]]
+    found: list[ExportSection] = [("This version", ["Item", "Value"], about)]
+    if content.summary:
+        found.append(("Summary", ["Measure", "Value"], [list(row) for row in content.summary]))
+    found += [(section.title, list(section.header), [list(row) for row in section.rows])
+              for section in content.sections]
+    if content.readings:
+        found.append(("How the regulation was read", ["Reading"], [[reading] for reading in content.readings]))
+    if production.chain_links:
+        found.append(("Audit chain head", ["Chain", "Last link", "Link hash"],
+                      [[chain_words(label), seq, link_hash] for label, seq, link_hash in production.chain_links]))
+    return found
+
+
+def content_xlsx(content: ReportContent, production: Production) -> bytes:
+    """The version as an Excel workbook: the CSV's rows, numbers as numbers, the headers in bold."""
+    return xlsx_bytes([content.title], content_sections(content, production), sheet=content.title)
 
 
 def _chart_drawing(chart: Chart, width: float) -> Drawing:

@@ -44,7 +44,7 @@ from compliance.reports.models import (
 )
 from compliance.reports.periods import Period, previous_quarter, quarter_of
 from compliance.reports.registry import ReportKind, all_kinds, kind_of
-from compliance.reports.render import Production, content_csv, content_pdf
+from compliance.reports.render import Production, content_csv, content_pdf, content_xlsx
 from compliance.roles import Capability, require_capability
 
 __all__ = [
@@ -388,6 +388,19 @@ def signoff_signed(sender: Any, record: ReportSignoff, signature: Any, **kwargs:
     figures, as produced, with both signatures printed) to the version's files."""
     if record.is_complete:
         signed_copy_add(signoff=record)
+
+
+def version_xlsx(run: ReportRun) -> tuple[str, bytes] | None:
+    """A version as an Excel workbook, made at download time from the figures stored when it was produced (the
+    same rows as its CSV, no recomputation): its file name and bytes; None when those figures no longer match
+    their SHA-256. Not stored: it adds nothing the version's files do not hold."""
+    content = selectors.run_content(run)
+    if content is None:
+        return None
+    production = _production(run, run.chain_digest, {k: list(v) for k, v in (run.chain_head or {}).items()})
+    csv_file = selectors.file_of(run, ReportFile.Format.CSV)  # named as its CSV (a retired kind's too)
+    name = csv_file.name.removesuffix(".csv") if csv_file is not None else f"report-version-{run.pk}"
+    return f"{name}.xlsx", content_xlsx(content, production)
 
 
 def signed_copy_add(*, signoff: ReportSignoff) -> ReportFile | None:

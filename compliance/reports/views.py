@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.views import View
 from django.views.generic import RedirectView, TemplateView
 
+from compliance.exports import xlsx_response
 from compliance.gaming_day import gaming_day
 from compliance.reports import selectors, services
 from compliance.reports.charts import chart_svg
@@ -29,6 +30,7 @@ from compliance.stored_files import stored_file_response
 from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
 PAGE_ROWS = 500  # rows of a section shown on a page; the CSV holds them all
+XLSX = "xlsx"  # a version's Excel workbook: made from its stored figures when asked for (services.version_xlsx)
 
 
 def retired_kind(code: str) -> ReportKind:
@@ -167,6 +169,7 @@ class RunView(RunMixin, TemplateView):
         context.update(run=run, kind=kind, period=period, title=f"{kind.title}, version {run.version}",
                        citation=kind.citations, signoff=signoff,
                        files=[f for f in run.files.all() if f.format != ReportFile.Format.DATA],
+                       xlsx=run.succeeded,
                        versions=list(selectors.versions_of(self.facility, kind.code, period)),
                        filing=getattr(run, "filing", None),
                        filing_form=FilingForm(initial={"filed_on": timezone.localdate()}) if kind.filed else None)
@@ -199,6 +202,13 @@ class FileView(RunMixin, View):
     """A file of a version, as produced: refused if its bytes no longer match the SHA-256 recorded."""
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if kwargs.get("fmt") == XLSX and self.run.succeeded:
+            made = services.version_xlsx(self.run)
+            if made is None:  # its stored figures were altered: said as for any stored file
+                data = found_or_404(selectors.file_of(self.run, ReportFile.Format.DATA), "file of this version")
+                return stored_file_response(None, name=data.name, sha256=data.sha256, content_type="", filename="",
+                                            stored="when it was produced")
+            return xlsx_response(*made)
         file = found_or_404(selectors.file_of(self.run, kwargs.get("fmt", "")), "file of this version")
         return stored_file_response(selectors.file_bytes(file), name=file.name, sha256=file.sha256,
                                     content_type=file.content_type, filename=file.name,

@@ -28,6 +28,7 @@ from coupons.models.corrections import CouponReversal, FormCorrection
 from coupons.models.day import (
     CouponExpiry,
     CouponReturn,
+    FinanceDayFigure,
     FinanceDayProcessing,
     ReconciliationFigure,
     ReconciliationForm,
@@ -39,6 +40,7 @@ from coupons.models.documents import (
     CouponReceipt,
     CouponRequisition,
     CouponVoid,
+    RequisitionCancellation,
 )
 from coupons.models.drop import DropCount, DropCountItem
 from coupons.models.inventory import CouponInventory, InventoryCount, InventoryReminder
@@ -76,6 +78,7 @@ __all__ = [
     "DropCount",
     "DropCountItem",
     "ExceptionReport",
+    "FinanceDayFigure",
     "FinanceDayProcessing",
     "FormCorrection",
     "InventoryCount",
@@ -95,6 +98,7 @@ __all__ = [
     "Redemption",
     "RedemptionAnswer",
     "RedemptionPosting",
+    "RequisitionCancellation",
     "ScannerDevice",
     "StorageLocation",
     "format_cents",

@@ -16,7 +16,7 @@ from compliance.models import (
     SignedPart,
 )
 from compliance.roles import Role
-from coupons.models._common import finance_supervisor_slot, marketing_supervisor_slot
+from coupons.models._common import finance_supervisor_slot, format_cents, marketing_supervisor_slot
 from coupons.models.documents import CouponDocument
 from coupons.models.program import CouponSeries, StorageLocation
 
@@ -169,6 +169,8 @@ class FinanceDayProcessing(CouponDocument):
     restock_location = models.ForeignKey(StorageLocation, on_delete=models.PROTECT, null=True, blank=True,
                                          related_name="+")
     notes = models.TextField(blank=True)
+    count_explanation = models.TextField(
+        blank=True, help_text="Why finance's count, taken twice, still differs from the ledger, (m)(3)")
 
     class Meta:
         ordering = ["-gaming_date", "-pk"]
@@ -181,3 +183,62 @@ class FinanceDayProcessing(CouponDocument):
                           "counted_returned", "counted_voided", "counted_redeemed"),
             *TOTAL.checks("distributed_to_date", "redeemed_to_date", "variance"),
         ]
+
+    def signable_content(self) -> dict[str, Any]:
+        content = super().signable_content()
+        # Processings signed before the figures by denomination and the count explanation existed have neither:
+        # left out when absent, their signed content (and so their signatures) stays as it was.
+        if not content.get("count_explanation"):
+            content.pop("count_explanation", None)
+        figures = [
+            [f.denomination_cents, f.given_to_marketing, f.returned, f.voided, f.distributed, f.kept,
+             f.awaiting_returned, f.awaiting_voided, f.awaiting_redeemed, f.counted_returned, f.counted_voided,
+             f.counted_redeemed, f.given_to_date, f.distributed_to_date, f.redeemed_to_date]
+            for f in self.figures.order_by("denomination_cents")
+        ] if self.pk else []
+        if figures:
+            content["figures"] = figures
+        return content
+
+
+class FinanceDayFigure(AuditedModel):
+    """One denomination's line of finance's daily processing, frozen with it, § 525.21(m)(1), (3): the day's
+    custody figures, the coupons awaiting processing and finance's count of them, and the totals to date."""
+
+    facility_through = "processing"
+    signed_part_of = SignedPart("processing")
+
+    processing = models.ForeignKey(FinanceDayProcessing, on_delete=models.PROTECT, related_name="figures")
+    denomination_cents = models.PositiveIntegerField(validators=DENOMINATION.validators)
+    given_to_marketing = models.PositiveIntegerField(default=0, help_text="Carried in + issued for the day",
+                                                     validators=COUNT.validators)
+    returned = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    voided = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    distributed = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    kept = models.PositiveIntegerField(default=0, help_text="Kept by marketing for the next gaming day",
+                                       validators=COUNT.validators)
+    awaiting_returned = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    awaiting_voided = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    awaiting_redeemed = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    counted_returned = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    counted_voided = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    counted_redeemed = models.PositiveIntegerField(default=0, validators=COUNT.validators)
+    given_to_date = models.PositiveIntegerField(default=0, validators=TOTAL.validators)
+    distributed_to_date = models.PositiveIntegerField(default=0, validators=TOTAL.validators)
+    redeemed_to_date = models.PositiveIntegerField(default=0, validators=TOTAL.validators)
+
+    class Meta:
+        ordering = ["denomination_cents"]
+        constraints = [
+            models.UniqueConstraint(fields=["processing", "denomination_cents"],
+                                    name="coupon_finance_figure_per_denomination"),
+            *DENOMINATION.checks("denomination_cents"),
+            *COUNT.checks("given_to_marketing", "returned", "voided", "distributed", "kept", "awaiting_returned",
+                          "awaiting_voided", "awaiting_redeemed", "counted_returned", "counted_voided",
+                          "counted_redeemed"),
+            *TOTAL.checks("given_to_date", "distributed_to_date", "redeemed_to_date"),
+        ]
+
+    @property
+    def denomination(self) -> str:
+        return format_cents(self.denomination_cents)

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 
@@ -162,6 +163,58 @@ class CouponRequisition(RegulatedRecord):
     @property
     def denomination(self) -> str:
         return format_cents(self.denomination_cents)
+
+    @property
+    def cancellation_or_none(self) -> RequisitionCancellation | None:
+        return getattr(self, "cancellation", None)
+
+    @classmethod
+    def still_awaited(cls, pending: models.QuerySet[Any]) -> models.QuerySet[Any]:
+        """A cancelled requisition awaits no one's authorization."""
+        return pending.filter(cancellation__isnull=True)
+
+    def after_signature(self, signature: Any) -> None:
+        """Signed from the common signing page too: a cancelled requisition is not authorized (the refusal rolls
+        the signature back)."""
+        cancellation = RequisitionCancellation.objects.filter(requisition_id=self.pk).first()
+        if cancellation is not None:
+            raise ValidationError(
+                f"Requisition #{self.pk} was cancelled on {cancellation.cancelled_on:%-d %b %Y} "
+                f"({cancellation.reason}); there is nothing to sign. Ask marketing for a new requisition."
+            )
+
+
+class RequisitionCancellation(RegulatedRecord):
+    """A requisition nothing was issued against, cancelled with the reason, § 525.21(g)–(h).
+
+    The requisition is never changed: like a correction in the ledger, the cancellation is a record of its own,
+    linked to it and signed, so the requisition stays readable as it was signed, with why it went no further.
+    """
+
+    citation = "525.21(g)"
+    signature_requirements = (
+        SignatureRequirement(
+            "cancelled", Meaning.VOIDED, "Supervisor cancelling the requisition",
+            roles=frozenset({Role.MARKETING_SUPERVISOR, Role.FINANCE_SUPERVISOR}),
+            departments=frozenset({"finance", "marketing"}), citation="525.21(g)",
+        ),
+    )
+
+    requisition = models.OneToOneField(CouponRequisition, on_delete=models.PROTECT, related_name="cancellation")
+    cancelled_on = models.DateField(help_text="The gaming day it was cancelled")
+    reason = models.TextField()
+
+    class Meta:
+        ordering = ["-cancelled_on", "-pk"]
+        constraints = [
+            models.CheckConstraint(condition=~models.Q(reason=""), name="coupon_requisition_cancellation_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Cancellation of requisition #{self.requisition_id}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("coupons:requisition-detail", args=[self.requisition_id])
 
 
 class CouponIssuance(CouponDocument):

@@ -13,7 +13,16 @@ from coupons.selectors.closing import (
     first_day_owing_a_form,
     first_unprocessed_day,
 )
-from coupons.selectors.day import DayFigure, day_figures, held_at_end_of, to_date_totals, voided_on
+from coupons.selectors.day import (
+    DayFigure,
+    ToDate,
+    awaiting_processing,
+    day_figures,
+    held_at_end_of,
+    to_date_by_denomination,
+    to_date_totals,
+    voided_on,
+)
 from coupons.selectors.documents import (
     days_without_documents,
     deviation_report_in,
@@ -51,6 +60,7 @@ from coupons.selectors.reconciliation import (
     reconciliation_data,
     reconciliation_preview,
 )
+from coupons.selectors.requisition import issuable_programs, issuable_series, requisition_in
 from coupons.selectors.stock import (
     INVENTORY_STATES,
     LEDGER_STATE_SHORT,
@@ -58,6 +68,8 @@ from coupons.selectors.stock import (
     expected_inventory,
     expected_places,
     expired_held,
+    expiring_held,
+    finance_stock,
     first_stock_for,
     held_by_marketing,
     held_spans_by_series,
@@ -78,7 +90,9 @@ __all__ = [
     "LedgerPage",
     "RangeRow",
     "ReconciliationData",
+    "ToDate",
     "approvals_of",
+    "awaiting_processing",
     "closed_days",
     "day_figures",
     "days_owing_a_form",
@@ -93,7 +107,9 @@ __all__ = [
     "expected_inventory",
     "expected_places",
     "expired_held",
+    "expiring_held",
     "facility_approvals",
+    "finance_stock",
     "first_day_owing_a_form",
     "first_stock_for",
     "first_unprocessed_day",
@@ -103,6 +119,8 @@ __all__ = [
     "inventory_due_on",
     "inventory_in",
     "inventory_status",
+    "issuable_programs",
+    "issuable_series",
     "last_kept_form",
     "ledger_document",
     "ledger_page",
@@ -115,12 +133,14 @@ __all__ = [
     "programs",
     "reconciliation_data",
     "reconciliation_preview",
+    "requisition_in",
     "requisitions_of",
     "serial_path",
     "series_in",
     "series_of",
     "series_ranges",
     "state_totals",
+    "to_date_by_denomination",
     "to_date_totals",
     "unsent_deviation_report",
     "unsent_exception_report",

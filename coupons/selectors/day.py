@@ -13,7 +13,16 @@ from django.db.models import Case, F, IntegerField, Q, Sum, When
 from compliance.models import Facility
 from coupons.models import CouponRange, CouponState, LedgerLine, format_cents
 
-__all__ = ["DayFigure", "day_figures", "held_at_end_of", "to_date_totals", "voided_on"]
+__all__ = [
+    "DayFigure",
+    "ToDate",
+    "awaiting_processing",
+    "day_figures",
+    "held_at_end_of",
+    "to_date_by_denomination",
+    "to_date_totals",
+    "voided_on",
+]
 
 S = CouponState
 K = LedgerLine.Kind
@@ -109,12 +118,73 @@ def held_at_end_of(facility: Facility, gaming_date: date, *, still_held: bool = 
     return {row["series__denomination_cents"]: int(row["n"]) for row in totals if row["n"]}
 
 
+@dataclass(frozen=True)
+class ToDate:
+    """One denomination's coupons to date, § 525.21(m)(3): given to marketing for distribution, distributed to
+    patrons, redeemed."""
+
+    given: int = 0
+    distributed: int = 0
+    redeemed: int = 0
+
+
+def to_date_by_denomination(facility: Facility, through: date | None = None) -> dict[int, ToDate]:
+    """Coupons given to marketing, distributed and redeemed by denomination, from the ledger, to ``through``
+    (the gaming day processed; the whole history if None), one query, and the redemptions not yet posted
+    (their electronic cancellation, § 525.21(q)(6)). A distribution taken back (a same-day reversal, or a
+    correction of a signed form) was not a coupon given to a patron: it is not counted as distributed."""
+    from coupons.selectors.redemption import redemptions_awaiting_posting
+
+    def total(condition: Q) -> Any:
+        return Sum(Case(When(condition, then=F("quantity")), default=0, output_field=IntegerField()))
+
+    lines = LedgerLine.objects.filter(facility=facility)
+    if through is not None:
+        lines = lines.filter(gaming_date__lte=through)
+    rows = lines.values("denomination_cents").annotate(
+        given=total(Q(kind=K.ISSUE)),
+        distributed=total(Q(kind=K.DISTRIBUTE))
+        - total(Q(kind__in=[K.REVERSE, K.CORRECT], from_state=S.DISTRIBUTED)),
+        redeemed=total(Q(kind=K.REDEEM)),
+    ).order_by("denomination_cents")
+    found = {row["denomination_cents"]: ToDate(int(row["given"] or 0), int(row["distributed"] or 0),
+                                               int(row["redeemed"] or 0)) for row in rows}
+    for row in redemptions_awaiting_posting(facility):
+        if row.held_state == S.DISTRIBUTED and (through is None or row.redemption.gaming_date <= through):
+            cents = row.redemption.denomination_cents
+            was = found.get(cents, ToDate())
+            found[cents] = ToDate(was.given, was.distributed, was.redeemed + 1)
+    return {cents: figure for cents, figure in found.items() if figure != ToDate()}
+
+
 def to_date_totals(facility: Facility) -> tuple[int, int]:
-    """Coupons distributed to patrons and redeemed, to date (§ 525.21(m)(3))."""
-    totals = dict(
-        LedgerLine.objects.filter(facility=facility, kind__in=[K.DISTRIBUTE, K.REDEEM])
-        .values_list("kind")
-        .annotate(total=Sum("quantity"))
+    """Coupons distributed to patrons and redeemed, to date, all denominations (§ 525.21(m)(3))."""
+    figures = to_date_by_denomination(facility).values()
+    return sum(f.distributed for f in figures), sum(f.redeemed for f in figures)
+
+
+def awaiting_processing(facility: Facility, gaming_date: date) -> dict[int, dict[str, int]]:
+    """The coupons finance's processing of ``gaming_date`` counts, by denomination: returned, voided and
+    redeemed on or before that day and not processed yet, § 525.21(m)(1) (one query, and the redemptions not
+    yet posted, which the processing posts first)."""
+    from coupons.selectors.redemption import redemptions_awaiting_posting
+
+    rows = (
+        CouponRange.objects.filter(facility=facility, closed_by__isnull=True,
+                                   state__in=[S.RETURNED, S.VOIDED, S.REDEEMED], since__gaming_date__lte=gaming_date)
+        .values("series__denomination_cents", "state")
+        .annotate(n=Sum(F("last_serial") - F("first_serial") + 1))
         .order_by()
     )
-    return int(totals.get(K.DISTRIBUTE, 0) or 0), int(totals.get(K.REDEEM, 0) or 0)
+    found: dict[int, dict[str, int]] = {}
+    for row in rows:
+        counts = found.setdefault(row["series__denomination_cents"], dict.fromkeys(_COUNTED, 0))
+        counts[str(row["state"])] += int(row["n"])
+    for waiting in redemptions_awaiting_posting(facility):
+        if waiting.held_state == S.DISTRIBUTED and waiting.redemption.gaming_date <= gaming_date:
+            counts = found.setdefault(waiting.redemption.denomination_cents, dict.fromkeys(_COUNTED, 0))
+            counts[S.REDEEMED] += 1
+    return dict(sorted(found.items()))
+
+
+_COUNTED = (S.RETURNED.value, S.VOIDED.value, S.REDEEMED.value)  # the states' values are the words finance counts

@@ -80,7 +80,7 @@ def exception_report_of(processing: FinanceDayProcessing) -> ExceptionReport | N
 
 
 def requisitions_of(facility: Facility, *, limit: int = 100) -> QuerySet[CouponRequisition]:
-    return (CouponRequisition.objects.filter(facility=facility).select_related("program")
+    return (CouponRequisition.objects.filter(facility=facility).select_related("program", "cancellation")
             .prefetch_related("signatures", "issuances")[:limit])
 
 

@@ -56,6 +56,19 @@ def expired_held(facility: Facility, on_date: date) -> list[CouponRange]:
     return list(held_by_marketing(facility).filter(series__expires_on__lt=on_date))
 
 
+def finance_stock(facility: Facility) -> QuerySet[CouponRange]:
+    """The coupons in finance's stock (§ 525.21(i)), by series and serial."""
+    return (CouponRange.objects.filter(facility=facility, state=S.IN_STOCK, closed_by__isnull=True)
+            .select_related("series").order_by("series__code", "first_serial"))
+
+
+def expiring_held(facility: Facility, gaming_date: date) -> list[CouponRange]:
+    """Coupons marketing held at the end of ``gaming_date`` and still holds whose series expires that day: they
+    cannot be used during the next gaming day, so they cannot be kept for it (§ 525.21(k))."""
+    return list(held_by_marketing(facility).filter(series__expires_on=gaming_date,
+                                                   opened_by__gaming_date__lte=gaming_date))
+
+
 def state_totals(facility: Facility) -> dict[int, dict[str, int]]:
     """Coupons by denomination and state, from the open ranges (one query), a coupon whose redemption is
     recorded but not yet posted into the ranges counted *redeemed* (its electronic cancellation, § 525.21(q)(6);

@@ -13,13 +13,14 @@ pure functions in :mod:`coupons.variances`; reads come from :mod:`coupons.select
 from compliance.services import CoSigner
 from coupons.services.corrections import form_correction_request, movement_reverse
 from coupons.services.finance_day import (
+    CountDiffers,
     exception_report_resolve,
     exception_report_send,
     finance_day_process,
     stock_expire,
 )
 from coupons.services.inventory import inventory_record, inventory_reminders_refresh
-from coupons.services.issuance import issuance_record, requisition_prepare
+from coupons.services.issuance import issuance_record, requisition_cancel, requisition_prepare
 from coupons.services.marketing_day import coupons_void, distribution_record, reconciliation_complete, return_record
 from coupons.services.program import approval_record, location_create, series_create
 from coupons.services.receipts import (
@@ -33,6 +34,7 @@ from coupons.services.redemption_posting import pending_redemptions_post, redemp
 
 __all__ = [
     "CoSigner",
+    "CountDiffers",
     "approval_record",
     "coupons_void",
     "deviation_report_close",
@@ -53,6 +55,7 @@ __all__ = [
     "reconciliation_complete",
     "redemption_record",
     "redemptions_post",
+    "requisition_cancel",
     "requisition_prepare",
     "return_record",
     "series_create",

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from compliance.actors import acts_as_system, acts_as_user
 from compliance.bounds import require_count, require_day_between, years
-from compliance.models import Facility
+from compliance.models import Facility, regulated_bulk_create
 from compliance.roles import Capability, require_capability
 from compliance.services import record_sign
 from coupons.days import day_words, not_in_future, today
@@ -26,25 +26,37 @@ from coupons.models import (
     CouponSeries,
     CouponState,
     ExceptionReport,
+    FinanceDayFigure,
     FinanceDayProcessing,
     LedgerLine,
     ReconciliationForm,
     StorageLocation,
+    format_cents,
 )
 from coupons.notifications import exception_notification
 from coupons.selectors import (
+    DayFigure,
+    ToDate,
     closed_days,
     day_figures,
     first_day_owing_a_form,
     first_unprocessed_day,
     held_at_end_of,
-    to_date_totals,
+    to_date_by_denomination,
 )
 from coupons.services._common import create, report_email, require_day_open, require_location
 from coupons.services.redemption_posting import pending_redemptions_post
-from coupons.variances import SignedForm, finance_variances
+from coupons.variances import (
+    COUNTED_STATES,
+    Counts,
+    SignedForm,
+    Variance,
+    count_differences,
+    finance_variances,
+    same_counts,
+)
 
-__all__ = ["exception_report_resolve", "exception_report_send", "finance_day_process", "stock_expire"]
+__all__ = ["CountDiffers", "exception_report_resolve", "exception_report_send", "finance_day_process", "stock_expire"]
 
 S = CouponState
 K = LedgerLine.Kind
@@ -140,21 +152,91 @@ def _dispose(processing: FinanceDayProcessing, pending: list[CouponRange], gamin
                       to_state=S.IN_STOCK, location=restock_location)
 
 
+class CountDiffers(ValidationError):
+    """Finance's count differs from the ledger and is not yet confirmed: the form asks for a second count and
+    carries this one (``counts``) to compare it with."""
+
+    def __init__(self, message: str, counts: Counts) -> None:
+        super().__init__(message)
+        self.counts = {cents: dict(by_state) for cents, by_state in counts.items()}
+
+
+def _require_counts(counted: Counts) -> None:
+    for cents, by_state in counted.items():
+        for label, count in by_state.items():
+            if label not in COUNTED_STATES:
+                raise ValidationError(f"Finance counts the returned, voided and redeemed coupons, not {label!r}.")
+            require_count(count, f"the count of {label} {format_cents(cents)} coupons")
+
+
+def _require_count_confirmed(differences: list[Variance], counted: Counts, first_count: Counts | None,
+                             explanation: str) -> None:
+    """§ 525.21(m)(1), (3): a count that differs from the ledger is counted again before it is signed; the same
+    count twice, explained, is signed and becomes the exception report. A different second count is a new first
+    count (asked again), as marketing's form refuses a variation until it is explained (§ 525.21(j)(7))."""
+    if not differences:
+        return
+    words = "; ".join(v.words for v in differences)
+    if first_count is None or not same_counts(first_count, counted):
+        raise CountDiffers(
+            f"Your count differs from the ledger ({words}). Count these coupons again and enter what you find. If "
+            f"the second count is the same, explain the difference and sign: it goes to internal audit as an "
+            f"exception report (§ 525.21(m)(1), (3)).", counted)
+    if not explanation.strip():
+        raise CountDiffers(
+            f"You counted the same twice and it still differs from the ledger ({words}). Explain the difference, "
+            f"then sign: it goes to internal audit as an exception report (§ 525.21(m)(3)).", counted)
+
+
+def _waiting_by_denomination(pending: list[CouponRange]) -> dict[int, dict[str, int]]:
+    waiting: dict[int, dict[str, int]] = {}
+    for row in pending:
+        by_state = waiting.setdefault(row.series.denomination_cents, dict.fromkeys(COUNTED_STATES, 0))
+        by_state[str(row.state)] += row.quantity
+    return waiting
+
+
+def _figures(processing: FinanceDayProcessing, *, figures: list[DayFigure], carried_in: dict[int, int],
+             kept: dict[int, int], waiting: Counts, counted: Counts, to_date: dict[int, ToDate]) -> None:
+    """One frozen line per denomination: the day, what awaited processing and finance's count, to date."""
+    moved = {f.denomination_cents: f for f in figures}
+    every = sorted(set(moved) | set(carried_in) | set(kept) | set(waiting) | set(counted) | set(to_date))
+    rows = []
+    for cents in every:
+        day = moved.get(cents) or DayFigure(cents)
+        awaiting, count, so_far = waiting.get(cents, {}), counted.get(cents, {}), to_date.get(cents, ToDate())
+        rows.append(FinanceDayFigure(
+            processing=processing, denomination_cents=cents,
+            given_to_marketing=carried_in.get(cents, 0) + day.received, returned=day.returned, voided=day.voided,
+            distributed=day.distributed, kept=kept.get(cents, 0),
+            awaiting_returned=awaiting.get("returned", 0), awaiting_voided=awaiting.get("voided", 0),
+            awaiting_redeemed=awaiting.get("redeemed", 0), counted_returned=count.get("returned", 0),
+            counted_voided=count.get("voided", 0), counted_redeemed=count.get("redeemed", 0),
+            given_to_date=so_far.given, distributed_to_date=so_far.distributed, redeemed_to_date=so_far.redeemed,
+        ))
+    regulated_bulk_create(FinanceDayFigure, rows)
+
+
 @transaction.atomic
 @acts_as_user
 def finance_day_process(
     *,
     facility: Facility,
     gaming_date: date,
-    counted_returned: int,
-    counted_voided: int,
-    counted_redeemed: int,
+    counted: Counts,
     user: Any,
     password: str,
     restock_location: StorageLocation | None = None,
     notes: str = "",
+    count_explanation: str = "",
+    first_count: Counts | None = None,
 ) -> FinanceDayProcessing:
     """Count, examine, review signatures, cancel and reconcile a gaming day, § 525.21(m).
+
+    ``counted``: finance's physical count of the returned, voided and redeemed coupons awaiting processing, by
+    denomination (``{2500: {"returned": 20, "voided": 1, "redeemed": 3}}``; a state or denomination not given
+    counts 0). A count that differs from the ledger is refused until it is counted again (``first_count``: the
+    count refused before) with the same result and explained (``count_explanation``).
 
     Reconciles, each side read independently (§ 525.21(m)(3)), in :func:`coupons.variances.finance_variances`:
 
@@ -170,8 +252,7 @@ def finance_day_process(
     require_capability(user, Capability.PROCESS_FINANCE_DAY)
     not_in_future(facility, gaming_date, "Finance processes a gaming day once it has happened, not")
     require_day_between(gaming_date, today(facility) - years(1), today(facility), "the gaming day processed")
-    for count, what in ((counted_returned, "returned"), (counted_voided, "voided"), (counted_redeemed, "redeemed")):
-        require_count(count, f"the count of {what} coupons")
+    _require_counts(counted)
     lock_facility(facility)
     _require_next_in_order(facility, gaming_date)
     figures = day_figures(facility, gaming_date)
@@ -183,8 +264,8 @@ def finance_day_process(
     # The coupons waiting for this day's processing: those that reached their state on or before it.
     pending = lock_open_rows(facility, [S.RETURNED, S.VOIDED, S.REDEEMED], since__gaming_date__lte=gaming_date)
     _require_taken_in_signed(pending)
-    waiting = {label: sum(r.quantity for r in pending if r.state == state)
-               for label, state in (("returned", S.RETURNED), ("voided", S.VOIDED), ("redeemed", S.REDEEMED))}
+    waiting = _waiting_by_denomination(pending)
+    _require_count_confirmed(count_differences(counted, waiting), counted, first_count, count_explanation)
     carried_in = held_at_end_of(facility, gaming_date - timedelta(days=1))
     kept = held_at_end_of(facility, gaming_date)
     variances = finance_variances(
@@ -192,14 +273,17 @@ def finance_day_process(
         form=None if form is None else SignedForm(
             disposition=form.disposition, figures={f.denomination_cents: f for f in form.figures.all()},
             variation_explanation=form.variation_explanation),
-        counted={"returned": counted_returned, "voided": counted_voided, "redeemed": counted_redeemed},
-        pending=waiting,
+        counted=counted, pending=waiting,
     )
     variance = sum(v.coupons for v in variances)
     to_restock = [r for r in pending if r.state == S.RETURNED and not r.series.is_expired_on(gaming_date)]
     if to_restock:
         restock_location = require_location(restock_location, StorageLocation.Department.FINANCE, "§ 525.21(i)")
-    distributed_to_date, redeemed_to_date = to_date_totals(facility)
+    to_date = to_date_by_denomination(facility, through=gaming_date)
+
+    def total(label: str) -> int:
+        return sum(by_state.get(label, 0) for by_state in counted.values())
+
     try:
         with transaction.atomic():
             processing = create(
@@ -207,19 +291,26 @@ def finance_day_process(
                 given_to_marketing=sum(carried_in.values()) + sum(f.received for f in figures),
                 returned=sum(f.returned for f in figures), voided=sum(f.voided for f in figures),
                 distributed=sum(f.distributed for f in figures), carried_forward=sum(kept.values()),
-                redeemed=waiting["redeemed"], distributed_to_date=distributed_to_date,
-                redeemed_to_date=redeemed_to_date, counted_returned=counted_returned, counted_voided=counted_voided,
-                counted_redeemed=counted_redeemed, variance=variance,
+                redeemed=sum(w["redeemed"] for w in waiting.values()),
+                distributed_to_date=sum(t.distributed for t in to_date.values()),
+                redeemed_to_date=sum(t.redeemed for t in to_date.values()), counted_returned=total("returned"),
+                counted_voided=total("voided"), counted_redeemed=total("redeemed"), variance=variance,
                 restock_location=restock_location if to_restock else None, notes=notes,
+                count_explanation=count_explanation.strip() if count_differences(counted, waiting) else "",
             )
     except IntegrityError:
         raise ValidationError(
             f"Someone else processed {day_words(gaming_date)} just now; reload the page to see their record."
         ) from None
+    _figures(processing, figures=figures, carried_in=carried_in, kept=kept, waiting=waiting, counted=counted,
+             to_date=to_date)
     _dispose(processing, pending, gaming_date, restock_location)
     record_sign(record=processing, slot="reviewed", user=user, password=password)
     if variance:
-        _exception_report_open(processing, "; ".join(v.words for v in variances).capitalize() + ".")
+        description = "; ".join(v.words for v in variances).capitalize() + "."
+        if processing.count_explanation:
+            description += f" Finance counted twice and explains: {processing.count_explanation}"
+        _exception_report_open(processing, description)
     return processing
 
 

@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from compliance.actors import acts_as_user
 from compliance.bounds import require_count, require_day_between, years
 from compliance.models import Facility
-from compliance.roles import Capability, require_capability
+from compliance.roles import Capability, has_capability, require_capability
 from compliance.services import CoSigner, record_cosign, record_sign
 from coupons import ranges as spans_
 from coupons.days import day_words, not_in_future, today
@@ -25,12 +25,14 @@ from coupons.models import (
     CouponSeries,
     CouponState,
     LedgerLine,
+    RequisitionCancellation,
     format_cents,
 )
 from coupons.ranges import Span
+from coupons.selectors import issuable_series
 from coupons.services._common import create, marketing_day_open, require_gates
 
-__all__ = ["issuance_record", "requisition_prepare"]
+__all__ = ["issuance_record", "requisition_cancel", "requisition_prepare"]
 
 S = CouponState
 K = LedgerLine.Kind
@@ -59,12 +61,87 @@ def requisition_prepare(
         raise ValidationError("The date the coupons are needed is before the date the requisition is prepared.")
     # An estimate for a gaming day or a promotion (§ 525.21(g)): within the coming year.
     require_day_between(needed_for, prepared_on, prepared_on + years(1), "the date the coupons are needed")
+    _require_issuable(facility, program, denomination_cents, needed_for)
     requisition = create(
         CouponRequisition, user, facility=facility, program=program, prepared_on=prepared_on, needed_for=needed_for,
         promotion=promotion, denomination_cents=denomination_cents, quantity=quantity,
     )
     record_sign(record=requisition, slot="requisitioned", user=user, password=password)
     return requisition
+
+
+def _require_issuable(facility: Facility, program: CouponProgram, denomination_cents: int, needed_for: date) -> None:
+    """A requisition finance can fill (§ 525.21(g)–(h)): the program has a series finance may issue now
+    (approved, not expired, coupons in stock), of the denomination asked for, valid on the day they are needed.
+    Otherwise it would be signed and authorized, then found to have nothing to issue from."""
+    offered = issuable_series(facility, today(facility))
+    of_program = [s for s in offered if s.program_id == program.pk]
+    if not of_program:
+        others = sorted({s.program.name for s in offered})
+        raise ValidationError(
+            f"No {program.name} series can be issued now: none is approved, unexpired and in finance stock "
+            f"(§ 525.21(b), (i)). "
+            + (f"Choose {' or '.join(others)}, or ask finance to receive {program.name} coupons first." if others
+               else f"Ask finance to receive and record {program.name} coupons first.")
+        )
+    fitting = [s for s in of_program if s.denomination_cents == denomination_cents]
+    if not fitting:
+        held = ", ".join(format_cents(c) for c in sorted({s.denomination_cents for s in of_program}))
+        raise ValidationError(
+            f"No {format_cents(denomination_cents)} {program.name} coupons can be issued now; finance can issue "
+            f"{held}. Choose one of those, or ask finance to receive {format_cents(denomination_cents)} coupons first."
+        )
+    if all(s.is_expired_on(needed_for) for s in fitting):
+        latest = max(s.expires_on for s in fitting)
+        raise ValidationError(
+            f"The {format_cents(denomination_cents)} {program.name} coupons in stock expire on {day_words(latest)}, "
+            f"before {day_words(needed_for)}, when they are needed. Choose a day up to {day_words(latest)}."
+        )
+
+
+def _require_cancellable(requisition: CouponRequisition, user: Any) -> None:
+    """Not cancelled, not corrected, nothing issued against it, and the person may: the marketing supervisor who
+    completed it, or a finance supervisor (who would authorize and issue it)."""
+    if RequisitionCancellation.objects.filter(requisition=requisition).exists():
+        raise ValidationError(f"Requisition #{requisition.pk} is already cancelled.")
+    if requisition.is_superseded:
+        newest = _newest_correction(requisition)
+        raise ValidationError(f"Requisition #{requisition.pk} was corrected by requisition #{newest.pk}; cancel "
+                              f"that one instead.")
+    if _issued_so_far(requisition) or CouponIssuance.objects.filter(requisition=requisition).exists():
+        raise ValidationError(
+            f"Coupons were already issued against requisition #{requisition.pk}: it cannot be cancelled. Marketing "
+            f"returns what it does not need (§ 525.21(k)–(l))."
+        )
+    prepared_by = next((sig.signer_id for sig in requisition.signature_list() if sig.slot == "requisitioned"),
+                       requisition.created_by_id)
+    if prepared_by != user.pk and not has_capability(user, Capability.ISSUE_COUPONS):
+        raise PermissionDenied(
+            f"Only the marketing supervisor who completed requisition #{requisition.pk} or a finance supervisor "
+            f"can cancel it."
+        )
+
+
+@transaction.atomic
+@acts_as_user
+def requisition_cancel(*, requisition: CouponRequisition, reason: str, user: Any,
+                       password: str | None) -> RequisitionCancellation:
+    """Cancel a requisition nothing was issued against, with the reason, so it waits for no one (§ 525.21(g)).
+
+    The requisition is never changed: the cancellation is a record of its own, linked to it and signed by the
+    person cancelling, as a correction is in the ledger."""
+    if not (has_capability(user, Capability.REQUISITION_COUPONS) or has_capability(user, Capability.ISSUE_COUPONS)):
+        require_capability(user, Capability.REQUISITION_COUPONS)
+    if not reason.strip():
+        raise ValidationError("Say why the requisition is cancelled.")
+    if not password:
+        raise ValidationError("Enter your password: it signs the cancellation.")
+    requisition = CouponRequisition.objects.select_for_update().get(pk=requisition.pk)
+    _require_cancellable(requisition, user)
+    cancellation = create(RequisitionCancellation, user, facility=requisition.facility, requisition=requisition,
+                          cancelled_on=today(requisition.facility), reason=reason.strip())
+    record_sign(record=cancellation, slot="cancelled", user=user, password=password)
+    return cancellation
 
 
 def _correction_chain(requisition: CouponRequisition) -> list[int]:
@@ -106,6 +183,12 @@ def _require_examined_receipts(series: CouponSeries, spans: Sequence[Span]) -> N
 def _locked_authorized(requisition: CouponRequisition) -> CouponRequisition:
     """The requisition, locked: the one in force (not corrected) and authorized, § 525.21(g)."""
     requisition = CouponRequisition.objects.select_for_update().get(pk=requisition.pk)
+    cancellation = RequisitionCancellation.objects.filter(requisition=requisition).first()
+    if cancellation is not None:
+        raise ValidationError(
+            f"Requisition #{requisition.pk} was cancelled on {day_words(cancellation.cancelled_on)} "
+            f"({cancellation.reason}); nothing is issued against it. Ask marketing for a new requisition."
+        )
     if requisition.is_superseded:
         newest = _newest_correction(requisition)
         raise ValidationError(

@@ -33,7 +33,14 @@ from coupons.models import (
     StorageLocation,
 )
 from coupons.ranges import Span
-from coupons.selectors import DayFigure, day_figures, expired_held, first_day_owing_a_form, held_at_end_of
+from coupons.selectors import (
+    DayFigure,
+    day_figures,
+    expired_held,
+    expiring_held,
+    first_day_owing_a_form,
+    held_at_end_of,
+)
 from coupons.services._common import (
     create,
     marketing_day_open,
@@ -239,6 +246,25 @@ def _require_day_closable(facility: Facility, gaming_date: date) -> None:
         )
 
 
+def _require_nothing_expiring_kept(facility: Facility, gaming_date: date, disposition: str) -> None:
+    """§ 525.21(k) lets marketing keep undistributed coupons "for use during the next gaming day", and says "All
+    expired coupons must be returned to the finance department on a daily basis". Our reading: a coupon whose
+    series expires on this gaming day cannot be used during the next one, so it is not among those marketing may
+    keep; it goes back to finance with this day's close, never carried into a day on which it is expired (and on
+    which the closed day's return could no longer be recorded)."""
+    if disposition != ReconciliationForm.Disposition.KEEP:
+        return  # the form's own return takes every coupon left back to finance
+    expiring = expiring_held(facility, gaming_date)
+    if not expiring:
+        return
+    serials = "; ".join(f"{r.series.span(r.first_serial, r.last_serial)} ({r.series.name})" for r in expiring)
+    raise ValidationError(
+        f"Marketing holds coupons that expire at the end of {day_words(gaming_date)}: {serials}. They cannot be kept "
+        f"for the next gaming day, when they are expired (§ 525.21(k)). Return serials {serials} to finance first, "
+        f"or choose “{ReconciliationForm.Disposition.RETURN.label}” on this form."
+    )
+
+
 def _require_count(figures: Sequence[DayFigure], counted_remaining: dict[int, int], explanation: str) -> None:
     """Every denomination held is counted, no count is negative, and a variation is explained, (j)(5), (7)."""
     missing = uncounted(figures, counted_remaining)
@@ -329,6 +355,7 @@ def reconciliation_complete(
             f"completed in day order (§ 525.21(j), (k)). Complete the form for {day_words(owed)} first."
         )
     _require_day_closable(facility, gaming_date)
+    _require_nothing_expiring_kept(facility, gaming_date, disposition)
     figures = day_figures(facility, gaming_date)
     _require_count(figures, counted_remaining, variation_explanation)
     kept_in = _kept_in(facility, gaming_date, figures, disposition, kept_in)

@@ -11,9 +11,11 @@ from coupons.views.finance import (
     IssuanceDetailView,
     ReceiptCreateView,
     ReceiptDetailView,
+    RequisitionCancelView,
     RequisitionCreateView,
     RequisitionDetailView,
     RequisitionListView,
+    StockVoidView,
 )
 from coupons.views.ledger import DocumentRedirectView, LedgerCsvView, LedgerMixin, LedgerPdfView, LedgerView
 from coupons.views.mailing import (
@@ -102,6 +104,7 @@ __all__ = [
     "RedemptionDayView",
     "RedemptionDetailView",
     "ReportsView",
+    "RequisitionCancelView",
     "RequisitionCreateView",
     "RequisitionDetailView",
     "RequisitionListView",
@@ -111,6 +114,7 @@ __all__ = [
     "ScannerListView",
     "SeriesCreateView",
     "SeriesDetailView",
+    "StockVoidView",
     "TableChooserView",
     "TableScreenView",
     "TodayView",

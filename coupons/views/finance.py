@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.views.generic import TemplateView
 
+from compliance.people import person_name
 from compliance.roles import Capability, has_capability
 from compliance.services import CoSigner
 from compliance.views import found_or_404
@@ -91,6 +92,10 @@ class RequisitionListView(CouponPage, TemplateView):
         return context
 
 
+def _requisition_words(r: CouponRequisition) -> str:
+    return f"{r} — {r.program.name}"
+
+
 class RequisitionCreateView(CouponFormView):
     form_class = f.RequisitionForm
     capability = Capability.REQUISITION_COUPONS
@@ -98,6 +103,22 @@ class RequisitionCreateView(CouponFormView):
     citation = "525.21(g)"
     submit_label = "Complete and sign"
     intro = "Your estimate for the gaming day or promotion; a finance supervisor authorizes it."
+
+    def issuable(self) -> list[Any]:
+        if not hasattr(self, "_issuable"):
+            self._issuable = selectors.issuable_series(self.facility, gaming_today(self.facility))
+        return self._issuable
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        kwargs = super().get_form_kwargs()
+        kwargs["issuable"] = self.issuable()
+        return kwargs
+
+    def facts(self) -> list[tuple[str, Any]]:
+        offered = "; ".join(f"{s.program.name} {s.denomination} ({s.name}, expires {s.expires_on:%-d %b %Y})"
+                            for s in self.issuable())
+        return [("Finance can issue now", offered or "Nothing: no series is approved, unexpired and in finance "
+                 "stock (§ 525.21(b), (i)). Ask finance to receive coupons before requisitioning.")]
 
     def perform(self, form: Any) -> str:
         data = form.cleaned_data
@@ -110,29 +131,89 @@ class RequisitionCreateView(CouponFormView):
         return requisition.get_absolute_url()
 
 
+def _cancellation_words(r: CouponRequisition) -> str:
+    cancellation = r.cancellation_or_none
+    if cancellation is None:
+        return "—"
+    return f"{cancellation.cancelled_on:%d %b %Y} by {person_name(cancellation.created_by)}: {cancellation.reason}"
+
+
+def may_cancel(user: Any, r: CouponRequisition) -> bool:
+    """The Cancel action is offered where the service would accept it: nothing issued, not cancelled, and the
+    marketing supervisor who completed it or a finance supervisor."""
+    if r.cancellation_or_none is not None or r.is_superseded or r.issuances.all():
+        return False
+    prepared_by = next((sig.signer_id for sig in r.signature_list() if sig.slot == "requisitioned"), None)
+    return (prepared_by == user.pk and has_capability(user, Capability.REQUISITION_COUPONS)) or has_capability(
+        user, Capability.ISSUE_COUPONS)
+
+
 class RequisitionDetailView(DocumentDetailView):
     model = CouponRequisition
     title = "Requisition"
     citation = "525.21(g)"
 
+    def get_object(self) -> Any:
+        return found_or_404(selectors.requisition_in(self.facility, self.kwargs["pk"]), "requisition")
+
     def facts(self, r: Any) -> list[tuple[str, Any]]:
         issued = sum(i.quantity for i in r.issuances.all())
         return [
+            ("Program", r.program.name),
             ("Date prepared, (g)(1)", f"{r.prepared_on:%d %b %Y}"),
             ("Needed for, (g)(2)", f"{r.needed_for:%d %b %Y}" + (f" — {r.promotion}" if r.promotion else "")),
             ("Denomination and quantity, (g)(3)", f"{r.quantity:,} × {format_cents(r.denomination_cents)}"),
             ("Issued so far", f"{issued:,}"),
+            *([("Cancelled", _cancellation_words(r))] if r.cancellation_or_none else []),
         ]
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         record = context["record"]
+        context["title"] = _requisition_words(record)
         outstanding = record.quantity - sum(i.quantity for i in record.issuances.all())
-        if record.is_complete and outstanding > 0 and has_capability(self.request.user, Capability.ISSUE_COUPONS):
-            context["actions"] = [("Issue coupons against this requisition",
-                                   reverse("coupons:issuance-create", args=[record.pk]))]
+        actions = []
+        if (record.is_complete and outstanding > 0 and record.cancellation_or_none is None
+                and has_capability(self.request.user, Capability.ISSUE_COUPONS)):
+            actions.append(("Issue coupons against this requisition",
+                            reverse("coupons:issuance-create", args=[record.pk])))
+        if may_cancel(self.request.user, record):
+            actions.append(("Cancel this requisition", reverse("coupons:requisition-cancel", args=[record.pk])))
+        context["actions"] = actions
         context["related"] = [(str(i), i.get_absolute_url()) for i in record.issuances.all()]
         return context
+
+
+class RequisitionCancelView(CouponFormView):
+    """Cancel a requisition nothing was issued against, so no signed requisition waits for ever (§ 525.21(g))."""
+
+    form_class = f.RequisitionCancelForm
+    capability = Capability.REQUISITION_COUPONS
+    title = "Cancel a requisition"
+    citation = ("525.21(g)", "525.21(h)")
+    submit_label = "Cancel the requisition and sign"
+    intro = ("The requisition stays as it was signed; the cancellation is recorded with it, with your reason, and "
+             "nothing can be issued against it any more.")
+
+    @classmethod
+    def allows(cls, user: Any, method: str = "GET") -> bool:
+        """The marketing supervisor who completed it or a finance supervisor; the service checks which."""
+        return has_capability(user, Capability.REQUISITION_COUPONS) or has_capability(user, Capability.ISSUE_COUPONS)
+
+    def find_records(self) -> None:
+        self.requisition = found_or_404(selectors.requisition_in(self.facility, self.kwargs["pk"]), "requisition")
+
+    def facts(self) -> list[tuple[str, Any]]:
+        r = self.requisition
+        return [("Requisition", _requisition_words(r)),
+                ("Status", "Cancelled " + _cancellation_words(r) if r.cancellation_or_none else
+                 "Authorized" if r.is_complete else "Not authorized yet")]
+
+    def perform(self, form: Any) -> str:
+        services.requisition_cancel(requisition=self.requisition, reason=form.cleaned_data["reason"],
+                                    user=self.request.user, password=form.cleaned_data["password"])
+        messages.success(self.request, f"Requisition #{self.requisition.pk} is cancelled.")
+        return self.requisition.get_absolute_url()
 
 
 class IssuanceCreateView(CouponFormView):
@@ -144,8 +225,7 @@ class IssuanceCreateView(CouponFormView):
     intro = "Record the serials before handing the coupons to the marketing supervisor."
 
     def find_records(self) -> None:
-        self.requisition = found_or_404(selectors.document_in(CouponRequisition, self.facility, self.kwargs["pk"]),
-                                        "requisition")
+        self.requisition = found_or_404(selectors.requisition_in(self.facility, self.kwargs["pk"]), "requisition")
 
     def get_form_kwargs(self) -> dict[str, Any]:
         kwargs = super().get_form_kwargs()
@@ -163,7 +243,9 @@ class IssuanceCreateView(CouponFormView):
 
     def facts(self) -> list[tuple[str, Any]]:
         r = self.requisition
-        return [("Requisition", str(r)), ("Status", "Authorized" if r.is_complete else "NOT authorized yet")]
+        status = ("CANCELLED " + _cancellation_words(r) if r.cancellation_or_none
+                  else "Authorized" if r.is_complete else "NOT authorized yet")
+        return [("Requisition", _requisition_words(r)), ("Status", status)]
 
     def get_form(self, form_class: Any = None) -> Any:
         form = super().get_form(form_class)
@@ -202,8 +284,34 @@ class IssuanceDetailView(DocumentDetailView):
 
     def facts(self, r: Any) -> list[tuple[str, Any]]:
         return [
-            ("Requisition", str(r.requisition)),
+            ("Requisition", _requisition_words(r.requisition)),
             ("Gaming day", f"{r.gaming_date:%d %b %Y}"),
             ("Denomination and quantity, (h)(2)", f"{r.quantity:,} × {r.series.denomination}"),
             ("Voided, (h)(4)", f"{r.voided_quantity:,}"),
         ]
+
+
+class StockVoidView(CouponFormView):
+    """Finance's supervisor voids coupons in finance's stock (§ 525.21(h)(4), (i)): the same service and refusals
+    as marketing's voids, which refuse the coupons marketing holds."""
+
+    form_class = f.VoidForm
+    capability = Capability.ISSUE_COUPONS
+    title = "Void coupons in finance stock"
+    citation = ("525.21(h)", "525.21(i)")
+    submit_label = "Void and sign"
+    intro = ("Coupons not issued to marketing are controlled by a finance supervisor (§ 525.21(i)), who voids them "
+             "with the reason. Coupons marketing holds are voided by a marketing supervisor on its day.")
+
+    def facts(self) -> list[tuple[str, Any]]:
+        stock = selectors.finance_stock(self.facility)
+        return [("In finance stock", "; ".join(f"{r.series.span(r.first_serial, r.last_serial)} ({r.series.name})"
+                                               for r in stock) or "Nothing")]
+
+    def perform(self, form: Any) -> str:
+        data = form.cleaned_data
+        spans = parse_serials(data["serials"], data["series"])
+        void = services.coupons_void(facility=self.facility, series=data["series"], spans=spans,
+                                     reason=data["reason"], user=self.request.user, password=data["password"])
+        messages.success(self.request, f"{void.quantity:,} coupons voided in finance stock.")
+        return reverse("coupons:stock-void")

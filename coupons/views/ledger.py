@@ -13,7 +13,7 @@ from django.views.generic import TemplateView
 
 from compliance.chain import integrity_cell
 from compliance.documents import printed_for
-from compliance.exports import safe_csv_writer
+from compliance.exports import csv_response, safe_csv_writer, xlsx_bytes, xlsx_response
 from compliance.views import EchoBuffer, found_or_404
 from coupons import forms as f
 from coupons import reports, selectors
@@ -61,27 +61,39 @@ class LedgerView(LedgerMixin, TemplateView):
 
 class LedgerCsvView(LedgerMixin, View):
     title = "Ledger (CSV)"
+    extension = "csv"
 
-    def get(self, request: HttpRequest) -> StreamingHttpResponse:
+    def export_rows(self) -> Iterator[list[Any]]:
+        """The filtered ledger as the export's rows (the header first), streamed in chunks."""
         rows = selectors.ledger_rows(self.facility, self.filter_form().filters())
+        yield ["occurred_at", "gaming_date", "entry", "series", "denomination", "serials", "quantity", "from_state",
+               "to_state", "reason", "document", "signed_by", "integrity",
+               *[f"balance_{s}" for s in selectors.LEDGER_STATES]]
+        for row in rows:
+            yield [
+                timezone.localtime(row["occurred_at"]).isoformat(), row["gaming_date"].isoformat(),
+                row["kind_label"], row["series_name"], row["denomination"], row["span"], row["quantity"],
+                row["from_state"], row["to_state"], row["reason"], row["document_name"], "; ".join(row["signers"]),
+                integrity_cell(row["altered"]), *row["balances"],
+            ]
+
+    def filename(self) -> str:
+        return f"coupon-ledger-{self.facility.code}.{self.extension}"
+
+    def get(self, request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
         writer = safe_csv_writer(EchoBuffer())
-        states = selectors.LEDGER_STATES
+        return csv_response(self.filename(), (writer.writerow(row) for row in self.export_rows()))
 
-        def lines() -> Iterator[str]:
-            yield writer.writerow(["occurred_at", "gaming_date", "entry", "series", "denomination", "serials",
-                                   "quantity", "from_state", "to_state", "reason", "document", "signed_by",
-                                   "integrity", *[f"balance_{s}" for s in states]])
-            for row in rows:
-                yield writer.writerow([
-                    timezone.localtime(row["occurred_at"]).isoformat(), row["gaming_date"].isoformat(),
-                    row["kind_label"], row["series_name"], row["denomination"], row["span"], row["quantity"],
-                    row["from_state"], row["to_state"], row["reason"], row["document_name"], "; ".join(row["signers"]),
-                    integrity_cell(row["altered"]), *row["balances"],
-                ])
 
-        response = StreamingHttpResponse(lines(), content_type="text/csv")
-        response["Content-Disposition"] = f'attachment; filename="coupon-ledger-{self.facility.code}.csv"'
-        return response
+class LedgerXlsxView(LedgerCsvView):
+    """The same rows as an Excel workbook (the counts and balances as numbers)."""
+
+    title = "Ledger (Excel)"
+    extension = "xlsx"
+
+    def get(self, request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
+        header, *rows = self.export_rows()
+        return xlsx_response(self.filename(), xlsx_bytes([], [("", header, rows)], sheet="Coupon ledger"))
 
 
 class LedgerPdfView(LedgerMixin, View):

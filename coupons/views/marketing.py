@@ -42,6 +42,7 @@ class TodayView(CouponPage, TemplateView):
             kept=kept,
             held=list(selectors.held_by_marketing(self.facility)),
             expired=selectors.expired_held(self.facility, today),
+            expiring=selectors.expiring_held(self.facility, today),
             preview=selectors.reconciliation_preview(self.facility, today),
             distribution_form=f.DistributionForm(facility=self.facility),
             void_form=f.VoidForm(facility=self.facility),
@@ -114,7 +115,7 @@ class ReconciliationView(CouponFormView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        context.update(data=self.preview, day=self.day)
+        context.update(data=self.preview, day=self.day, expiring=selectors.expiring_held(self.facility, self.day))
         return context
 
     def perform(self, form: Any) -> str:
@@ -126,12 +127,6 @@ class ReconciliationView(CouponFormView):
             receiver=self.cosigner(form),
         )
         messages.success(self.request, f"The reconciliation form for {self.day:%d %b %Y} is signed; the day is closed.")
-        expiring = [r for r in selectors.held_by_marketing(self.facility) if r.series.expires_on <= self.day]
-        if data["disposition"] == "keep" and expiring:
-            messages.warning(self.request, (
-                "Kept overnight, but they expire tonight: "
-                + ", ".join(f"{r.series.span(r.first_serial, r.last_serial)} ({r.series.name})" for r in expiring)
-                + ". Expired coupons go back to finance tomorrow, before anything else (§ 525.21(k))."))
         return reverse("coupons:reconciliation", args=[self.day.isoformat()])
 
 

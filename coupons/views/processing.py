@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from django.contrib import messages
+from django.http import HttpResponse
 from django.urls import reverse
 from django.views.generic import TemplateView
 
+from compliance.bounds import EARLIEST_DAY, LATEST_DAY
 from compliance.roles import Capability, has_capability
 from compliance.views import ServiceFormView, found_or_404
 from coupons import forms as f
@@ -16,12 +19,15 @@ from coupons.days import today as gaming_today
 from coupons.models import (
     CouponInventory,
     CouponSeries,
-    CouponState,
     FinanceDayProcessing,
     format_cents,
 )
 from coupons.ranges import parse_serials
 from coupons.views._base import CouponFormView, CouponPage, DocumentDetailView, parse_day
+
+
+def _coupons(n: int, cents: int) -> str:
+    return f"{n:,} ({format_cents(n * cents)})"
 
 
 class ProcessView(CouponFormView):
@@ -32,47 +38,105 @@ class ProcessView(CouponFormView):
     title = "Finance daily processing"
     citation = "525.21(m)"
     submit_label = "Reconcile, cancel and sign"
-    intro = ("Count and examine the returned, voided and redeemed coupons, review the signatures, then sign: "
-             "voided and redeemed coupons are cancelled and returned coupons go back to stock.")
+    intro = ("Count and examine the returned, voided and redeemed coupons of each denomination, review the "
+             "signatures, then sign: voided and redeemed coupons are cancelled and returned coupons go back to stock. "
+             "A count that differs from the ledger is asked again before it is signed.")
+    first_count: dict[int, dict[str, int]] | None = None
+
+    def day(self) -> date:
+        """The day processed: the one typed on the form being posted, else the address's, else today."""
+        if not hasattr(self, "_day"):
+            typed = self.request.POST.get("gaming_date", "") if self.request.method == "POST" else ""
+            asked = self.request.GET.get("day")
+            self._day = (_read_day(typed) or (parse_day(asked) if asked else None)
+                         or gaming_today(self.facility))
+        return self._day
+
+    def figures(self) -> tuple[list[Any], dict[int, dict[str, int]], dict[int, Any]]:
+        if not hasattr(self, "_figures"):
+            day = self.day()
+            self._figures = (selectors.day_figures(self.facility, day),
+                             selectors.awaiting_processing(self.facility, day),
+                             selectors.to_date_by_denomination(self.facility, through=day))
+        return self._figures
+
+    def denominations(self) -> list[int]:
+        """Those finance counts: the denominations marketing handled that day or with coupons awaiting it."""
+        figures, awaiting, _ = self.figures()
+        return sorted({fig.denomination_cents for fig in figures} | set(awaiting))
 
     def get_initial(self) -> dict[str, Any]:
-        day = self.request.GET.get("day")
-        return {"gaming_date": parse_day(day) if day else gaming_today(self.facility)}
+        return {"gaming_date": self.day()}
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        kwargs = super().get_form_kwargs()
+        kwargs["denominations"] = self.denominations()
+        return kwargs
 
     def facts(self) -> list[tuple[str, Any]]:
-        day = self.get_initial()["gaming_date"]
-        figures = selectors.day_figures(self.facility, day)
-        pending = selectors.state_totals(self.facility)
+        day = self.day()
+        figures, awaiting, to_date = self.figures()
+        by_denomination = {fig.denomination_cents: fig for fig in figures}
         voided = selectors.voided_on(self.facility, day)
-
-        def coupons(n: int, cents: int) -> str:
-            return f"{n:,} ({format_cents(n * cents)})"
-
-        return [
-            ("Gaming day", f"{day:%a %d %b %Y}"),
-            *[(f"{fig.denomination} coupons",
-               f"given to marketing {coupons(fig.to_distribute, fig.denomination_cents)} = returned "
-               f"{coupons(fig.returned, fig.denomination_cents)} + voided by marketing "
-               f"{coupons(fig.voided, fig.denomination_cents)} + distributed "
-               f"{coupons(fig.distributed, fig.denomination_cents)} + kept {coupons(fig.remaining, fig.denomination_cents)}")
-              for fig in figures],
-            *[(f"{format_cents(cents)} voided",
-               f"{at_finance:,} by finance at issuance or in stock (§ 525.21(h)(4): never marketing's), "
-               f"{by_marketing:,} by marketing from what it held (§ 525.21(j)(6))")
-              for cents, (at_finance, by_marketing) in sorted(voided.items())],
-            ("Awaiting processing", ", ".join(
-                f"{format_cents(d)}: {row[CouponState.RETURNED]:,} returned, {row[CouponState.VOIDED]:,} voided, "
-                f"{row[CouponState.REDEEMED]:,} redeemed" for d, row in sorted(pending.items())) or "Nothing"),
-        ]
+        lines: list[tuple[str, Any]] = [("Gaming day", f"{day:%a %d %b %Y}")]
+        for cents in sorted(set(by_denomination) | set(awaiting) | set(to_date)):
+            label = format_cents(cents)
+            fig = by_denomination.get(cents)
+            if fig is not None:
+                lines.append((f"{label} coupons",
+                              f"given to marketing {_coupons(fig.to_distribute, cents)} = returned "
+                              f"{_coupons(fig.returned, cents)} + voided by marketing {_coupons(fig.voided, cents)} + "
+                              f"distributed {_coupons(fig.distributed, cents)} + kept "
+                              f"{_coupons(fig.remaining, cents)}"))
+            if cents in voided:
+                at_finance, by_marketing = voided[cents]
+                lines.append((f"{label} voided",
+                              f"{at_finance:,} by finance at issuance or in stock (§ 525.21(h)(4): never marketing's), "
+                              f"{by_marketing:,} by marketing from what it held (§ 525.21(j)(6))"))
+            if cents in awaiting:
+                waiting = awaiting[cents]
+                lines.append((f"{label} awaiting processing (count these)",
+                              f"{waiting['returned']:,} returned, {waiting['voided']:,} voided, "
+                              f"{waiting['redeemed']:,} redeemed"))
+            if cents in to_date:
+                so_far = to_date[cents]
+                lines.append((f"{label} to date, (m)(3)",
+                              f"given to marketing {so_far.given:,}, distributed {so_far.distributed:,}, "
+                              f"redeemed {so_far.redeemed:,}"))
+        if not awaiting:
+            lines.append(("Awaiting processing", "Nothing"))
+        return lines
 
     def perform(self, form: Any) -> str:
         data = form.cleaned_data
-        processing = services.finance_day_process(facility=self.facility, user=self.request.user, **data)
+        try:
+            processing = services.finance_day_process(
+                facility=self.facility, user=self.request.user, gaming_date=data["gaming_date"],
+                counted=form.counts(), first_count=data["first_count"], count_explanation=data["count_explanation"],
+                restock_location=data["restock_location"], notes=data["notes"], password=data["password"])
+        except services.CountDiffers as refusal:
+            self.first_count = refusal.counts
+            raise
         if processing.variance:
             messages.warning(self.request, "A variance was found: an exception report went to internal audit.")
         else:
             messages.success(self.request, "The day reconciles.")
         return processing.get_absolute_url()
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        if self.first_count is not None:
+            # The page carries the count just refused, so the next submission is compared with it.
+            form.data = form.data.copy()
+            form.data[form.add_prefix("first_count")] = f.write_counts(self.first_count)
+        return super().form_invalid(form)
+
+
+def _read_day(value: str) -> date | None:
+    try:
+        day = date.fromisoformat(value)
+    except ValueError:
+        return None
+    return day if EARLIEST_DAY <= day <= LATEST_DAY else None
 
 
 class ProcessingDetailView(DocumentDetailView):
@@ -81,15 +145,35 @@ class ProcessingDetailView(DocumentDetailView):
     citation = "525.21(m)"
 
     def facts(self, p: Any) -> list[tuple[str, Any]]:
-        return [
+        lines: list[tuple[str, Any]] = [
             ("Given to marketing", f"{p.given_to_marketing:,}"),
             ("Returned + voided + distributed (ledger) + kept (held by marketing at the day's end)",
              f"{p.returned:,} + {p.voided:,} + {p.distributed:,} + {p.carried_forward:,}"),
-            ("Counted: returned / voided / redeemed",
-             f"{p.counted_returned:,} / {p.counted_voided:,} / {p.counted_redeemed:,}"),
-            ("Distributed to date vs redeemed to date", f"{p.distributed_to_date:,} vs {p.redeemed_to_date:,}"),
+        ]
+        figures = list(p.figures.all())
+        for fig in figures:
+            lines += [
+                (f"{fig.denomination} coupons",
+                 f"given to marketing {fig.given_to_marketing:,} = returned {fig.returned:,} + voided {fig.voided:,} + "
+                 f"distributed {fig.distributed:,} + kept {fig.kept:,}"),
+                (f"{fig.denomination} counted: returned / voided / redeemed",
+                 f"{fig.counted_returned:,} / {fig.counted_voided:,} / {fig.counted_redeemed:,} (the ledger had "
+                 f"{fig.awaiting_returned:,} / {fig.awaiting_voided:,} / {fig.awaiting_redeemed:,})"),
+                (f"{fig.denomination} to date, (m)(3)",
+                 f"given to marketing {fig.given_to_date:,}, distributed {fig.distributed_to_date:,}, redeemed "
+                 f"{fig.redeemed_to_date:,}"),
+            ]
+        if not figures:  # processed before the figures were kept by denomination
+            lines += [
+                ("Counted: returned / voided / redeemed",
+                 f"{p.counted_returned:,} / {p.counted_voided:,} / {p.counted_redeemed:,}"),
+                ("Distributed to date vs redeemed to date", f"{p.distributed_to_date:,} vs {p.redeemed_to_date:,}"),
+            ]
+        return [
+            *lines,
             ("Variance", f"{p.variance:,}"),
             ("What differs", getattr(selectors.exception_report_of(p), "description", "—")),
+            ("Why finance's count differs", p.count_explanation or "—"),
             ("Notes", p.notes or "—"),
         ]
 

@@ -108,8 +108,8 @@ def test_audit_csv_exports_what_the_filters_show(
         "/audit/export.csv", {"model": "testapp.TwoPersonForm", "object_id": form.pk}
     )
     assert response.status_code == 200
-    assert response["Content-Type"] == "text/csv"
-    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
     assert rows[0][:4] == ["occurred_at", "user", "credential", "action"]
     assert len(rows) == 2
     assert rows[1][1] == marketing_supervisor.profile.full_name

@@ -144,7 +144,7 @@ def test_two_finance_members_processing_the_same_day_one_is_told_in_words(
 
     def process(user: Any) -> Callable[[], Any]:
         return lambda: services.finance_day_process(
-            facility=program.facility, gaming_date=TODAY, counted_returned=0, counted_voided=0, counted_redeemed=0,
+            facility=program.facility, gaming_date=TODAY, counted={2500: {"returned": 0, "voided": 0, "redeemed": 0}},
             user=user, password=PASSWORD,
         )
 

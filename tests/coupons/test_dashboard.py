@@ -43,9 +43,9 @@ def test_expired_coupons_held_and_overdue_exception_reports_show_on_the_dashboar
     services.finance_day_process(
         facility=program.facility,
         gaming_date=TODAY,
-        counted_returned=18,
-        counted_voided=0,
-        counted_redeemed=0,
+        counted={2500: {"returned": 18, "voided": 0, "redeemed": 0}},
+        first_count={2500: {"returned": 18, "voided": 0, "redeemed": 0}},
+        count_explanation="Two missing from the return envelope",
         user=finance_staff,
         password=PASSWORD,
         restock_location=program.vault,
@@ -56,9 +56,15 @@ def test_expired_coupons_held_and_overdue_exception_reports_show_on_the_dashboar
 
 
 def test_marketing_sees_expired_coupons_to_return(
-    program, finance_supervisor, compliance_officer, receive, requisition, marketing_supervisor, client_for
+    program, finance_supervisor, compliance_officer, receive, requisition, marketing_supervisor, client_for,
+    monkeypatch,
 ):
+    from coupons.services import marketing_day
     from tests.coupons.conftest import approve, make_series
+
+    # Coupons expiring tonight are no longer kept overnight (§ 525.21(k), coupons.services.marketing_day); expired
+    # coupons in marketing's hands come from a day closed before that rule (or a correction approved later).
+    monkeypatch.setattr(marketing_day, "_require_nothing_expiring_kept", lambda *args: None)
 
     short = make_series(
         program.facility, program.program, finance_supervisor, code="mpx", prefix="MX", expires_on=TODAY

@@ -80,12 +80,21 @@ def test_the_list_is_screened_and_released_without_the_excluded(campaign, compli
     signature_sign(record=released, slot="list_received", user=finance_staff, password=PASSWORD)
 
     client = client_for(finance_staff)
-    rows = list(csv.DictReader(io.StringIO(b"".join(client.get(f"/coupons/mailings/{campaign.pk}/list.csv")
-                                                     .streaming_content).decode())))
+    listed = client.get(f"/coupons/mailings/{campaign.pk}/list.csv")
+    assert listed["Content-Type"] == "text/csv; charset=utf-8"
+    data = b"".join(listed.streaming_content)
+    assert data.startswith("\ufeff".encode())  # the byte order mark: Excel reads the names in UTF-8
+    rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
     assert [r["serial"] for r in rows] == ["MP-0000001", "MP-0000002", "MP-0000003", "MP-0000004"]
     assert set(rows[0]) == {"patron_name", "address", "city", "state", "zip", "denomination", "expiration_date",
                             "serial"}
     assert "Robert" not in "".join(r["patron_name"] for r in rows)
+    from openpyxl import load_workbook
+
+    workbook = client.get(f"/coupons/mailings/{campaign.pk}/list.xlsx")
+    cells = [[c.value for c in row] for row in load_workbook(io.BytesIO(workbook.content)).active.iter_rows()]
+    assert cells[0] == list(rows[0]) and [row[-1] for row in cells[1:]] == [r["serial"] for r in rows]
+    assert f"/coupons/mailings/{campaign.pk}/list.xlsx" in client.get(f"/coupons/mailings/{campaign.pk}/").content.decode()
     proofs = client.get(f"/coupons/mailings/{campaign.pk}/proofs.pdf?part=1")
     assert proofs.status_code == 200 and proofs.content.startswith(b"%PDF")
     SHOTS.mkdir(parents=True, exist_ok=True)

@@ -73,6 +73,9 @@ class Model:
         for n in range(first, last + 1):
             self.state[series][n] = value
 
+    def set_each(self, series: int, serials: list[int], value: str) -> None:
+        self.state[series].update(dict.fromkeys(serials, value))
+
     def count(self, value: str) -> int:
         return sum(1 for per_series in self.state for s in per_series.values() if s == value)
 
@@ -121,30 +124,22 @@ def _attempt_named(name: str, expected_ok: bool, call: Any) -> bool:
 
 
 def _return_expired_first(c: dict[str, Any], model: Model, complete: dict[str, Any]) -> None:
-    """Expired coupons marketing holds block the form until they go back (§ 525.21(k))."""
-    facility = c["program"].facility
-    expired_held = any(
-        s == S.ISSUED and series.is_expired_on(model.day)
-        for i, series in enumerate(c["series"])
-        for s in model.state[i].values()
-    )
-    if not expired_held:
+    """Expired coupons marketing holds block the form until they go back, and so do coupons expiring tonight when
+    the rest is kept: they cannot be used the next day (§ 525.21(k))."""
+    keep = complete["disposition"] == "keep"
+    blocking = [(i, series) for i, series in enumerate(c["series"])
+                if (series.is_expired_on(model.day) or (keep and series.expires_on == model.day))
+                and S.ISSUED in model.state[i].values()]
+    if not blocking:
         return
-    with pytest.raises(ValidationError, match="Expired coupons must be returned"):
+    with pytest.raises(ValidationError, match=r"Expired coupons must be returned|cannot be kept"):
         services.reconciliation_complete(**complete)
-    services.return_record(
-        facility=facility,
-        user=c["mkt"],
-        password=PASSWORD,
-        gaming_date=model.day,
-        expired_only=True,
-        receiver=services.CoSigner(c["fin"], PASSWORD),
-    )
-    for i, series in enumerate(c["series"]):
-        if series.is_expired_on(model.day):
-            for n, s in model.state[i].items():
-                if s == S.ISSUED:
-                    model.state[i][n] = S.RETURNED
+    for i, series in blocking:
+        held = sorted(n for n, s in model.state[i].items() if s == S.ISSUED)
+        services.return_record(facility=c["program"].facility, user=c["mkt"], password=PASSWORD,
+                               gaming_date=model.day, spans={series: [(n, n) for n in held]},
+                               receiver=services.CoSigner(c["fin"], PASSWORD))
+        model.set_each(i, held, S.RETURNED)
 
 
 def _complete_form(c: dict[str, Any], model: Model, complete: dict[str, Any], held: int) -> None:
@@ -163,16 +158,13 @@ def _complete_form(c: dict[str, Any], model: Model, complete: dict[str, Any], he
 
 
 def _process_day(c: dict[str, Any], model: Model, keep: bool, held: int) -> None:
-    processing = services.finance_day_process(
-        facility=c["program"].facility,
-        gaming_date=model.day,
-        counted_returned=model.count(S.RETURNED),
-        counted_voided=model.count(S.VOIDED),
-        counted_redeemed=model.count(S.REDEEMED),
-        user=c["fin_staff"],
-        password=PASSWORD,
-        restock_location=c["program"].vault,
-    )
+    # Finance's count by denomination (the two series have one each): what the model holds in each state.
+    counted = {series.denomination_cents: {state: sum(1 for s in model.state[i].values() if s == state)
+                                           for state in ("returned", "voided", "redeemed")}
+               for i, series in enumerate(c["series"])}
+    processing = services.finance_day_process(facility=c["program"].facility, gaming_date=model.day, counted=counted,
+                                              user=c["fin_staff"], password=PASSWORD,
+                                              restock_location=c["program"].vault)
     assert processing.variance == 0
     # Against the model, not against the record's own sum: what marketing was given and what it kept.
     assert processing.given_to_marketing == model.carried_in + model.issued_today
@@ -407,7 +399,7 @@ def _process_ahead(step: _Step) -> None:
 
     def process(day: date) -> Any:
         return lambda: services.finance_day_process(
-            facility=step.facility, gaming_date=day, counted_returned=0, counted_voided=0, counted_redeemed=0,
+            facility=step.facility, gaming_date=day, counted={2500: {"returned": 0, "voided": 0, "redeemed": 0}},
             user=c["fin_staff"], password=PASSWORD, restock_location=c["program"].vault)
 
     _attempt_named("processing tomorrow", False, process(step.model.day + timedelta(days=1)))

@@ -51,7 +51,7 @@ def test_coupons_issued_today_for_tomorrow_are_on_todays_form_and_carried_into_t
         password=PASSWORD, disposition="keep", kept_in=program.marketing_safe,
     )
     processing = services.finance_day_process(
-        facility=program.facility, gaming_date=TODAY, counted_returned=0, counted_voided=0, counted_redeemed=0,
+        facility=program.facility, gaming_date=TODAY, counted={2500: {"returned": 0, "voided": 0, "redeemed": 0}},
         user=finance_staff, password=PASSWORD,
     )
     assert (processing.variance, processing.given_to_marketing, processing.carried_forward) == (0, 30, 30)
@@ -63,8 +63,8 @@ def test_coupons_issued_today_for_tomorrow_are_on_todays_form_and_carried_into_t
             password=PASSWORD, receiver=services.CoSigner(finance_supervisor, PASSWORD),
         )
         processing = services.finance_day_process(
-            facility=program.facility, gaming_date=TOMORROW, counted_returned=30, counted_voided=0,
-            counted_redeemed=0, user=finance_staff, password=PASSWORD, restock_location=program.vault,
+            facility=program.facility, gaming_date=TOMORROW, counted={2500: {"returned": 30, "voided": 0, "redeemed": 0}},
+            user=finance_staff, password=PASSWORD, restock_location=program.vault,
         )
     assert (processing.variance, processing.given_to_marketing, processing.returned) == (0, 30, 30)
     assert not ExceptionReport.objects.exists()
@@ -85,7 +85,7 @@ def test_returning_at_todays_close_what_was_issued_ahead_processes_without_error
         password=PASSWORD, receiver=services.CoSigner(finance_supervisor, PASSWORD),
     )
     processing = services.finance_day_process(
-        facility=program.facility, gaming_date=TODAY, counted_returned=30, counted_voided=0, counted_redeemed=0,
+        facility=program.facility, gaming_date=TODAY, counted={2500: {"returned": 30, "voided": 0, "redeemed": 0}},
         user=finance_staff, password=PASSWORD, restock_location=program.vault,
     )
     assert (processing.variance, processing.returned, processing.carried_forward) == (0, 30, 0)
@@ -143,7 +143,7 @@ def test_finance_finds_a_ledger_movement_the_signed_form_and_the_holdings_do_not
     )
     _stray_distribution_line(program, issuance, 1, 3)
     processing = services.finance_day_process(
-        facility=program.facility, gaming_date=TODAY, counted_returned=0, counted_voided=0, counted_redeemed=0,
+        facility=program.facility, gaming_date=TODAY, counted={2500: {"returned": 0, "voided": 0, "redeemed": 0}},
         user=finance_staff, password=PASSWORD,
     )
     # Marketing still holds all ten (the ranges): three "distributed" coupons are not accounted for.
@@ -170,7 +170,7 @@ def test_a_form_whose_count_disagrees_with_the_coupons_kept_shows_as_a_variance(
         password=PASSWORD, disposition="keep", kept_in=program.marketing_safe, variation_explanation="two missing",
     )
     processing = services.finance_day_process(
-        facility=program.facility, gaming_date=TODAY, counted_returned=0, counted_voided=0, counted_redeemed=0,
+        facility=program.facility, gaming_date=TODAY, counted={2500: {"returned": 0, "voided": 0, "redeemed": 0}},
         user=finance_staff, password=PASSWORD,
     )
     assert processing.variance == 2

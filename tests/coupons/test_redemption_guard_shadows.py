@@ -42,8 +42,8 @@ def test_a_shadowed_processing_table_still_closes_the_day(program, handed_out, c
     services.reconciliation_complete(facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 0},
                                      user=marketing_supervisor, password=PASSWORD,
                                      receiver=services.CoSigner(finance_supervisor, PASSWORD))
-    services.finance_day_process(facility=program.facility, gaming_date=TODAY, counted_returned=0, counted_voided=0,
-                                 counted_redeemed=1, user=finance_staff, password=PASSWORD)
+    services.finance_day_process(facility=program.facility, gaming_date=TODAY, counted={2500: {"redeemed": 1}},
+                                 user=finance_staff, password=PASSWORD)
     with pytest.raises(DatabaseError, match="coupon_day_closed"), transaction.atomic():
         shadow("coupons_financedayprocessing")  # empty: a guard reading it by bare name would see no day processed
         with connection.cursor() as cursor:

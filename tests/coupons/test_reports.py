@@ -97,7 +97,7 @@ def test_a_draft_form_prints_as_a_draft_with_a_blank_signature_block(program, re
 
 def test_the_ledger_exports_as_csv_and_pdf(program, closed_day, client_for, finance_supervisor):
     client = client_for(finance_supervisor)
-    csv_text = b"".join(client.get(reverse("coupons:ledger-csv")).streaming_content).decode()
+    csv_text = b"".join(client.get(reverse("coupons:ledger-csv")).streaming_content).decode("utf-8-sig")
     header, *rows = csv_text.strip().splitlines()
     assert header.startswith("occurred_at,gaming_date,entry") and "balance_in_stock" in header
     assert any("MP-0100053–MP-0100200" in row for row in rows)
@@ -126,3 +126,25 @@ def test_the_ledger_pdf_keeps_long_values_inside_their_columns():
     text = assert_clean_pdf(pdf)
     assert "999,999,999" in text and "123,456,791" in text and "$1,000,000.00" in text
     assert "ALTERED SINCE SIGNED" in text and "1 November 2026 to 3 November 2026" in text
+
+
+def test_the_ledger_downloads_as_csv_with_the_mark_and_as_xlsx_with_a_formula_reason_kept_as_text(
+        program, receive, issue, marketing_supervisor, client_for, finance_supervisor):
+    from tests.compliance.test_exports import HOSTILE, assert_csv, workbook_rows
+
+    receive(100001, 101000)
+    issue(100001, 100200)
+    services.coupons_void(facility=program.facility, series=program.series, spans=[(100051, 100052)], reason=HOSTILE,
+                          user=marketing_supervisor, password=PASSWORD)
+    client = client_for(finance_supervisor)
+    rows = assert_csv(client.get(reverse("coupons:ledger-csv")))
+    reason = rows[0].index("reason")
+    assert [row[reason] for row in rows if row[reason].startswith("'=")] == [f"'{HOSTILE}"]
+    sheet, cells = workbook_rows(client.get(reverse("coupons:ledger-xlsx")))
+    header = [c.value for c in cells[0]]
+    assert header[:3] == ["occurred_at", "gaming_date", "entry"] and all(c.font.b for c in cells[0])
+    voided = next(row for row in cells if row[header.index("reason")].value == HOSTILE)
+    assert voided[header.index("reason")].data_type == "s"  # text, never a formula
+    assert voided[header.index("quantity")].value == 2  # a count: a number
+    assert sheet.freeze_panes == "A2"
+    assert reverse("coupons:ledger-xlsx") in client.get(reverse("coupons:ledger")).content.decode()

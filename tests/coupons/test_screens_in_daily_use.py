@@ -76,24 +76,6 @@ def test_the_ledger_names_its_documents_and_signers_and_the_csv_too(program, rec
     assert "document,signed_by" in header and "Receipt #" in first and name.credential_number in first
 
 
-def test_keeping_coupons_that_expire_tonight_warns(program, finance_supervisor, compliance_officer, receive,
-                                                   requisition, marketing_supervisor, client_for):
-    from tests.coupons.conftest import approve, make_series
-
-    short = make_series(program.facility, program.program, finance_supervisor, code="mpx", prefix="MX",
-                        expires_on=TODAY)
-    approve(program.facility, program.program, compliance_officer, short, kinds=("design",))
-    receive(1, 10, series=short)
-    services.issuance_record(requisition=requisition(10), series=short, issued=[(1, 10)], user=finance_supervisor,
-                             password=PASSWORD, receiver=services.CoSigner(marketing_supervisor, PASSWORD))
-    response = client_for(marketing_supervisor).post(
-        reverse("coupons:reconciliation", args=[TODAY.isoformat()]),
-        {"count_2500": 10, "disposition": "keep", "kept_in": program.marketing_safe.pk, "password": PASSWORD},
-        follow=True,
-    )
-    assert "they expire tonight" in response.content.decode()
-
-
 def test_finance_processing_shows_each_denomination_with_counts_dollars_and_who_voided(
     program, receive, requisition, client_for, finance_supervisor, finance_staff, marketing_supervisor
 ):

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from coupons.selectors.day import DayFigure
 from coupons.variances import (
     SignedForm,
+    count_differences,
     count_variations,
     finance_variances,
     inventory_difference,
     receipt_deviation,
+    same_counts,
     uncounted,
 )
 
@@ -37,9 +39,6 @@ class _Frozen:
     @property
     def variance(self) -> int:
         return self.remaining_counted - self.remaining_expected
-
-
-NOTHING = {"returned": 0, "voided": 0, "redeemed": 0}
 
 
 def test_a_receipt_that_matches_its_invoice_has_no_deviation():
@@ -76,14 +75,14 @@ def test_a_day_that_balances_has_no_variance():
     moved = {2500: DayFigure(2500, carried_in=0, received=10, distributed=6, returned=4)}
     form = SignedForm("return", {2500: _Frozen(received=10, distributed=6, remaining_expected=4,
                                                remaining_counted=4)})
-    assert finance_variances(moved=moved, carried_in={}, kept={}, form=form, counted={**NOTHING, "returned": 4},
-                             pending={**NOTHING, "returned": 4}) == []
+    assert finance_variances(moved=moved, carried_in={}, kept={}, form=form, counted={2500: {"returned": 4}},
+                             pending={2500: {"returned": 4}}) == []
 
 
 def test_custody_that_does_not_add_up_is_a_variance_by_its_difference():
     moved = {2500: DayFigure(2500, received=10, distributed=6)}
-    (variance,) = finance_variances(moved=moved, carried_in={}, kept={2500: 3}, form=None, counted=NOTHING,
-                                    pending=NOTHING)
+    (variance,) = finance_variances(moved=moved, carried_in={}, kept={2500: 3}, form=None, counted={},
+                                    pending={})
     assert variance.coupons == 1
     assert variance.words.startswith("$25: given to marketing 10 (carried in 0 + issued 10)")
 
@@ -92,8 +91,8 @@ def test_a_movement_recorded_after_the_form_was_signed_shows_against_the_form():
     moved = {2500: DayFigure(2500, received=10, distributed=7, returned=3)}
     form = SignedForm("return", {2500: _Frozen(received=10, distributed=6, remaining_expected=4,
                                                remaining_counted=4)})
-    found = finance_variances(moved=moved, carried_in={}, kept={}, form=form, counted={**NOTHING, "returned": 3},
-                              pending={**NOTHING, "returned": 3})
+    found = finance_variances(moved=moved, carried_in={}, kept={}, form=form, counted={2500: {"returned": 3}},
+                              pending={2500: {"returned": 3}})
     assert [v.words for v in found] == [
         "$25 distributed: the signed form has 6, the ledger 7",
         "$25 returned: the signed form has 4, the ledger 3",
@@ -104,11 +103,25 @@ def test_a_movement_recorded_after_the_form_was_signed_shows_against_the_form():
 def test_finance_counts_and_marketings_own_variation_are_variances():
     form = SignedForm("keep", {2500: _Frozen(received=5, remaining_expected=5, remaining_counted=3)}, "two torn")
     found = finance_variances(moved={2500: DayFigure(2500, received=5)}, carried_in={}, kept={2500: 5}, form=form,
-                              counted={"returned": 0, "voided": 1, "redeemed": 0}, pending=NOTHING)
+                              counted={2500: {"returned": 0, "voided": 1, "redeemed": 0}}, pending={})
     assert [v.words for v in found] == [
-        "1 voided coupons counted, the ledger has 0",
+        "$25: 1 voided coupons counted, the ledger has 0",
         "marketing's form reports a variation of 2 coupons: two torn",
     ]
+
+
+def test_finance_counts_are_compared_by_denomination_and_state_525_21_m_3():
+    """§ 525.21(m)(1), (3): finance's count of each denomination against the ledger's coupons awaiting processing;
+    a $50 short does not hide behind a $25 over (their totals agree)."""
+    pending = {2500: {"returned": 10, "voided": 1, "redeemed": 3}, 5000: {"returned": 4, "voided": 0, "redeemed": 0}}
+    counted = {2500: {"returned": 11, "voided": 1, "redeemed": 3}, 5000: {"returned": 3}}
+    assert [(v.words, v.coupons) for v in count_differences(counted, pending)] == [
+        ("$25: 11 returned coupons counted, the ledger has 10", 1),
+        ("$50: 3 returned coupons counted, the ledger has 4", 1),
+    ]
+    assert count_differences(pending, pending) == []
+    assert same_counts(counted, {**counted, 10000: {"returned": 0}})
+    assert not same_counts(counted, pending)
 
 
 def test_an_inventory_difference_names_missing_and_unexpected_serials():

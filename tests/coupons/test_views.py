@@ -80,8 +80,9 @@ def test_a_gaming_day_through_the_screens(
     assert response.status_code == 302 and CouponIssuance.objects.get().is_complete
 
     staff = client_for(marketing_staff)
-    staff.post(reverse("coupons:distribute"), {"series": program.series.pk, "serials": "MP-0000001\nMP-0000002"})
-    staff.post(reverse("coupons:distribute"), {"series": program.series.pk, "serials": "3-10"})
+    staff.post(reverse("coupons:distribute"),
+               {"distribute-series": program.series.pk, "distribute-serials": "MP-0000001\nMP-0000002"})
+    staff.post(reverse("coupons:distribute"), {"distribute-series": program.series.pk, "distribute-serials": "3-10"})
     today = marketing.get(reverse("coupons:today")).content.decode()
     assert "MP-0000011–MP-0000100" in today
 
@@ -364,7 +365,7 @@ def test_the_remaining_forms_through_the_screens(
     assert (
         marketing.post(
             reverse("coupons:void"),
-            {"series": program.series.pk, "serials": "20", "reason": "Torn", "password": PASSWORD},
+            {"void-series": program.series.pk, "void-serials": "20", "void-reason": "Torn", "void-password": PASSWORD},
         ).status_code
         == 302
     )
@@ -387,17 +388,21 @@ def test_the_remaining_forms_through_the_screens(
     assert marketing.post(day, {"disposition": "return", "password": PASSWORD}).status_code == 302
 
     finance = client_for(finance_staff)
+    count = {
+        "gaming_date": TODAY.isoformat(),
+        "returned_2500": 19,
+        "voided_2500": 0,
+        "redeemed_2500": 0,
+        "restock_location": program.vault.pk,
+        "password": PASSWORD,
+    }
+    recount = finance.post(reverse("coupons:process"), count)  # § 525.21(m): a differing count is counted again
+    assert recount.status_code == 422 and "Count these coupons again" in recount.content.decode()
+    first_count = recount.context["form"]["first_count"].value()
     assert (
         finance.post(
             reverse("coupons:process"),
-            {
-                "gaming_date": TODAY.isoformat(),
-                "counted_returned": 19,
-                "counted_voided": 0,
-                "counted_redeemed": 0,
-                "restock_location": program.vault.pk,
-                "password": PASSWORD,
-            },
+            {**count, "first_count": first_count, "count_explanation": "The torn coupon stayed with marketing"},
         ).status_code
         == 302
     )

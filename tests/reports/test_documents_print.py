@@ -5,6 +5,7 @@ never its code, a model's label or a repository's document."""
 
 from __future__ import annotations
 
+import io
 import os
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -40,6 +41,8 @@ def keep(name: str, pdf: bytes) -> None:
 
 
 def _period(kind: Any) -> Period:
+    if kind.code == "audit-extract":
+        return Period(date(2026, 11, 1), date(2026, 11, 3))  # the changes the test itself made, this month
     return Q3 if kind.quarters_only or kind.scheduled_quarterly else SEPTEMBER
 
 
@@ -96,3 +99,25 @@ def test_a_version_is_named_in_words(facility, compliance_officer):
                     requested_by=compliance_officer)
     assert str(run) == "Quarterly Match Play Coupon report, Q3 2026 (01 Jul – 30 Sep 2026), version 2"
     assert previous_quarter(date(2026, 11, 3)) == Q3
+
+
+def test_a_version_downloads_its_csv_with_the_byte_order_mark_and_as_xlsx(facility, quarter, compliance_officer,
+                                                                          produce, client_for):
+    """The CSV stored with the version starts with the byte order mark and is served as UTF-8; the Excel workbook
+    is made from the stored figures when asked for: the same rows, the counts and sums as numbers."""
+    from openpyxl import load_workbook
+
+    with time_machine.travel(AFTER_Q3, tick=True):
+        run = produce(facility, "quarterly-coupons", Q3.start, Q3.end, compliance_officer)
+        client = client_for(compliance_officer)
+        response = client.get(f"/reports/runs/{run.pk}/files/csv")
+        data = b"".join(response.streaming_content) if response.streaming else response.content
+        assert response["Content-Type"] == "text/csv; charset=utf-8" and data.startswith("\ufeff".encode())
+        workbook = client.get(f"/reports/runs/{run.pk}/files/xlsx")
+        assert workbook.status_code == 200 and workbook["Content-Disposition"].endswith('-v1.xlsx"')
+        cells = [list(row) for row in load_workbook(io.BytesIO(workbook.content)).active.iter_rows()]
+        values = [[c.value for c in row] for row in cells]
+        assert values[0][0] == "Quarterly report of Match Play Coupons redeemed" and cells[0][0].font.b
+        assert ["Total", 5, 4, 9, 105] in [row[:5] for row in values]
+        page = client.get(f"/reports/runs/{run.pk}/").content.decode()
+        assert f"/reports/runs/{run.pk}/files/xlsx" in page

@@ -31,7 +31,7 @@ def _close(program: Any, day: Any, marketing_supervisor: Any, finance_supervisor
 
 def _process(program: Any, day: Any, finance_staff: Any, returned: int = 0) -> Any:
     return services.finance_day_process(
-        facility=program.facility, gaming_date=day, counted_returned=returned, counted_voided=0, counted_redeemed=0,
+        facility=program.facility, gaming_date=day, counted={2500: {"returned": returned, "voided": 0, "redeemed": 0}},
         user=finance_staff, password=PASSWORD, restock_location=program.vault,
     )
 

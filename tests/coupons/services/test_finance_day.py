@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Any
 
 import pytest
 import time_machine
@@ -14,6 +15,7 @@ from coupons import services
 from coupons.models import (
     CouponState,
     ExceptionReport,
+    FinanceDayProcessing,
 )
 from tests.coupons.conftest import PASSWORD, TODAY, states
 
@@ -41,28 +43,28 @@ def test_a_variance_in_finance_processing_opens_an_exception_report_due_in_two_d
         password=PASSWORD,
         receiver=services.CoSigner(finance_supervisor, PASSWORD),
     )
+    nineteen = {2500: {"returned": 19, "voided": 0, "redeemed": 0}}
     with django_capture_on_commit_callbacks(execute=True):
         processing = services.finance_day_process(
             facility=program.facility,
             gaming_date=TODAY,
-            counted_returned=19,
-            counted_voided=0,
-            counted_redeemed=0,
+            counted=nineteen,
+            first_count=nineteen,
+            count_explanation="One coupon missing from the return envelope",
             user=finance_staff,
             password=PASSWORD,
             restock_location=program.vault,
         )
     report = ExceptionReport.objects.get(processing=processing)
     assert report.due_on == TODAY + timedelta(days=2) and report.variance == 1
-    assert "19 returned coupons counted, the ledger has 20" in report.description
+    assert "$25: 19 returned coupons counted, the ledger has 20" in report.description
+    assert "One coupon missing from the return envelope" in report.description
     assert compliance_officer.email in mail.outbox[0].to
     with pytest.raises(ValidationError, match="already processed"):
         services.finance_day_process(
             facility=program.facility,
             gaming_date=TODAY,
-            counted_returned=20,
-            counted_voided=0,
-            counted_redeemed=0,
+            counted={2500: {"returned": 20, "voided": 0, "redeemed": 0}},
             user=finance_staff,
             password=PASSWORD,
         )
@@ -71,6 +73,62 @@ def test_a_variance_in_finance_processing_opens_an_exception_report_due_in_two_d
         services.exception_report_resolve(report=report, resolution="Fine.", user=finance_supervisor)
     services.exception_report_resolve(report=report, resolution="Recounted: 20.", user=compliance_officer)
     assert ExceptionReport.objects.get().status == "resolved"
+
+
+def test_a_count_that_differs_is_counted_again_before_it_is_signed_525_21_m(
+    program, receive, issue, marketing_supervisor, finance_supervisor, finance_staff
+):
+    """§ 525.21(m)(1), (3): a count differing from the ledger is refused once, by denomination, and asked again;
+    the same count a second time, explained, is signed and becomes the exception report to internal audit."""
+    receive(1, 100)
+    issue(1, 20)
+    services.reconciliation_complete(
+        facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 20}, user=marketing_supervisor,
+        password=PASSWORD, receiver=services.CoSigner(finance_supervisor, PASSWORD),
+    )
+
+    def process(counted: dict, **more: Any) -> Any:
+        return services.finance_day_process(
+            facility=program.facility, gaming_date=TODAY, counted=counted, user=finance_staff, password=PASSWORD,
+            restock_location=program.vault, **more)
+
+    nineteen = {2500: {"returned": 19, "voided": 0, "redeemed": 0}}
+    with pytest.raises(services.CountDiffers, match="Count these coupons again") as first:
+        process(nineteen, count_explanation="Short by one")  # an explanation does not skip the second count
+    assert "$25: 19 returned coupons counted, the ledger has 20" in first.value.messages[0]
+    assert first.value.counts == nineteen
+    eighteen = {2500: {"returned": 18}}
+    with pytest.raises(services.CountDiffers, match="Count these coupons again") as second:
+        process(eighteen, first_count=nineteen)  # a different second count is a new first count
+    assert second.value.counts == eighteen
+    with pytest.raises(services.CountDiffers, match="Explain the difference"):
+        process(nineteen, first_count=nineteen)
+    assert not FinanceDayProcessing.objects.exists() and not ExceptionReport.objects.exists()
+    assert states(program.series)[0] == (1, 20, S.RETURNED)  # nothing moved
+
+    processing = process(nineteen, first_count=nineteen, count_explanation="One missing from the envelope")
+    assert processing.count_explanation == "One missing from the envelope" and processing.variance == 1
+    assert ExceptionReport.objects.get(processing=processing).variance == 1
+    assert not processing.altered_since_signed
+
+
+def test_a_count_that_matches_is_signed_at_once_with_its_figures_by_denomination(
+    program, receive, issue, marketing_supervisor, finance_supervisor, finance_staff
+):
+    receive(1, 100)
+    issue(1, 20)
+    services.reconciliation_complete(
+        facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 20}, user=marketing_supervisor,
+        password=PASSWORD, receiver=services.CoSigner(finance_supervisor, PASSWORD),
+    )
+    processing = services.finance_day_process(
+        facility=program.facility, gaming_date=TODAY, counted={2500: {"returned": 20}}, user=finance_staff,
+        password=PASSWORD, restock_location=program.vault)
+    assert processing.variance == 0 and processing.count_explanation == ""
+    (figure,) = processing.figures.all()
+    assert (figure.denomination_cents, figure.given_to_marketing, figure.returned, figure.awaiting_returned,
+            figure.counted_returned, figure.given_to_date) == (2500, 20, 20, 20, 20, 20)
+    assert not processing.altered_since_signed
 
 
 def test_finance_cannot_process_a_day_before_the_return_is_signed_as_received(
@@ -89,9 +147,7 @@ def test_finance_cannot_process_a_day_before_the_return_is_signed_as_received(
         services.finance_day_process(
             facility=program.facility,
             gaming_date=TODAY,
-            counted_returned=20,
-            counted_voided=0,
-            counted_redeemed=0,
+            counted={2500: {"returned": 20, "voided": 0, "redeemed": 0}},
             user=finance_staff,
             password=PASSWORD,
             restock_location=program.vault,
@@ -115,12 +171,12 @@ def test_processing_refuses_coupons_brought_in_by_an_unsigned_document_of_an_ear
     with time_machine.travel("2026-11-04 14:00:00+00:00", tick=True):
         with pytest.raises(ValidationError, match=rf"Void #{void.pk} .* still needs the signature"):
             services.finance_day_process(
-                facility=program.facility, gaming_date=TODAY + timedelta(days=1), counted_returned=0,
-                counted_voided=2, counted_redeemed=0, user=finance_staff, password=PASSWORD,
+                facility=program.facility, gaming_date=TODAY + timedelta(days=1),
+                counted={2500: {"voided": 2}}, user=finance_staff, password=PASSWORD,
             )
         signature_sign(record=void, slot="voided", user=finance_supervisor, password=PASSWORD)
         processing = services.finance_day_process(
-            facility=program.facility, gaming_date=TODAY + timedelta(days=1), counted_returned=0, counted_voided=2,
-            counted_redeemed=0, user=finance_staff, password=PASSWORD,
+            facility=program.facility, gaming_date=TODAY + timedelta(days=1), counted={2500: {"voided": 2}},
+            user=finance_staff, password=PASSWORD,
         )
     assert processing.variance == 0

@@ -88,9 +88,7 @@ def test_the_whole_gaming_day(
         processing = services.finance_day_process(
             facility=program.facility,
             gaming_date=TODAY,
-            counted_returned=396,
-            counted_voided=3,
-            counted_redeemed=50,
+            counted={2500: {"returned": 396, "voided": 3, "redeemed": 50}},
             user=finance_staff,
             password=PASSWORD,
             restock_location=program.vault,

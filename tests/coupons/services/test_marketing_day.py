@@ -58,58 +58,59 @@ def test_an_unexplained_variance_cannot_be_signed(program, receive, issue, marke
     assert form.figures.get().variance == -1
 
 
-def test_the_day_cannot_close_while_marketing_holds_expired_coupons(
-    program, finance_supervisor, receive, requisition, marketing_supervisor, compliance_officer
-):
+def _expiring_tonight(program, finance_supervisor, receive, requisition, marketing_supervisor, compliance_officer):
+    """Marketing holds MX-0000001–MX-0000020, of a series expiring today, and MP-0000001–MP-0000010."""
     short = make_series(
         program.facility, program.program, finance_supervisor, code="mp25x", prefix="MX", expires_on=TODAY
     )
     approve(program.facility, program.program, compliance_officer, short, kinds=("design",))
     receive(1, 100, series=short)
-    services.issuance_record(
-        requisition=requisition(20),
-        series=short,
-        issued=[(1, 20)],
-        user=finance_supervisor,
-        password=PASSWORD,
-        receiver=services.CoSigner(marketing_supervisor, PASSWORD),
-    )
-    services.reconciliation_complete(
-        facility=program.facility,
-        gaming_date=TODAY,
-        counted_remaining={2500: 20},
-        user=marketing_supervisor,
-        password=PASSWORD,
-        disposition="keep",
-        kept_in=program.marketing_safe,
-    )
-    tomorrow = TODAY + timedelta(days=1)
+    receive(1, 100)
+    for series, last in ((short, 20), (program.series, 10)):
+        services.issuance_record(
+            requisition=requisition(last), series=series, issued=[(1, last)], user=finance_supervisor,
+            password=PASSWORD, receiver=services.CoSigner(marketing_supervisor, PASSWORD),
+        )
+    return short
+
+
+def test_coupons_expiring_tonight_cannot_be_kept_for_the_next_day_525_21_k(
+    program, finance_supervisor, receive, requisition, marketing_supervisor, compliance_officer
+):
+    """§ 525.21(k): marketing may keep coupons "for use during the next gaming day", and "all expired coupons must be
+    returned ... on a daily basis": a coupon expiring tonight cannot be used tomorrow, so the day does not close
+    with it kept; it goes back first, and the next day has no expired coupon to return into a closed day."""
+    short = _expiring_tonight(program, finance_supervisor, receive, requisition, marketing_supervisor,
+                              compliance_officer)
+    keep = {"facility": program.facility, "gaming_date": TODAY, "user": marketing_supervisor, "password": PASSWORD,
+            "disposition": "keep", "kept_in": program.marketing_safe}
+    with pytest.raises(ValidationError, match=r"expire at the end of .*3 Nov.*: MX-0000001–MX-0000020 "
+                                              r".*Return serials MX-0000001–MX-0000020 .* to finance first"):
+        services.reconciliation_complete(counted_remaining={2500: 30}, **keep)
+    assert not ReconciliationForm.objects.exists()
+    assert [r.span for r in selectors.expiring_held(program.facility, TODAY)] == ["MX-0000001–MX-0000020"]
+
+    services.return_record(facility=program.facility, user=marketing_supervisor, password=PASSWORD,
+                           spans={short: [(1, 20)]}, receiver=services.CoSigner(finance_supervisor, PASSWORD))
+    form = services.reconciliation_complete(counted_remaining={2500: 10}, **keep)
+    assert form.disposition == "keep" and form.figures.get().remaining_expected == 10
     with time_machine.travel("2026-11-04 14:00:00+00:00", tick=True):
-        assert [r.quantity for r in selectors.expired_held(program.facility, tomorrow)] == [20]
-        with pytest.raises(ValidationError, match=r"MX-0000001–MX-0000020 .*expired 3 Nov 2026"):
-            services.reconciliation_complete(
-                facility=program.facility,
-                gaming_date=tomorrow,
-                counted_remaining={},
-                user=marketing_supervisor,
-                password=PASSWORD,
-            )
-        services.return_record(
-            facility=program.facility,
-            user=marketing_supervisor,
-            password=PASSWORD,
-            gaming_date=tomorrow,
-            expired_only=True,
-        )
-        form = services.reconciliation_complete(
-            facility=program.facility,
-            gaming_date=tomorrow,
-            counted_remaining={},
-            user=marketing_supervisor,
-            password=PASSWORD,
-        )
-    (figure,) = form.figures.all()
-    assert (figure.carried_in, figure.returned, figure.remaining_expected) == (20, 20, 0)
+        tomorrow = TODAY + timedelta(days=1)
+        assert selectors.expired_held(program.facility, tomorrow) == []
+        services.reconciliation_complete(facility=program.facility, gaming_date=tomorrow,
+                                         counted_remaining={2500: 10}, user=marketing_supervisor, password=PASSWORD,
+                                         receiver=services.CoSigner(finance_supervisor, PASSWORD))
+
+
+def test_returning_the_coupons_left_with_the_form_closes_a_day_with_coupons_expiring_tonight(
+    program, finance_supervisor, receive, requisition, marketing_supervisor, compliance_officer
+):
+    _expiring_tonight(program, finance_supervisor, receive, requisition, marketing_supervisor, compliance_officer)
+    form = services.reconciliation_complete(
+        facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 30}, user=marketing_supervisor,
+        password=PASSWORD, disposition="return", receiver=services.CoSigner(finance_supervisor, PASSWORD),
+    )
+    assert form.returns.get().quantity == 30 and selectors.held_by_marketing(program.facility).count() == 0
 
 
 def test_kept_coupons_need_an_approved_locked_marketing_area_and_carry_to_the_next_form(

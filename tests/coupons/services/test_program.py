@@ -20,6 +20,7 @@ def test_issuing_before_the_program_is_approved_is_refused(
 ):
     fresh = make_series(program.facility, program.program, finance_supervisor, code="mp25b", prefix="MB")
     receive(1, 100, series=fresh)
+    receive(1, 100)  # the approved series in stock: the requisition can be made (§ 525.21(g)–(h))
     req = requisition(10)
     with pytest.raises(ValidationError, match="Bureau of Gaming Operations"):
         services.issuance_record(

@@ -87,7 +87,7 @@ def test_finance_processing_posts_every_redemption_first_and_cancels_them(
                                      receiver=services.CoSigner(finance_supervisor, PASSWORD))
     assert not LedgerLine.objects.filter(kind=REDEEM).exists()
     processing = services.finance_day_process(
-        facility=program.facility, gaming_date=TODAY, counted_returned=0, counted_voided=0, counted_redeemed=3,
+        facility=program.facility, gaming_date=TODAY, counted={2500: {"returned": 0, "voided": 0, "redeemed": 3}},
         user=finance_staff, password=PASSWORD)
     assert (processing.redeemed, processing.redeemed_to_date, processing.variance) == (3, 3, 0)
     assert states(program.series) == [(1, 1, S.DISTRIBUTED), (2, 4, S.CANCELLED), (5, 10, S.DISTRIBUTED)]
