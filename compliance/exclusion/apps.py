@@ -1,6 +1,6 @@
 from compliance import registry
 from compliance.registry import NavItem
-from compliance.roles import OVERSIGHT
+from compliance.roles import MARKETING, OVERSIGHT
 
 
 class ExclusionConfig(registry.PluggableApp):
@@ -13,5 +13,6 @@ class ExclusionConfig(registry.PluggableApp):
     navigation = (
         NavItem("Exclusion lists", "exclusion:lists", "Coupons", OVERSIGHT),
         NavItem("Exclusion review", "exclusion:queue", "Coupons", OVERSIGHT),
+        NavItem("Screening runs", "exclusion:runs", "Coupons", OVERSIGHT | MARKETING),
     )
     panels = ("compliance.exclusion.panels.exclusion_panel",)
