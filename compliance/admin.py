@@ -16,15 +16,13 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import UserChangeForm
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django_otp.plugins.otp_static.models import StaticDevice
-from django_otp.plugins.otp_totp.models import TOTPDevice
 from simple_history.admin import SimpleHistoryAdmin
 
 from compliance import admin_scope
@@ -36,12 +34,11 @@ from compliance.models import (
     Game,
     GamingTable,
     Profile,
-    SecondFactorReset,
     Signature,
 )
 from compliance.numbers import NUMBER_FORMFIELDS
 from compliance.password_links import masked_address, set_password_link_issue
-from compliance.roles import role_combination_refusal, role_department_refusal
+from compliance.roles import role_combination_refusal, role_department_refusal, role_label
 
 _OWN_ACCOUNT_FIELDS = {
     "groups": "roles",
@@ -218,12 +215,6 @@ class ProfileInline(admin.StackedInline):
         return formset
 
 
-def role_label_of(code: str) -> str:
-    from compliance.roles import Role
-
-    return str(Role(code).label) if code in Role.values else code
-
-
 # The console names the product, not the framework ("Django administration").
 admin.site.site_header = "Table Games Compliance — administration"
 admin.site.site_title = "Table Games Compliance administration"
@@ -327,7 +318,7 @@ class PersonAdmin(UserAdmin):
     def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         field = super().formfield_for_manytomany(db_field, request, **kwargs)
         if db_field.name == "groups" and field is not None:  # a role by its name, not its code ("finance_staff")
-            field.label_from_instance = lambda group: role_label_of(group.name)  # type: ignore[method-assign,assignment]
+            field.label_from_instance = lambda group: role_label(group.name)  # type: ignore[method-assign,assignment]
         return field
 
     def get_queryset(self, request: HttpRequest) -> Any:
@@ -401,114 +392,5 @@ class PersonAdmin(UserAdmin):
         return getattr(getattr(user, "profile", None), "credential_number", "")
 
 
-admin.site.unregister(Group)
-
-
-@admin.register(Group)
-class RoleAdmin(admin.ModelAdmin):
-    """Roles are code (``compliance.roles``), made by migrations: shown here, never added, renamed or
-    given other permissions (the application's database role may only read them)."""
-
-    list_display = ["name"]
-    readonly_fields = ["name", "permissions"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-# Second factors (issue 22, item 2): no administrator reads or edits a key. The devices are listed without
-# them; a reset is asked by one administrator and approved by another (compliance.second_factor).
-for _device_model in (TOTPDevice, StaticDevice):
-    if admin.site.is_registered(_device_model):
-        admin.site.unregister(_device_model)
-
-
-@admin.register(TOTPDevice)
-class AuthenticatorAdmin(ReadOnlyAdmin):
-    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
-        if lookup.split("__")[0] in ("key", "bin_key", "drift", "last_t", "throttling_failure_count"):
-            return False  # ?key__startswith=… would read the secret one character at a time
-        return super().lookup_allowed(lookup, value, request)
-
-    list_display = ["user", "name", "confirmed", "created_at", "last_used_at"]
-    fields = ["user", "name", "confirmed", "created_at", "last_used_at"]
-    list_filter = ["confirmed"]
-    search_fields = ["user__username", "user__profile__full_name"]
-
-    def get_queryset(self, request: HttpRequest) -> Any:
-        return super().get_queryset(request).filter(user__in=admin_scope.people_managed(request.user))
-
-
-class SecondFactorResetForm(forms.ModelForm):
-    class Meta:
-        model = SecondFactorReset
-        fields = ["person", "reason"]
-
-
-@admin.register(SecondFactorReset)
-class SecondFactorResetAdmin(admin.ModelAdmin):
-    """Ask for a person's second-factor reset (with the reason); a second administrator approves or refuses it
-    from the list. Nothing here is edited afterwards."""
-
-    form = SecondFactorResetForm
-    list_display = ["person", "requested_by", "requested_at", "outcome", "decided_by", "decided_at"]
-    list_filter = ["outcome"]
-    actions = ["approve", "refuse"]
-
-    def get_queryset(self, request: HttpRequest) -> Any:
-        return super().get_queryset(request).filter(person__in=admin_scope.people_managed(request.user))
-
-    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
-        if db_field.name == "person":
-            kwargs["queryset"] = admin_scope.people_managed(request.user).filter(
-                Q(totpdevice__isnull=False) | Q(staticdevice__isnull=False)).distinct()
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False if obj is not None else super().has_change_permission(request, obj)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return ["person", "reason", "requested_by", "requested_at", "outcome", "decided_by", "decided_at"] if obj else []
-
-    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
-        from compliance import second_factor
-
-        reset = second_factor.reset_request(form.cleaned_data["person"], actor=request.user,
-                                            reason=form.cleaned_data["reason"])
-        obj.pk = reset.pk
-
-    def add_view(self, request: HttpRequest, form_url: str = "", extra_context: Any = None) -> Any:
-        try:
-            return super().add_view(request, form_url, extra_context)
-        except ValidationError as refusal:
-            messages.error(request, " ".join(refusal.messages))
-            return HttpResponseRedirect(request.path)
-
-    def _decide(self, request: HttpRequest, queryset: Any, *, approve: bool) -> None:
-        from compliance import second_factor
-
-        for reset in queryset:
-            try:
-                second_factor.reset_decide(reset, actor=request.user, approve=approve)
-            except ValidationError as refusal:
-                messages.error(request, f"{reset.person}: {' '.join(refusal.messages)}")
-            else:
-                messages.success(request, f"{reset.person}: {'approved' if approve else 'refused'}; they were told.")
-
-    @admin.action(description="Approve: remove the person's authenticator and backup codes")
-    def approve(self, request: HttpRequest, queryset: Any) -> None:
-        self._decide(request, queryset, approve=True)
-
-    @admin.action(description="Refuse")
-    def refuse(self, request: HttpRequest, queryset: Any) -> None:
-        self._decide(request, queryset, approve=False)
-
+# The roles, authenticators and second-factor resets (compliance/admin_accounts.py).
+from compliance import admin_accounts  # noqa: E402,F401

@@ -30,6 +30,7 @@ __all__ = [
     "require_capability",
     "role_combination_refusal",
     "role_department_refusal",
+    "role_label",
     "roles_of",
 ]
 
@@ -271,3 +272,8 @@ def require_capability(user: Any, capability: Capability) -> None:
     if not has_capability(user, capability):
         needed = ", ".join(sorted(role.label.lower() for role in CAPABILITIES[capability]))
         raise PermissionDenied(f"This needs one of these roles: {needed}.")
+
+
+def role_label(code: str) -> str:
+    """A role's name for a person ("Finance staff"), from its code ("finance_staff"); an unknown code as it is."""
+    return str(Role(code).label) if code in Role.values else code

@@ -29,6 +29,7 @@ from compliance.forms import AuditFilterForm, SignatureForm
 from compliance.implementations import implementations_by_clause
 from compliance.middleware import SAFE_METHODS
 from compliance.roles import Capability, has_capability, is_inspector, roles_of
+from compliance.times import local
 
 __all__ = [
     "NO_FACILITY",
@@ -376,7 +377,7 @@ class AuditCsvView(AuditFilterMixin, View):
         for event in events.iterator(chunk_size=2000):
             name, credential = event.actor_shown()
             yield [
-                timezone.localtime(event.occurred_at).isoformat(),
+                local(event.occurred_at, self.facility).isoformat(),  # streamed after the request's zone ends
                 name,
                 credential,
                 event.action,

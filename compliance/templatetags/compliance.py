@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from compliance import roles
 from compliance.citations import cite as resolve
 from compliance.people import person_name
 from compliance.roles import Capability, has_capability
@@ -82,9 +83,7 @@ def person(value: Any, arg: str = "") -> str:
 
 @register.filter
 def role_label(code: str) -> str:
-    from compliance.roles import Role
-
-    return str(Role(code).label) if code in Role.values else code
+    return roles.role_label(code)
 
 
 @register.simple_tag(takes_context=True)

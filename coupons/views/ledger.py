@@ -7,13 +7,13 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect
-from django.utils import timezone
 from django.views import View
 from django.views.generic import TemplateView
 
 from compliance.chain import integrity_cell
 from compliance.documents import printed_for
 from compliance.exports import csv_response, safe_csv_writer, xlsx_bytes, xlsx_response
+from compliance.times import local
 from compliance.views import EchoBuffer, found_or_404
 from coupons import forms as f
 from coupons import reports, selectors
@@ -71,7 +71,7 @@ class LedgerCsvView(LedgerMixin, View):
                *[f"balance_{s}" for s in selectors.LEDGER_STATES]]
         for row in rows:
             yield [
-                timezone.localtime(row["occurred_at"]).isoformat(), row["gaming_date"].isoformat(),
+                local(row["occurred_at"], self.facility).isoformat(), row["gaming_date"].isoformat(),
                 row["kind_label"], row["series_name"], row["denomination"], row["span"], row["quantity"],
                 row["from_state"], row["to_state"], row["reason"], row["document_name"], "; ".join(row["signers"]),
                 integrity_cell(row["altered"]), *row["balances"],

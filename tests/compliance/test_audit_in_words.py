@@ -159,3 +159,16 @@ def test_a_refused_sign_in_reads_as_what_happened_not_as_a_changed_profile(facil
     assert event.actor_words() == "no one signed in"
     assert sorted((line.label, line.value) for line in event.change_lines()) == [
         ("Address", "10.0.0.9"), ("Username", finance_staff.username)]
+
+
+def test_the_audit_export_reads_times_on_the_facilitys_clock_even_streamed(
+    facility, compliance_officer, marketing_supervisor, client_for, as_user
+):
+    facility.time_zone = "America/Los_Angeles"  # not the server's zone (America/New_York)
+    facility.save()
+    with as_user(marketing_supervisor):
+        TwoPersonForm.objects.create(facility=facility, note="west", quantity=1)
+    response = client_for(compliance_officer).get("/audit/export.csv", {"model": "testapp.TwoPersonForm"})
+    text = b"".join(response.streaming_content).decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert rows and all(row["occurred_at"].endswith(("-08:00", "-07:00")) for row in rows), rows[0]["occurred_at"]
