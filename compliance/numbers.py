@@ -25,6 +25,7 @@ __all__ = [
     "ApiIntegerField",
     "WholeNumberField",
     "ascii_number_refusal",
+    "how_many",
     "read_amount",
     "typed_dollars",
 ]
@@ -138,3 +139,8 @@ NUMBER_FORMFIELDS: dict[type[models.Field[Any, Any]], dict[str, Any]] = {
     models.PositiveSmallIntegerField: {"form_class": WholeNumberField},
     models.DecimalField: {"form_class": AmountField},
 }
+
+
+def how_many(count: int, noun: str = "coupon", plural: str = "") -> str:
+    """A count with its noun as a person writes it: "1 coupon", "2,500 coupons", never "1 coupons"."""
+    return f"{count:,} {noun if count == 1 else (plural or noun + 's')}"

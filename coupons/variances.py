@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from compliance.numbers import how_many
 from coupons import ranges as spans_
 from coupons.models import format_cents
 from coupons.ranges import Span
@@ -43,7 +44,7 @@ def receipt_deviation(invoice_quantity: int, invoice_first: int, invoice_last: i
     problems = []
     quantity = spans_.count(received)
     if quantity != invoice_quantity:
-        problems.append(f"the invoice lists {invoice_quantity:,} coupons but {quantity:,} were received")
+        problems.append(f"the invoice lists {how_many(invoice_quantity)} but {quantity:,} were received")
     if invoice_last - invoice_first + 1 != invoice_quantity:
         problems.append(
             f"the invoice serials {series.span(invoice_first, invoice_last)} do not add up to its quantity "
@@ -187,7 +188,7 @@ def finance_variances(
     form_variance = sum(abs(f.variance) for f in frozen.values())
     if form_variance:
         found.append(Variance(
-            f"marketing's form reports a variation of {form_variance:,} coupons: "
+            f"marketing's form reports a variation of {how_many(form_variance)}: "
             f"{form.variation_explanation if form else ''}",
             form_variance,
         ))

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import connection
 
+from compliance.numbers import how_many
 from compliance.reports.content import ReportContent, Section
 from compliance.reports.kinds.common import dollars, zone_words
 from compliance.reports.periods import Period, previous_quarter
@@ -93,7 +94,7 @@ def stale(facility: Any, period: Period, figures: dict[str, Any]) -> str:
     if [list(r) for r in sorted(now.values())] == [list(r) for r in figures.get("by_denomination", [])]:
         return ""
     coupons = sum(r[1] for r in now.values())
-    return (f"The records changed since this version was produced: {coupons:,} coupons redeemed in the quarter now, "
+    return (f"The records changed since this version was produced: {how_many(coupons)} redeemed in the quarter now, "
             f"{figures.get('coupons', 0):,} in this version.")
 
 

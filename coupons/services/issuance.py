@@ -12,6 +12,7 @@ from django.db import transaction
 from compliance.actors import acts_as_user
 from compliance.bounds import require_count, require_day_between, years
 from compliance.models import Facility
+from compliance.numbers import how_many
 from compliance.roles import Capability, has_capability, require_capability
 from compliance.services import CoSigner, record_cosign, record_sign
 from coupons import ranges as spans_
@@ -233,7 +234,7 @@ def _issue_and_void_spans(requisition: CouponRequisition, issued: Sequence[Span]
     outstanding = requisition.quantity - _issued_so_far(requisition)
     if quantity > outstanding:
         raise ValidationError(
-            f"Requisition #{requisition.pk} leaves {outstanding:,} coupons to issue; you entered {quantity:,}."
+            f"Requisition #{requisition.pk} leaves {how_many(outstanding)} to issue; you entered {quantity:,}."
         )
     void_spans = [(spans_.merge(s), reason.strip()) for s, reason in voids]
     if any(not reason for _, reason in void_spans):

@@ -43,6 +43,7 @@ from compliance.exclusion.selectors import (
 )
 from compliance.exclusion.services import screening_run
 from compliance.models import Facility, regulated_bulk_create
+from compliance.numbers import how_many
 from compliance.roles import Capability, require_capability
 from compliance.services import signature_sign
 from coupons.days import day_words, today
@@ -232,7 +233,7 @@ def _serials(campaign: MailingCampaign, quantity: int) -> list[Span]:
         wanted -= take
     if wanted:
         held = quantity - wanted
-        raise ValidationError(f"Marketing holds {held:,} coupons of {campaign.series.name}, and the mailing needs "
+        raise ValidationError(f"Marketing holds {how_many(held)} of {campaign.series.name}, and the mailing needs "
                               f"{quantity:,}; requisition and have finance issue {wanted:,} more (§ 525.21(g)–(h)).")
     return spans
 
