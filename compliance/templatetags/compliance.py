@@ -58,6 +58,12 @@ def can(context: dict[str, Any], capability: str) -> bool:
 
 
 @register.filter
+def breaks_after_slash(value: Any) -> str:
+    """A long exact fraction may wrap after its slash ("1160111/" then "10077696"), never inside a number."""
+    return str(value).replace("/", "/\u200b")
+
+
+@register.filter
 def money(value: Any) -> str:
     """``{{ amount|money }}``: dollars as every page prints them — "$1,000" when whole, "$12.50" when not, as the
     coupon pages print cents ("$1000.00" beside "$12,500" read as two systems)."""
