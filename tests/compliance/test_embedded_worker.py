@@ -1,7 +1,8 @@
 """`make run`'s processes (bin/run-embedded): a real Celery worker and beat beside the web server on a broker that needs
 no server — kombu's SQLAlchemy transport on a SQLite file under var/ — against a SQLite database; a task enqueued
 by the application waits in that broker (nothing runs eagerly) until the worker runs it; beat schedules every
-entry the apps declare; and stopping the web server (Ctrl-C) stops the worker and beat with it."""
+entry the apps declare; stopping the web server (Ctrl-C) stops the worker and beat with it; and processes writing
+the SQLite file at once wait their turn instead of failing "database is locked"."""
 
 from __future__ import annotations
 
@@ -202,3 +203,42 @@ def test_when_the_web_server_stops_by_itself_the_worker_and_beat_stop_too(embedd
                 os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode != 0
     _stopped(run, output)
+
+
+WRITER = """
+import time
+from django.db import transaction
+from compliance.models import Facility
+from tests.testapp.models import TwoPersonForm
+
+facility = Facility.objects.get(code="embedded")
+for _ in range(40):
+    with transaction.atomic():  # read, then write: the pattern that upgrades a read lock and fails "locked"
+        seen = TwoPersonForm.objects.count()
+        time.sleep(0.005)
+        TwoPersonForm.objects.create(facility=facility, note=f"after {seen}", quantity=1)
+print("wrote 40")
+"""
+
+
+def test_the_web_server_and_the_worker_write_the_sqlite_file_side_by_side_without_database_is_locked(embedded):
+    """Three processes reading then writing in their transactions at once, as the web server, the worker and a
+    command do on `make run`'s SQLite: each transaction takes the write lock as it begins (IMMEDIATE) and waits its
+    turn, where a deferred one fails at once with "database is locked"."""
+    env, var, _form = embedded
+    database = var / "compliance.sqlite3"
+    (before,) = _query(database, "SELECT count(*) FROM testapp_twopersonform")[0]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "manage.py", "shell", "-c", WRITER],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    outputs = [w.communicate(timeout=120)[0] for w in writers]
+    assert all(w.returncode == 0 and "wrote 40" in out for w, out in zip(writers, outputs, strict=True)), outputs
+    assert _query(database, "SELECT count(*) FROM testapp_twopersonform") == [(before + 120,)]
