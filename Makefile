@@ -15,17 +15,21 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Embedded default: SQLite under var/, Celery eager, demo data.
+# Embedded default: SQLite under var/, demo data, and a real Celery worker and beat beside the web server on a
+# broker that needs no server (a SQLite file under var/: EMBEDDED_WORKER=1, compliance/settings.py). Tasks the
+# seeding enqueues (reports, mail) wait there for the worker. Ctrl-C stops the web server, the worker and beat.
+EMBEDDED := env -u DATABASE_URL -u REDIS_URL EMBEDDED_WORKER=1
 run: install
-	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py migrate --noinput
+	$(EMBEDDED) $(PY) manage.py migrate --noinput
 	# The foundation's demo, then each app's as its apps.py declares it (compliance/registry.py).
-	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py seed_demo --all
-	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py link_audit_chain --anchor
+	$(EMBEDDED) $(PY) manage.py seed_demo --all
+	$(EMBEDDED) $(PY) manage.py link_audit_chain --anchor
 	@echo ""
-	@echo "  Table games compliance is starting at http://127.0.0.1:8000/"
+	@echo "  Table games compliance is starting at http://127.0.0.1:8000/ with a Celery worker and beat"
 	@echo "  Sign in with a demo login printed above (new passwords: $(PY) manage.py seed_demo --reset-passwords)."
+	@echo "  What to try first as each role: README.md, 'The demo'."
 	@echo ""
-	env -u DATABASE_URL -u REDIS_URL $(PY) manage.py runserver 127.0.0.1:8000
+	$(EMBEDDED) PY=$(PY) bin/run-embedded
 
 # PostgreSQL deploy step: migrate as DATABASE_OWNER_URL, then (re)grant the role of DATABASE_URL only what the
 # application needs (docs/foundation.md, "What the database refuses"). Idempotent; run after every upgrade.

@@ -40,6 +40,23 @@ DEMO_PEOPLE: tuple[DemoPerson, ...] = (
     DemoPerson("compliance", "Connie Officer", "PGCB-100501", Department.COMPLIANCE, Role.COMPLIANCE_OFFICER),
     DemoPerson("inspector", "Ian Inspector", "PGCB-900001", Department.COMPLIANCE, Role.BOARD_INSPECTOR),
     DemoPerson("admin", "Ada Administrator", "PGCB-100601", Department.COMPLIANCE, Role.ADMINISTRATOR),
+    # The rest of the day's floor crew (compliance/staffing/demo.py places them): three dealers at each Three Dice
+    # Football table, one as stickperson (§ 577.9(b)), a craps crew, a dealer at each other open table, and two
+    # more floorpersons, so every table's floorperson keeps within the span of § 577.9(c). Some names need more
+    # than Latin-1 (the documents print them).
+    DemoPerson("dealer2", "Łukasz Żółć", "PGCB-100304", Department.TABLE_GAMES, Role.DEALER),
+    DemoPerson("dealer3", "Nguyễn Văn An", "PGCB-100305", Department.TABLE_GAMES, Role.DEALER),
+    DemoPerson("dealer4", "王小明", "PGCB-100306", Department.TABLE_GAMES, Role.DEALER),
+    DemoPerson("dealer5", "Priya Raman", "PGCB-100307", Department.TABLE_GAMES, Role.DEALER),
+    DemoPerson("dealer6", "Marcus Bell", "PGCB-100308", Department.TABLE_GAMES, Role.DEALER),
+    DemoPerson("dealer7", "Rosa Delgado", "PGCB-100309", Department.TABLE_GAMES, Role.DEALER),
+    DemoPerson("dealer8", "Tom Kowalski", "PGCB-100310", Department.TABLE_GAMES, Role.DEALER),
+    DemoPerson("dealer9", "Aisha Bello", "PGCB-100311", Department.TABLE_GAMES, Role.DEALER),
+    DemoPerson("dealer10", "Kevin O'Hara", "PGCB-100312", Department.TABLE_GAMES, Role.DEALER),
+    DemoPerson("dealer11", "Mei Chen", "PGCB-100313", Department.TABLE_GAMES, Role.DEALER),
+    DemoPerson("dealer12", "Jamal Wright", "PGCB-100314", Department.TABLE_GAMES, Role.DEALER),
+    DemoPerson("floor2", "Fiona Reyes", "PGCB-100320", Department.TABLE_GAMES, Role.FLOORPERSON),
+    DemoPerson("floor3", "Frank Osei", "PGCB-100321", Department.TABLE_GAMES, Role.FLOORPERSON),
 )
 
 # (number, game code, pit)

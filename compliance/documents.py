@@ -22,7 +22,6 @@ from xml.sax.saxutils import escape
 
 from django.utils import timezone
 from reportlab.lib import colors
-from reportlab.lib.fonts import addMapping
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.styles import ParagraphStyle, StyleSheet1, getSampleStyleSheet
 from reportlab.lib.units import inch
@@ -133,9 +132,6 @@ def _fallback() -> str:
             # bold and oblique of the fallback: itself, so <b> around a CJK name keeps its glyphs
             pdfmetrics.registerFontFamily(FALLBACK_NAME, normal=FALLBACK_NAME, bold=FALLBACK_NAME,
                                           italic=FALLBACK_NAME, boldItalic=FALLBACK_NAME)
-            for bold in (0, 1):
-                for italic in (0, 1):
-                    addMapping(FALLBACK_NAME, bold, italic, FALLBACK_NAME)
             return FALLBACK_NAME
     log.warning("PDF fonts: no font for Chinese, Japanese or Korean names is installed (fonts-droid-fallback); "
                 "such names print as empty boxes.")

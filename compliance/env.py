@@ -10,7 +10,7 @@ import os
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-__all__ = ["ImproperlyConfiguredEnv", "env_bool", "env_database", "env_int", "env_list", "env_str"]
+__all__ = ["SQLITE_OPTIONS", "ImproperlyConfiguredEnv", "env_bool", "env_database", "env_int", "env_list", "env_str"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -63,11 +63,26 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+# The embedded SQLite is written by the web server and `make run`'s Celery worker at once: write-ahead logging lets
+# readers go on beside a writer, every transaction takes the write lock when it begins (IMMEDIATE: two writers
+# wait their turn instead of one failing "database is locked" when it upgrades a read), and a writer waits up to
+# 30 seconds for the lock.
+SQLITE_OPTIONS: dict[str, object] = {
+    "timeout": 30,
+    "transaction_mode": "IMMEDIATE",
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+}
+
+
+def _sqlite(path: str) -> dict[str, object]:
+    return {"ENGINE": "django.db.backends.sqlite3", "NAME": path, "OPTIONS": dict(SQLITE_OPTIONS)}
+
+
 def env_database(name: str, default_sqlite_path: str) -> dict[str, object]:
     """Parse ``postgres://user:pass@host:port/db`` or ``sqlite:///path`` into a Django DATABASES entry."""
     raw = os.environ.get(name, "").strip()
     if not raw:
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": default_sqlite_path}
+        return _sqlite(default_sqlite_path)
     parts = urlsplit(raw)
     if parts.scheme == "sqlite":
         path = unquote(parts.path)
@@ -75,7 +90,7 @@ def env_database(name: str, default_sqlite_path: str) -> dict[str, object]:
             path = path[1:]
         elif path.startswith("/"):
             path = path[1:] or default_sqlite_path
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path or default_sqlite_path}
+        return _sqlite(path or default_sqlite_path)
     if parts.scheme in {"postgres", "postgresql", "pgsql"}:
         if not parts.path.strip("/"):
             raise ImproperlyConfiguredEnv(f"{name} names no database: add /<dbname> to the URL")

@@ -3,8 +3,10 @@
 Every value comes from the environment through :mod:`compliance.env`. With nothing set,
 the app runs embedded: a SQLite file under ``var/`` and Celery tasks run eagerly in-process.
 ``DATABASE_URL=postgres://…`` and ``REDIS_URL=redis://…`` switch to PostgreSQL and a real
-worker + beat (``celery -A compliance worker -B``). ``DJANGO_ENV=production`` turns on the
-hardened settings that ``manage.py check --deploy`` verifies.
+worker + beat (``celery -A compliance worker -B``). ``EMBEDDED_WORKER=1`` (``make run``) keeps the SQLite file
+and runs a real worker + beat on a broker that needs no server (kombu's SQLAlchemy transport on a SQLite file
+under ``var/``). ``DJANGO_ENV=production`` turns on the hardened settings that ``manage.py check --deploy``
+verifies.
 """
 
 from __future__ import annotations
@@ -166,7 +168,7 @@ if DATABASE_OWNER and DATABASE_OWNER["ENGINE"] != "django.db.backends.postgresql
     raise ImproperlyConfiguredEnv("DATABASE_OWNER_URL must be a postgres:// URL (the embedded SQLite has no roles)")
 if DATABASE_OWNER and DATABASE_OWNER["NAME"] != DATABASES["default"]["NAME"]:
     raise ImproperlyConfiguredEnv("DATABASE_OWNER_URL and DATABASE_URL must name the same database")
-if str(DATABASES["default"]["ENGINE"]).endswith("sqlite3"):
+if str(DATABASES["default"]["ENGINE"]).endswith("sqlite3") or env_bool("EMBEDDED_WORKER", default=False):
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -265,11 +267,18 @@ BCC_BUREAU_EMAIL = env_str("BUREAU_OF_CASINO_COMPLIANCE_EMAIL", "bcc-bureau@loca
 # Internal audit, to whom exceptions in serial-number accounting are reported within 2 days.
 INTERNAL_AUDIT_EMAIL = env_str("INTERNAL_AUDIT_EMAIL")
 
-# Celery: eager in-process without Redis, a real broker with it.
+# Celery: a real worker and beat on Redis with REDIS_URL; on a broker that needs no server with EMBEDDED_WORKER=1
+# (`make run`: kombu's SQLAlchemy transport on a SQLite file under var/, bin/run-embedded starts the worker and
+# beat); with neither (the tests, a bare runserver), eager in-process.
 REDIS_URL = env_str("REDIS_URL")
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+EMBEDDED_WORKER = env_bool("EMBEDDED_WORKER", default=False)
+if EMBEDDED_WORKER and REDIS_URL:
+    raise ImproperlyConfiguredEnv("EMBEDDED_WORKER=1 runs Celery without a server; unset it to use REDIS_URL")
+CELERY_BROKER_URL = REDIS_URL or (
+    f"sqla+sqlite:///{(VAR_DIR / 'celery-broker.sqlite3').resolve()}" if EMBEDDED_WORKER else "memory://"
+)
 CELERY_RESULT_BACKEND = REDIS_URL or None
-CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_ALWAYS_EAGER = not (REDIS_URL or EMBEDDED_WORKER)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -285,6 +294,10 @@ CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
         if REDIS_URL
+        # The embedded worker and the web server are two processes: what one caches (a table's readiness
+        # generation, a report's heartbeat) the other must see.
+        else {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(VAR_DIR / "cache")}
+        if EMBEDDED_WORKER
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
@@ -321,7 +334,12 @@ REPORTS_TIME_LIMIT_SECONDS = env_int("REPORTS_TIME_LIMIT_SECONDS", 20 * 60, mini
 # longer than the longest task's hard limit (a report; a mailing screening, 25 minutes), so a task still running
 # is never delivered twice, and short enough that a report whose whole worker was killed is finished by the
 # redelivery before the stuck-run sweep (compliance.reports.services.runs_fail_stuck) gives up on it.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(REPORTS_TIME_LIMIT_SECONDS, 25 * 60) + 10 * 60}
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+    "visibility_timeout": max(REPORTS_TIME_LIMIT_SECONDS, 25 * 60) + 10 * 60
+}
+if EMBEDDED_WORKER:
+    # The SQLAlchemy transport hands its options to create_engine: the SQLite file's lock wait, nothing of Redis's.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"connect_args": {"timeout": 30}}
 # A report being produced beats every 15 s (compliance/reports/heartbeat.py); one that has not beaten for this
 # long lost its worker, and the sweep (beat, compliance/reports/apps.py) hands it to another at once.
 REPORTS_HEARTBEAT_SECONDS = env_int("REPORTS_HEARTBEAT_SECONDS", 45, minimum=3, maximum=600)

@@ -30,6 +30,7 @@ def _reachable(host: str, port: int) -> bool:
 os.environ.setdefault("DJANGO_ENV", "test")
 os.environ.setdefault("FAST_PASSWORD_HASHER", "1")
 os.environ.pop("REDIS_URL", None)
+os.environ.pop("EMBEDDED_WORKER", None)  # `make run`'s broker: the suite runs eagerly whatever the shell has
 TEST_APPLICATION_ROLE = "compliance_test_app"
 
 if not os.environ.get("DATABASE_URL") and _reachable("127.0.0.1", 5432):

@@ -43,7 +43,9 @@ class CouponsConfig(registry.PluggableApp):
         "coupons-post-redemptions": {"task": "coupons.tasks.post_redemptions", "schedule": crontab(minute="*")},
     }
     demo = (
+        DemoSeeder("coupons.demo.past_quarter_demo_seed", stage=1),  # last quarter's days, for its report
         DemoSeeder("coupons.demo.coupons_demo_seed", stage=1),
+        DemoSeeder("coupons.demo.mailing_demo_seed", stage=1),
         DemoSeeder("coupons.demo.redemptions_demo_seed", stage=4),
     )
     report_kinds = ("coupons.report_kinds",)

@@ -32,7 +32,9 @@ class EquipmentConfig(registry.PluggableApp):
         # Dice and deck clocks swept every minute, § 577.4(d), § 575.3(c).
         "equipment-sweep-clocks": {"task": "equipment.tasks.sweep_equipment_clocks", "schedule": crontab(minute="*")},
     }
-    demo = (DemoSeeder("equipment.demo.equipment_demo_seed", stage=3),)
+    # The approvals, then the floor's morning: equipment in play, tables open, one clock overdue.
+    demo = (DemoSeeder("equipment.demo.equipment_demo_seed", stage=3),
+            DemoSeeder("equipment.demo.floor_demo_seed", stage=3))
     report_kinds = ("equipment.report_kinds",)
     # Dice, cards, the opening inspection, the table's configuration and approved equipment.
     readiness = (ReadinessSource("equipment", "equipment.readiness.equipment_unmet", models=(

@@ -1,5 +1,5 @@
 from compliance import registry
-from compliance.registry import NavItem
+from compliance.registry import DemoSeeder, NavItem
 from compliance.roles import MARKETING, OVERSIGHT
 
 
@@ -16,3 +16,4 @@ class ExclusionConfig(registry.PluggableApp):
         NavItem("Screening runs", "exclusion:runs", "Coupons", OVERSIGHT | MARKETING),
     )
     panels = ("compliance.exclusion.panels.exclusion_panel",)
+    demo = (DemoSeeder("compliance.exclusion.demo.exclusion_demo_seed", stage=1),)  # the Board's lists, imported

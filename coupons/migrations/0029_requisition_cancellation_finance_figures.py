@@ -7,6 +7,18 @@ import simple_history.models
 from django.conf import settings
 from django.db import migrations, models
 
+from compliance.migration_ops import SqliteSQL
+
+# SQLite rebuilds coupons_financedayprocessing to add its column, and a table is renamed into place only while every
+# trigger of the schema still names tables that exist: the redemption's closed-day trigger (0024) names this one. It
+# is set aside for the rebuild and put back as it was (PostgreSQL alters in place).
+DAY_OPEN_TRIGGER = (
+    "CREATE TRIGGER coupons_redeem_day_open BEFORE INSERT ON coupons_redemption WHEN EXISTS (SELECT 1 FROM "
+    "coupons_financedayprocessing p WHERE p.facility_id = NEW.facility_id AND p.gaming_date >= NEW.gaming_date) "
+    "BEGIN SELECT RAISE(ABORT, 'coupon_day_closed'); END"
+)
+DAY_OPEN_TRIGGER_DROP = "DROP TRIGGER IF EXISTS coupons_redeem_day_open"
+
 
 class Migration(migrations.Migration):
 
@@ -17,11 +29,13 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        SqliteSQL(sql=[DAY_OPEN_TRIGGER_DROP], reverse_sql=[DAY_OPEN_TRIGGER]),
         migrations.AddField(
             model_name='financedayprocessing',
             name='count_explanation',
             field=models.TextField(blank=True, help_text="Why finance's count, taken twice, still differs from the ledger, (m)(3)"),
         ),
+        SqliteSQL(sql=[DAY_OPEN_TRIGGER], reverse_sql=[DAY_OPEN_TRIGGER_DROP]),
         migrations.AddField(
             model_name='historicalfinancedayprocessing',
             name='count_explanation',

@@ -70,12 +70,12 @@ from coupons.selectors.stock import (
     expired_held,
     expiring_held,
     finance_stock,
-    first_stock_for,
     held_by_marketing,
     held_spans_by_series,
     serial_path,
     series_ranges,
     state_totals,
+    stock_to_issue,
 )
 
 __all__ = [
@@ -111,7 +111,6 @@ __all__ = [
     "facility_approvals",
     "finance_stock",
     "first_day_owing_a_form",
-    "first_stock_for",
     "first_unprocessed_day",
     "held_at_end_of",
     "held_by_marketing",
@@ -140,6 +139,7 @@ __all__ = [
     "series_of",
     "series_ranges",
     "state_totals",
+    "stock_to_issue",
     "to_date_by_denomination",
     "to_date_totals",
     "unsent_deviation_report",

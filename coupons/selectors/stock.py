@@ -183,10 +183,23 @@ def expected_inventory(facility: Facility) -> dict[CouponSeries, list[Span]]:
     return {series: spans_.merge(s) for series, s in expected.items()}
 
 
-def first_stock_for(facility: Facility, denomination_cents: int, needed_for: date) -> CouponRange | None:
-    """The lowest serials in finance stock of a series of that denomination still valid on ``needed_for``
-    (the soonest-expiring first): what the issuance form suggests."""
-    return CouponRange.objects.filter(
-        facility=facility, state=S.IN_STOCK, closed_by__isnull=True,
+def stock_to_issue(facility: Facility, program_id: int, denomination_cents: int, needed_for: date,
+                   quantity: int) -> tuple[CouponSeries, list[Span]] | None:
+    """What the issuance form suggests for ``quantity`` coupons (§ 525.21(h)): the lowest serials in finance stock
+    of one series of the program and denomination still valid on ``needed_for`` (the soonest-expiring first),
+    across as many stock ranges as it takes — coupons restocked by finance's processing sit in a range of their
+    own below the shipment's. Fewer when the series holds fewer; None when nothing is in stock."""
+    rows = list(CouponRange.objects.filter(
+        facility=facility, state=S.IN_STOCK, closed_by__isnull=True, series__program_id=program_id,
         series__denomination_cents=denomination_cents, series__expires_on__gte=needed_for,
-    ).select_related("series").order_by("series__expires_on", "first_serial").first()
+    ).select_related("series").order_by("series__expires_on", "series_id", "first_serial"))
+    if not rows or quantity <= 0:
+        return None
+    series, spans, wanted = rows[0].series, [], quantity
+    for row in rows:
+        if row.series_id != series.pk or wanted <= 0:
+            break
+        last = min(row.last_serial, row.first_serial + wanted - 1)
+        spans.append((row.first_serial, last))
+        wanted -= last - row.first_serial + 1
+    return series, spans_.merge(spans)

@@ -233,13 +233,14 @@ class IssuanceCreateView(CouponFormView):
         return kwargs
 
     def get_initial(self) -> dict[str, Any]:
-        # Pre-fill with the lowest serials in finance stock of a matching series.
-        row = selectors.first_stock_for(self.facility, self.requisition.denomination_cents,
-                                        self.requisition.needed_for)
-        if row is None:
+        # Pre-fill with the lowest serials in finance stock of a matching series, as many as are still to issue.
+        r = self.requisition
+        outstanding = r.quantity - sum(i.quantity for i in r.issuances.all())
+        found = selectors.stock_to_issue(self.facility, r.program_id, r.denomination_cents, r.needed_for, outstanding)
+        if found is None:
             return {}
-        last = min(row.last_serial, row.first_serial + self.requisition.quantity - 1)
-        return {"series": row.series, "serials": f"{row.first_serial}-{last}"}
+        series, spans = found
+        return {"series": series, "serials": ", ".join(f"{first}-{last}" for first, last in spans)}
 
     def facts(self) -> list[tuple[str, Any]]:
         r = self.requisition

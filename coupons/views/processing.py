@@ -207,6 +207,8 @@ class InventoryCreateView(CouponFormView):
                                               counted_on=form.cleaned_data["counted_on"])
         if inventory.discrepancy:
             messages.warning(self.request, "The count differs from the ledger: see the flagged lines.")
+        else:
+            messages.success(self.request, f"Inventory #{inventory.pk} recorded: the count agrees with the ledger.")
         return inventory.get_absolute_url()
 
 

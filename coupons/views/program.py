@@ -35,8 +35,10 @@ class HomeView(CouponPage, TemplateView):
         approvals = selectors.facility_approvals(self.facility.pk, today)  # once, not once per series
         held = held_of_series(s for s in series if s.is_expired_on(today))
         context.update(
-            states=[(s, str(CouponState(s).label)) for s in selectors.LEDGER_STATES],
-            totals=[(format_cents(d), [row[s] for s in selectors.LEDGER_STATES]) for d, row in sorted(totals.items())],
+            # A state a row, a denomination a column: nine states side by side do not fit a laptop's width.
+            denominations=[format_cents(d) for d in sorted(totals)],
+            by_state=[(str(CouponState(s).label), [totals[d][s] for d in sorted(totals)])
+                      for s in selectors.LEDGER_STATES],
             series=[(s, issue_refusals(s, today, approvals=approvals, held=held.get(s.pk, {}))) for s in series],
             today=today,
         )

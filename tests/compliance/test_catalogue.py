@@ -10,6 +10,7 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 
 from compliance.citations import CATALOGUE, cite
+from compliance.demo import DEMO_PEOPLE
 from compliance.models import Game, GamingTable, Profile
 from compliance.roles import CAPABILITIES, Capability, Role, has_capability
 
@@ -60,17 +61,19 @@ def test_an_inspector_who_also_holds_another_role_stays_read_only(facility, insp
 
 
 @pytest.mark.django_db
-def test_demo_data_creates_a_person_per_role_and_tables_of_each_game():
+def test_demo_data_creates_a_person_per_role_a_floor_crew_and_tables_of_each_game():
     out = io.StringIO()
     call_command("seed_demo", stdout=out)
     assert "Demo logins" in out.getvalue()
     people = Profile.objects.select_related("user").prefetch_related("user__groups")
-    roles = {g.name for p in people for g in p.user.groups.all()}
-    assert roles == set(Role.values)
+    roles = [g.name for p in people for g in p.user.groups.all()]
+    assert set(roles) == set(Role.values)
+    # Three dealers at each Three Dice Football table (§ 577.9(b)), more floorpersons for the span of § 577.9(c).
+    assert roles.count(Role.DEALER) == 12 and roles.count(Role.FLOORPERSON) == 3
     games = set(GamingTable.objects.values_list("game__code", flat=True))
     assert {"three-dice-football", "high-roll-dice", "props-and-hops", "sic-bo", "asia-poker"} <= games
     again = io.StringIO()
     call_command("seed_demo", stdout=again)
     assert "already exist" in again.getvalue()
-    assert Profile.objects.count() == len(Role.values)
+    assert Profile.objects.count() == len(DEMO_PEOPLE)
     assert Game.objects.filter(code="sic-bo", chapter="539").exists()

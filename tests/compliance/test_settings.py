@@ -116,3 +116,43 @@ def test_history_rows_are_indexed_in_production_too():
     env = {**clean, **PRODUCTION, "DJANGO_SETTINGS_MODULE": "compliance.settings"}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "live", done.stderr[-2000:]
+
+
+def test_the_embedded_sqlite_lets_the_web_server_and_the_worker_write_side_by_side(monkeypatch, tmp_path):
+    """Write-ahead log, the write lock taken when a transaction begins, and a wait for it: not "database is
+    locked" when `make run`'s worker writes while a page does."""
+    monkeypatch.delenv("DB", raising=False)
+    options = env_database("DB", str(tmp_path / "x.sqlite3"))["OPTIONS"]
+    assert options == {"timeout": 30, "transaction_mode": "IMMEDIATE",
+                       "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"}
+    monkeypatch.setenv("DB", f"sqlite:///{tmp_path}/y.sqlite3")
+    assert env_database("DB", "unused")["OPTIONS"] == options
+
+
+def _celery_settings(**env: str) -> subprocess.CompletedProcess[str]:
+    code = ("from django.conf import settings as s; print(s.CELERY_BROKER_URL); print(s.CELERY_TASK_ALWAYS_EAGER); "
+            "print(s.CACHES['default']['BACKEND']); print(s.CELERY_BROKER_TRANSPORT_OPTIONS)")
+    clean = {k: v for k, v in os.environ.items()
+             if k not in {"DATABASE_URL", "DATABASE_OWNER_URL", "REDIS_URL", "EMBEDDED_WORKER", "DJANGO_ENV"}}
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**clean, "DJANGO_SETTINGS_MODULE": "compliance.settings", **env})
+
+
+def test_make_runs_worker_uses_a_sqlite_broker_under_var_and_nothing_runs_eagerly(tmp_path):
+    done = _celery_settings(EMBEDDED_WORKER="1", VAR_DIR=str(tmp_path))
+    assert done.returncode == 0, done.stderr[-2000:]
+    broker, eager, cache, options = done.stdout.splitlines()
+    assert broker == f"sqla+sqlite:///{tmp_path.resolve()}/celery-broker.sqlite3"
+    assert eager == "False"
+    assert cache.endswith("FileBasedCache")  # the worker's writes seen by the web server's process
+    assert "visibility_timeout" not in options  # the SQLAlchemy transport hands its options to create_engine
+
+
+def test_without_a_broker_tasks_run_eagerly_and_redis_still_means_redis(tmp_path):
+    plain = _celery_settings(VAR_DIR=str(tmp_path)).stdout.splitlines()
+    assert plain[:2] == ["memory://", "True"]
+    redis = _celery_settings(VAR_DIR=str(tmp_path), REDIS_URL="redis://127.0.0.1:6379/3").stdout.splitlines()
+    assert redis[:2] == ["redis://127.0.0.1:6379/3", "False"]
+    both = _celery_settings(VAR_DIR=str(tmp_path), REDIS_URL="redis://127.0.0.1:6379/3", EMBEDDED_WORKER="1")
+    assert both.returncode != 0
+    assert "unset it to use REDIS_URL" in both.stderr

@@ -196,6 +196,8 @@ def test_the_floor_is_read_in_a_constant_number_of_queries(facility, staff_table
 
 
 def test_the_demo_seed_adds_shifts_and_cameras_once(facility):
+    """Each end of each Three Dice Football table under its own camera (§ 577.9(a)); no crew without the demo's
+    people."""
     from compliance.actors import acting_as, system_user
     from compliance.staffing.demo import staffing_demo_seed
     from compliance.staffing.models import Camera, Shift
@@ -203,9 +205,9 @@ def test_the_demo_seed_adds_shifts_and_cameras_once(facility):
     make_table(facility, "three-dice-football", "TDF-1")
     make_table(facility, "three-dice-football", "TDF-2")
     with acting_as(system_user()):
-        assert staffing_demo_seed(facility) == 3 + 3 + 3
+        assert staffing_demo_seed(facility) == 3 + 4 + 4
         assert staffing_demo_seed(facility) == 0
-    assert Shift.objects.filter(facility=facility).count() == 3 and Camera.objects.count() == 3
+    assert Shift.objects.filter(facility=facility).count() == 3 and Camera.objects.count() == 4
 
 
 def test_a_change_to_come_is_refused(facility, roster, shift_manager, dealer):
