@@ -33,7 +33,7 @@ class CouponsConfig(registry.PluggableApp):
         NavItem("Redeem at a table", "coupons:redeem-tables", "Floor", frozenset({Role.DEALER})),
         NavItem("Table scanners", "coupons:scanners", "Floor", frozenset({Role.SHIFT_MANAGER})),
     )
-    panels = ("coupons.panels.coupon_panel",)
+    panels = ("coupons.panels.dealer_panel", "coupons.panels.coupon_panel")
     beat: ClassVar[dict[str, dict[str, Any]]] = {
         # The monthly inventory reminder (§ 525.21(n)), refreshed daily; idempotent.
         "coupons-monthly-inventory-reminder": {"task": "coupons.tasks.monthly_inventory_reminder",

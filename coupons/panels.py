@@ -66,3 +66,24 @@ def coupon_panel(request: HttpRequest) -> Panel | None:
     tone = "alert" if any(line.tone == "alert" for line in lines) else ("warn" if lines else "")
     return Panel(title="Match Play Coupons", lines=lines, empty_text="The coupon ledger is up to date.", tone=tone,
                  citation="525.21", order=20)
+
+
+def dealer_panel(request: HttpRequest) -> Panel | None:
+    """A dealer's work: the tables taking wagers now, each a link to its scanner screen (§ 525.22(b)); the tables
+    that may not take wagers are named with why, as the table chooser shows them."""
+    from compliance.readiness import tables_readiness
+    from coupons.selectors import redemption as reads
+
+    user = request.user
+    facility = getattr(request, "facility", None)
+    if facility is None or not has_capability(user, Capability.REDEEM_COUPONS):
+        return None
+    tables = list(reads.banking_tables(facility).filter(is_open=True).select_related("game").order_by("pit", "number"))
+    states = tables_readiness(facility, tables)
+    lines = [PanelLine(f"Table {t.number} ({t.game.name}): scan coupons here" if states[t.pk].takes_wagers
+                       else f"Table {t.number}: may not take wagers — {states[t.pk].sentence()}",
+                       reverse("coupons:table-screen", args=[t.pk]) if states[t.pk].takes_wagers else "",
+                       "" if states[t.pk].takes_wagers else "warn")
+             for t in tables]
+    return Panel(title="Redeem coupons at your table", lines=lines, order=5, citation="525.22",
+                 empty_text="No banking table is open: coupons are redeemed once a table opens.")

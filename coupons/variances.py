@@ -149,7 +149,7 @@ def count_differences(counted: Counts, pending: Counts) -> list[Variance]:
             have, want = counted.get(cents, {}).get(label, 0), pending.get(cents, {}).get(label, 0)
             if have != want:
                 found.append(Variance(
-                    f"{format_cents(cents)}: {have:,} {label} coupons counted, the ledger has {want:,}",
+                    f"{format_cents(cents)}: {how_many(have, label + ' coupon')} counted, the ledger has {want:,}",
                     abs(have - want)))
     return found
 

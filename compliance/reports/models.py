@@ -117,6 +117,17 @@ def _chain_head_in_words(value: Any) -> str:
 ReportRun._meta.get_field("chain_head").in_words = _chain_head_in_words  # type: ignore[attr-defined]
 
 
+def _kind_in_words(value: Any) -> str:
+    """A report kind by its title ("Quarterly Match Play Coupon report"), never its code."""
+    from compliance.reports.registry import kind_of
+
+    kind = kind_of(str(value))
+    return kind.title if kind is not None else str(value)
+
+
+ReportRun._meta.get_field("kind").in_words = _kind_in_words  # type: ignore[attr-defined]
+
+
 class RunProgress(models.Model):
     """How far a job has gone, for the progress bar (not evidence: see the module docstring)."""
 

@@ -48,7 +48,9 @@ def in_browser(steps: Callable[[Any], None], viewport: dict[str, int] | None = N
                                                      args=["--no-sandbox", "--disable-gpu"])
                 # axe-core is injected into each page: the Content-Security-Policy would refuse it, so the test's
                 # context alone sets it aside (the application's pages keep theirs).
-                context = browser.new_context(viewport=viewport or LAPTOP, bypass_csp=True)
+                size = viewport or LAPTOP
+                context = browser.new_context(viewport={"width": size["width"], "height": size["height"]},
+                                              bypass_csp=True)
                 page = context.new_page()
                 page.set_default_timeout(15_000)
                 try:

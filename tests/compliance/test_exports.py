@@ -39,6 +39,7 @@ def workbook_rows(response: Any) -> tuple[Any, list[list[Any]]]:
     assert response["Content-Type"] == XLSX_TYPE
     assert '.xlsx"' in response["Content-Disposition"]
     sheet = load_workbook(io.BytesIO(response.content)).active
+    assert sheet is not None
     return sheet, [list(row) for row in sheet.iter_rows()]
 
 

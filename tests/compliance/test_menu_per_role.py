@@ -123,7 +123,7 @@ def _ids(html: str) -> list[str]:
     return re.findall(r'\sid="([^"]+)"', html)
 
 
-@pytest.mark.parametrize("role", [Role.FINANCE_SUPERVISOR, Role.COMPLIANCE_OFFICER])
+@pytest.mark.parametrize("role", [Role.FINANCE_SUPERVISOR, Role.MARKETING_SUPERVISOR, Role.COMPLIANCE_OFFICER])
 def test_no_page_repeats_an_element_id(role, facility, client_for):
     client = client_for(make_person(role, facility))
     repeated: dict[str, Any] = {}

@@ -94,7 +94,7 @@ def test_a_differing_count_is_asked_again_then_explained_and_reported_525_21_m(
     first = finance.post(reverse("coupons:process"), count)
     html = first.content.decode()
     assert first.status_code == 422 and "Count these coupons again" in html
-    assert "Your count differs from the ledger ($50: 1 returned coupons counted, the ledger has 2)." in html
+    assert "Your count differs from the ledger ($50: 1 returned coupon counted, the ledger has 2)." in html
     assert not FinanceDayProcessing.objects.exists() and not ExceptionReport.objects.exists()
     carried = first.context["form"]["first_count"].value()
     assert 'name="first_count"' in html and carried
@@ -119,7 +119,7 @@ def test_the_same_differing_count_twice_with_an_explanation_becomes_the_exceptio
                         {**count, "first_count": carried, "count_explanation": "One $50 coupon torn and kept"})
     assert done.status_code == 302
     report = ExceptionReport.objects.get()
-    assert "$50: 1 returned coupons counted, the ledger has 2" in report.description
+    assert "$50: 1 returned coupon counted, the ledger has 2" in report.description
     assert "One $50 coupon torn and kept" in report.description
     assert FinanceDayProcessing.objects.get().count_explanation == "One $50 coupon torn and kept"
 

@@ -15,7 +15,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _field(html: str, name: str) -> str:
-    return re.search(rf'<(?:input|select)[^>]*name="{name}"[^>]*>', html)[0]
+    found = re.search(rf'<(?:input|select)[^>]*name="{name}"[^>]*>', html)
+    assert found is not None, f"no field {name}"
+    return found[0]
 
 
 def test_the_chips_come_before_the_serial_and_the_serial_has_the_focus(program, craps_table, dealer, client_for):

@@ -105,7 +105,7 @@ def test_finance_counts_and_marketings_own_variation_are_variances():
     found = finance_variances(moved={2500: DayFigure(2500, received=5)}, carried_in={}, kept={2500: 5}, form=form,
                               counted={2500: {"returned": 0, "voided": 1, "redeemed": 0}}, pending={})
     assert [v.words for v in found] == [
-        "$25: 1 voided coupons counted, the ledger has 0",
+        "$25: 1 voided coupon counted, the ledger has 0",
         "marketing's form reports a variation of 2 coupons: two torn",
     ]
 

@@ -189,6 +189,6 @@ def test_the_requirements_page_saves_and_refuses_in_words(approved, compliance_o
     assert draft.rules["three-dice-football"][requirements.KEY] == [
         {"words": "Wagers in whole dollars.", "increment": "1.00"}]
     page = client.get(reverse("submissions:detail", args=[draft.pk])).content.decode()
-    assert "Wagers in whole dollars." in page and "increment $1.00" in page
+    assert "Wagers in whole dollars." in page and "increment $1</span>" in page
     compare = client.get(reverse("submissions:compare"), {"a": approved.pk, "b": draft.pk}).content.decode()
     assert "Additional wagering requirements" in compare and "§ 521.7(d)" in compare
