@@ -21,6 +21,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from compliance.actors import acting_as, system_user
@@ -185,12 +186,18 @@ def past_quarter_demo_seed(*, facility: Facility) -> str | None:
     people = {role: _person(facility, role) for role in _PEOPLE}
     days = _past_days(facility)
     with signing_passwords(people.values()) as password:
-        vault, _cabinet = _locations(facility, people[Role.COMPLIANCE_OFFICER])
-        series = _approved_series(facility, people, password, code="mp10", name="$10 Match Play (players' club)",
-                                  cents=1000, prefix="MC", approved_on=days[0].day - timedelta(days=60))
-        _received(facility, series, people, password, on=days[0].day - timedelta(days=7), serials=(200_001, 202_000),
-                  vault=vault, invoice="KGP-4102")
-        redeemed = sum(_past_day(facility, series, people, password, past, tables, dealers, vault) for past in days)
+        try:
+            with transaction.atomic():
+                vault, _cabinet = _locations(facility, people[Role.COMPLIANCE_OFFICER])
+                series = _approved_series(facility, people, password, code="mp10", cents=1000, prefix="MC",
+                                          name="$10 Match Play (players' club)",
+                                          approved_on=days[0].day - timedelta(days=60))
+                _received(facility, series, people, password, on=days[0].day - timedelta(days=7),
+                          serials=(200_001, 202_000), vault=vault, invoice="KGP-4102")
+                redeemed = sum(_past_day(facility, series, people, password, past, tables, dealers, vault)
+                               for past in days)
+        except ValidationError as refusal:  # a var/ of an older demo whose days no longer allow these
+            return "nothing added: " + " ".join(refusal.messages)
     return (f"$10 series of last quarter: {len(days)} gaming days ({', '.join(f'{d.day:%-d %b}' for d in days)}), "
             f"{redeemed} coupons redeemed, each day reconciled and processed")
 

@@ -100,3 +100,21 @@ def test_the_demo_is_a_normal_day_and_seeding_again_adds_nothing(now):
         again = _seed()
         assert _counts() == before, again
         assert GamingTable.objects.filter(facility=facility, is_open=True).count() == len(OPEN)
+
+
+@pytest.mark.django_db(transaction=False)
+def test_a_refusal_while_seeding_last_quarter_is_said_and_leaves_nothing_half_made(monkeypatch):
+    """A var/ of an older demo may no longer allow what the seeding records (a day closed since): it says why, adds
+    nothing, and `make run` goes on."""
+    from datetime import timedelta
+
+    from compliance.demo import demo_seed
+    from coupons import demo
+    from coupons.models import CouponSeries
+
+    facility, _logins = demo_seed()
+    later = gaming_day(facility) + timedelta(days=3)  # a gaming day that has not started: every service refuses it
+    monkeypatch.setattr(demo, "_past_days", lambda f: [demo.PastDay(later, (200_001, 200_300), 260, {"CR-1": 95})])
+    words = demo.past_quarter_demo_seed(facility=facility)
+    assert words is not None and words.startswith("nothing added:") and "has not started" in words, words
+    assert not CouponSeries.objects.filter(facility=facility).exists()
