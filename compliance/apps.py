@@ -28,6 +28,8 @@ class ComplianceConfig(registry.PluggableApp):
     # readiness source reads, and every minute for what time alone changes (issue 23).
     table_listeners = ("compliance.breaches.breaches_table_changed",)
     beat: ClassVar[dict[str, dict[str, Any]]] = {
+        # Readiness (compliance.health): beat's tick, run by a worker, read by /readyz.
+        "health-tick": {"task": "compliance.tasks.health_tick", "schedule": 30.0},
         "purge-expired-sessions": {"task": "compliance.tasks.clear_expired_sessions", "schedule": crontab(minute=17)},
         "table-breaches-sync": {"task": "compliance.tasks.sync_table_breaches", "schedule": crontab(minute="*")},
         # The audit chain (issues 9, 21): sealed rows linked every minute; the increment since the last intact

@@ -98,6 +98,7 @@ if DJANGO_ENV == "test":
     TEST_NON_SERIALIZED_APPS = ["django.contrib.contenttypes", "django.contrib.auth"]
 
 MIDDLEWARE = [
+    "compliance.health.HealthMiddleware",  # /healthz and /readyz: before the host check and the HTTPS redirect
     "django.middleware.security.SecurityMiddleware",
     "compliance.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -274,6 +275,12 @@ REDIS_URL = env_str("REDIS_URL")
 EMBEDDED_WORKER = env_bool("EMBEDDED_WORKER", default=False)
 if EMBEDDED_WORKER and REDIS_URL:
     raise ImproperlyConfiguredEnv("EMBEDDED_WORKER=1 runs Celery without a server; unset it to use REDIS_URL")
+if PRODUCTION and not REDIS_URL:
+    # Without a broker every task would run inside the web request and beat would never run: no equipment sweep, no
+    # wager-limit change taking effect, no chain linking, no quarterly report, no daily verification.
+    raise ImproperlyConfiguredEnv("REDIS_URL must be set in production: the worker and beat need a broker (without "
+                                  "one, the equipment sweep, wager-limit changes, chain linking and the scheduled "
+                                  "reports never run)")
 CELERY_BROKER_URL = REDIS_URL or (
     f"sqla+sqlite:///{(VAR_DIR / 'celery-broker.sqlite3').resolve()}" if EMBEDDED_WORKER else "memory://"
 )

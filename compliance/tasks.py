@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 from django.conf import settings
 from django.core.management import call_command
@@ -9,6 +11,15 @@ from django.core.management import call_command
 from compliance.notifications import notification_task
 
 _VERIFY_LIMIT = settings.AUDIT_VERIFY_TIME_LIMIT_SECONDS
+
+
+@shared_task(bind=True, ignore_result=True, expires=60)
+def health_tick(self: Any) -> None:
+    """Beat, every 30 seconds: a worker running this proves to /readyz that beat and a worker are alive
+    (compliance.health)."""
+    from compliance.health import record_tick
+
+    record_tick(str(getattr(self.request, "hostname", "") or "a worker"))
 
 
 @shared_task

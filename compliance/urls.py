@@ -1,14 +1,17 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from compliance import views, views_accounts, views_chain
+from compliance import health, views, views_accounts, views_chain
 
 urlpatterns = [
     path("", views.DashboardView.as_view(), name="dashboard"),
-    path("healthz", views.healthz, name="healthz"),
+    # Answered by compliance.health.HealthMiddleware before any other middleware; named here for reverse().
+    path("healthz", login_not_required(health.healthz), name="healthz"),
+    path("readyz", login_not_required(health.readyz), name="readyz"),
     path("accounts/login/", views_accounts.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/second-factor/", views_accounts.SecondFactorView.as_view(), name="account-second-factor"),

@@ -9,10 +9,8 @@ from typing import Any, TypeVar
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -49,7 +47,6 @@ __all__ = [
     "SignatureListView",
     "TableListView",
     "found_or_404",
-    "healthz",
     "refusal_messages",
 ]
 
@@ -173,13 +170,6 @@ class ServiceFormView(CapabilityRequiredMixin, FormView):
     def back_url(self) -> str:
         """A button's page: where its refusals are shown."""
         raise NotImplementedError(f"{type(self).__name__} must say which page its button is on")
-
-
-@login_not_required
-def healthz(request: HttpRequest) -> HttpResponse:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    return HttpResponse(f"ok {connection.vendor}\n", content_type="text/plain")
 
 
 class DashboardView(FacilityRequiredMixin, TemplateView):

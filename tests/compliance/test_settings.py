@@ -71,6 +71,7 @@ PRODUCTION = {
     "ALLOWED_HOSTS": "compliance.example.com",
     "DATABASE_URL": "sqlite:////tmp/check-deploy.sqlite3",
     "AUDIT_CHAIN_KEY": "c" * 40,
+    "REDIS_URL": "redis://127.0.0.1:6379/15",
 }
 
 
@@ -84,6 +85,12 @@ def test_production_mode_requires_the_audit_chain_key():
     result = _manage("check", **{**PRODUCTION, "AUDIT_CHAIN_KEY": ""})
     assert result.returncode != 0
     assert "AUDIT_CHAIN_KEY must be set" in result.stderr
+
+
+def test_production_mode_refuses_to_start_without_a_broker():
+    result = _manage("check", **{**PRODUCTION, "REDIS_URL": ""})
+    assert result.returncode != 0
+    assert "REDIS_URL must be set in production" in result.stderr
 
 
 def test_production_mode_refuses_the_development_secret_key():
