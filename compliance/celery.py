@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import import_modules
+from celery.signals import import_modules, task_postrun, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "compliance.settings")
 
@@ -36,3 +36,18 @@ def declared_beat_schedule(celery_app: Celery = app) -> dict[str, dict[str, Any]
 @import_modules.connect
 def _schedule_on_start(sender: Any = None, **kwargs: Any) -> None:
     declared_beat_schedule(sender if isinstance(sender, Celery) else app)
+
+
+@task_prerun.connect
+def _log_context_of_task(task_id: str = "", task: Any = None, **kwargs: Any) -> None:
+    """Each log line of a task names the task and its id (compliance.log_context)."""
+    from compliance.log_context import task_context
+
+    task_context(task_id, getattr(task, "name", "") or "")
+
+
+@task_postrun.connect
+def _log_context_of_task_ends(task_id: str = "", **kwargs: Any) -> None:
+    from compliance.log_context import task_context_end
+
+    task_context_end(task_id)

@@ -7,6 +7,7 @@ process at start-up, not silently mean ``False`` in a regulated system.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -21,7 +22,17 @@ class ImproperlyConfiguredEnv(ValueError):
 
 
 def env_str(name: str, default: str | None = None, *, required: bool = False) -> str:
+    """``name`` from the environment, or — a secret kept out of the environment (systemd credentials, Docker or
+    Kubernetes secrets) — from the file ``name_FILE`` names, its one line without the line end."""
     value = os.environ.get(name)
+    path = os.environ.get(f"{name}_FILE")
+    if (value is None or value == "") and path:
+        try:
+            value = Path(path).read_text(encoding="utf-8").rstrip("\r\n")
+        except OSError as error:
+            raise ImproperlyConfiguredEnv(f"{name}_FILE={path!r} cannot be read: {error.strerror}") from None
+    elif value and path:
+        raise ImproperlyConfiguredEnv(f"{name} and {name}_FILE are both set: keep one")
     if value is None or value == "":
         if required:
             raise ImproperlyConfiguredEnv(f"{name} must be set")
@@ -117,3 +128,20 @@ def env_database(name: str, default_sqlite_path: str) -> dict[str, object]:
     raise ImproperlyConfiguredEnv(
         f"{name}={raw!r}: unsupported scheme {parts.scheme!r}; use postgres://… or sqlite:///…"
     )
+
+
+def env_admins(name: str) -> list[tuple[str, str]]:
+    """``"Ann Lee <ann@casino.example>, it-oncall@casino.example"`` as Django's ``ADMINS``: (name, address) pairs."""
+    found = []
+    for item in (part.strip() for part in env_str(name).split(",")):
+        if not item:
+            continue
+        if "<" in item and item.endswith(">"):
+            person, address = item[:-1].split("<", 1)
+            found.append((person.strip() or address.strip(), address.strip()))
+        else:
+            found.append((item, item))
+    for _, address in found:
+        if "@" not in address or " " in address:
+            raise ImproperlyConfiguredEnv(f"{name}: {address!r} is not an e-mail address")
+    return found

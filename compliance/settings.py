@@ -15,7 +15,7 @@ import ipaddress
 from datetime import timedelta
 from pathlib import Path
 
-from compliance.env import ImproperlyConfiguredEnv, env_bool, env_database, env_int, env_list, env_str
+from compliance.env import ImproperlyConfiguredEnv, env_admins, env_bool, env_database, env_int, env_list, env_str
 from compliance.seal_keys import KEY_ID, parse_retired_keys
 from compliance.secret_file import embedded_secret
 
@@ -38,6 +38,8 @@ SECRET_KEY = env_str(
 )
 if PRODUCTION and (len(SECRET_KEY) < 50 or SECRET_KEY.startswith("dev-only")):
     raise ImproperlyConfiguredEnv("SECRET_KEY must be a random string of at least 50 characters in production")
+# Earlier keys while sessions and password-reset links made with them run out (rotating SECRET_KEY).
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
 
 # The key of the audit chain's seals (compliance.chain, issue 9), never kept in the database: from the
 # environment in production; made once under var/ and reused for the embedded default; fixed in tests.
@@ -99,6 +101,7 @@ if DJANGO_ENV == "test":
 
 MIDDLEWARE = [
     "compliance.health.HealthMiddleware",  # /healthz and /readyz: before the host check and the HTTPS redirect
+    "compliance.log_context.RequestIdMiddleware",  # every log line of the request carries its id
     "django.middleware.security.SecurityMiddleware",
     "compliance.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -114,6 +117,7 @@ MIDDLEWARE = [
     "compliance.middleware.ActingUserMiddleware",
     "compliance.middleware.InspectorReadOnlyMiddleware",
     "compliance.middleware.FacilityMiddleware",
+    "compliance.log_context.RequestPersonMiddleware",  # ... and, from here on, the person and the facility
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a locked-out sign-in into the page that says so
 ]
@@ -260,6 +264,10 @@ EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", default=False)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfiguredEnv("EMAIL_USE_TLS and EMAIL_USE_SSL are both on: STARTTLS (587) or TLS from the start "
+                                  "(465), not both")
 # Seconds a mail connection may take: a hung server fails the send, which compliance.notifications retries.
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "compliance@localhost")
@@ -328,12 +336,40 @@ if PRODUCTION:
     if not ALLOWED_HOSTS:
         raise ImproperlyConfiguredEnv("ALLOWED_HOSTS must list the host names the app answers to in production")
 
+# Logs (issue 26, item 4): one line per record with time, level, logger, the request id, the person and the facility
+# (compliance.log_context); JSON lines in production (python-json-logger), plain text otherwise. Errors of requests
+# are mailed to ADMINS when it is set.
+LOG_FORMAT = env_str("LOG_FORMAT", "json" if PRODUCTION else "text")
+if LOG_FORMAT not in ("json", "text"):
+    raise ImproperlyConfiguredEnv(f"LOG_FORMAT={LOG_FORMAT!r}: use json or text")
+ADMINS = env_admins("ADMINS")
+SERVER_EMAIL = env_str("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {
+        "context": {"()": "compliance.log_context.ContextFilter"},
+        "require_debug_false": {"()": "django.utils.log.RequireDebugFalse"},
+    },
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s %(user)s %(facility)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s %(user)s %(facility)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context"]},
+        "mail_admins": {"class": "django.utils.log.AdminEmailHandler", "level": "ERROR",
+                        "filters": ["context", "require_debug_false"]},
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.request": {"handlers": ["mail_admins"], "level": "ERROR", "propagate": True}}
+    if ADMINS else {},
 }
+# A worker in production logs as the web servers do (its own formatting would drop the request context and JSON).
+CELERY_WORKER_HIJACK_ROOT_LOGGER = not PRODUCTION
 # Reports as Celery jobs (compliance.reports): a job is stopped past its time limit (soft: it marks itself
 # failed with the reason; hard: the worker kills it and the stuck-run sweep marks it failed).
 REPORTS_TIME_LIMIT_SECONDS = env_int("REPORTS_TIME_LIMIT_SECONDS", 20 * 60, minimum=60, maximum=6 * 3600)
