@@ -3,7 +3,7 @@
 Every value comes from the environment through :mod:`compliance.env`. With nothing set,
 the app runs embedded: a SQLite file under ``var/`` and Celery tasks run eagerly in-process.
 ``DATABASE_URL=postgres://…`` and ``REDIS_URL=redis://…`` switch to PostgreSQL and a real
-worker + beat (``celery -A compliance worker -B``). ``EMBEDDED_WORKER=1`` (``make run``) keeps the SQLite file
+worker and one beat (``celery -A compliance worker`` on any hosts, ``celery -A compliance beat`` on one: docs/operations.md). ``EMBEDDED_WORKER=1`` (``make run``) keeps the SQLite file
 and runs a real worker + beat on a broker that needs no server (kombu's SQLAlchemy transport on a SQLite file
 under ``var/``). ``DJANGO_ENV=production`` turns on the hardened settings that ``manage.py check --deploy``
 verifies.

@@ -1,0 +1,22 @@
+"""gunicorn for the web process (deploy/systemd/compliance-web.service; docs/operations.md).
+
+Sync workers behind nginx, which buffers slow clients. 2 x cores + 1 workers; a request that runs longer than the
+timeout is a bug (reports and screenings run in Celery workers, never in a request).
+"""
+
+import multiprocessing
+import os
+
+bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8001")
+workers = int(os.environ.get("GUNICORN_WORKERS", multiprocessing.cpu_count() * 2 + 1))
+worker_class = "sync"
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
+graceful_timeout = 30
+keepalive = 5
+max_requests = 2000  # recycle a worker now and then
+max_requests_jitter = 200
+# The application logs JSON lines itself (LOG_FORMAT=json); gunicorn's access log adds the request id nginx sends.
+accesslog = "-"
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms request_id=%({x-request-id}i)s'
+errorlog = "-"
+forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")
