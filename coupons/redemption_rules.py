@@ -66,6 +66,9 @@ REFUSALS: dict[str, RefusalKind] = {
     "permission_denied": RefusalKind(403, "525.22(b)", "The account may not redeem coupons."),
     "idempotency_key_reused": RefusalKind(422, "", "The Idempotency-Key was used for a different request."),
     "method_not_allowed": RefusalKind(405, "", "The endpoint does not take that method."),
+    "not_acceptable": RefusalKind(406, "", "The API answers only application/json: ask for it in Accept (or omit "
+                                           "Accept)."),
+    "unsupported_media_type": RefusalKind(415, "", "Send the request body as application/json."),
     "throttled": RefusalKind(429, "", "Too many requests; retry after the time given."),
     "not_found": RefusalKind(404, "", "No such resource."),
 }

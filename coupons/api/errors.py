@@ -32,6 +32,8 @@ _CODES: list[tuple[type[exceptions.APIException], str]] = [
     (exceptions.MethodNotAllowed, "method_not_allowed"),
     (exceptions.Throttled, "throttled"),
     (exceptions.NotFound, "not_found"),
+    (exceptions.NotAcceptable, "not_acceptable"),
+    (exceptions.UnsupportedMediaType, "unsupported_media_type"),
 ]
 
 
@@ -43,7 +45,7 @@ def exception_handler(exc: Exception, context: Any) -> Response | None:
         if isinstance(exc, Http404):
             return Response(error_body("not_found", "No such resource."), status=404)
         return None
-    if isinstance(exc, exceptions.ValidationError | exceptions.ParseError | exceptions.UnsupportedMediaType):
+    if isinstance(exc, exceptions.ValidationError | exceptions.ParseError):
         fields = _fields(exc.detail)
         first = next((f"{name}: {msgs[0]}" for name, msgs in fields.items() if msgs), "The request is malformed.")
         return Response(error_body("invalid_request", f"Check the request. {first}", fields=fields), status=400)

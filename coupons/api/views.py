@@ -104,7 +104,7 @@ class RedemptionsView(APIView):
                              description="Table number (a scanner: its own table; a person: every table if omitted)"),
             OpenApiParameter("gaming_date", OpenApiTypes.DATE, description="Default: the current gaming day"),
         ],
-        responses={200: RedemptionSerializer(many=True), **{s: _ERRORS[s] for s in (400, 401, 403)}},
+        responses={200: RedemptionSerializer(many=True), **{s: _ERRORS[s] for s in (400, 401, 403, 406)}},
     )
     def get(self, request: Request) -> Response:
         facility, table, _, problem = self._where(request, request.query_params.get("table", "").strip()[:20],

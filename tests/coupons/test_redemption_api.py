@@ -148,3 +148,15 @@ def test_the_openapi_schema_describes_the_endpoint_and_every_code(client_for, co
     docs = client.get("/api/docs/")
     assert docs.status_code == 200 and b"swagger" in docs.content.lower()
     assert b"cdn" not in docs.content.lower() and b"//unpkg" not in docs.content
+
+
+def test_a_body_that_is_not_json_is_415_and_an_accept_that_is_not_json_is_406(dealer, client_for):
+    """The API's conventions (issue 26, item 8): each refusal with its own status, in the one error shape."""
+    client = client_for(dealer)
+    wrong_type = client.post("/api/v1/coupons/redemptions/", data="serial=MP-1", content_type="text/plain")
+    assert wrong_type.status_code == 415
+    assert wrong_type.json()["error"]["code"] == "unsupported_media_type"
+    wrong_accept = client.get("/api/v1/coupons/redemptions/", HTTP_ACCEPT="text/html")
+    assert wrong_accept.status_code == 406
+    assert wrong_accept.json()["error"]["code"] == "not_acceptable"
+    assert client.get("/api/v1/coupons/redemptions/", HTTP_ACCEPT="application/json").status_code != 406
