@@ -4,10 +4,11 @@ session); DRF authenticates every request itself and answers 401 in the one erro
 from django.contrib.auth.decorators import login_not_required
 from django.urls import path
 
-from coupons.api.views import RedemptionsView
+from coupons.api.views import RedemptionDetailView, RedemptionsView
 
 app_name = "coupons-api"
 
 urlpatterns = [
     path("redemptions/", login_not_required(RedemptionsView.as_view()), name="redemptions"),
+    path("redemptions/<int:pk>/", login_not_required(RedemptionDetailView.as_view()), name="redemption"),
 ]

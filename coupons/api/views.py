@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+from django.urls import reverse
 from django.utils.dateparse import parse_date
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -20,7 +21,7 @@ from coupons.api.serializers import RedemptionAnswerSerializer, RedemptionReques
 from coupons.days import today
 from coupons.models import ScannerDevice
 from coupons.redemption_rules import REFUSALS
-from coupons.selectors.redemption import redemptions_at_table, redemptions_of_day, table_by_number
+from coupons.selectors.redemption import redemption_in, redemptions_at_table, redemptions_of_day, table_by_number
 from coupons.services.answers import redemption_answer, redemption_data
 from coupons.services.redemption import Scan
 
@@ -94,6 +95,9 @@ class RedemptionsView(APIView):
         answer = redemption_answer(facility=facility, scan=scan, user=request.user, device=device, key=key,
                                    fingerprint=_fingerprint(data, table.number))
         headers = {"Idempotent-Replayed": "true"} if answer.replayed else {}
+        made = (answer.body.get("redemption") or {}).get("id") if answer.status == 201 else None
+        if made is not None:  # where the redemption is read again (RedemptionDetailView)
+            headers["Location"] = request.build_absolute_uri(reverse("coupons-api:redemption", args=[made]))
         return Response(answer.body, status=answer.status, headers=headers)
 
     @extend_schema(
@@ -121,3 +125,24 @@ class RedemptionsView(APIView):
             return Response(error_body("invalid_request", message, fields={"gaming_date": [message]}), status=400)
         rows = redemptions_at_table(table, day) if table is not None else redemptions_of_day(facility, day)[:500]
         return Response([redemption_data(r) for r in rows])
+
+
+class RedemptionDetailView(RedemptionsView):
+    """One redemption, as the answer to its scan named it (the ``Location`` of a 201)."""
+
+    http_method_names = ["get", "head", "options"]
+
+    @extend_schema(
+        operation_id="redemption_read",
+        summary="One redemption: the electronic cancellation of one coupon",
+        responses={200: RedemptionSerializer, **{s: _ERRORS[s] for s in (401, 403, 404, 406)}},
+    )
+    def get(self, request: Request, pk: int) -> Response:  # type: ignore[override]
+        facility, table, _, problem = self._where(request, "", table_optional=True)
+        if problem is not None:
+            return problem
+        found = redemption_in(facility, pk)
+        # A scanner reads the redemptions of its own table only; another table's are not found, not refused.
+        if found is None or (table is not None and found.table_id != table.pk):
+            return Response(error_body("not_found", f"There is no redemption {pk} here."), status=404)
+        return Response(redemption_data(found))

@@ -160,3 +160,21 @@ def test_a_body_that_is_not_json_is_415_and_an_accept_that_is_not_json_is_406(de
     assert wrong_accept.status_code == 406
     assert wrong_accept.json()["error"]["code"] == "not_acceptable"
     assert client.get("/api/v1/coupons/redemptions/", HTTP_ACCEPT="application/json").status_code != 406
+
+
+def test_a_201_says_where_the_redemption_is_and_it_reads_there(program, handed_out, scanner, roulette_table,
+                                                               shift_manager, dealer, client_for):
+    handed_out(1, 10)
+    created = post(Client(), scan(), scanner[1])
+    assert created.status_code == 201
+    location = created["Location"]
+    assert location.endswith(f"{URL}{created.json()['redemption']['id']}/")
+    read = Client().get(location, HTTP_AUTHORIZATION=f"Token {scanner[1]}")
+    assert read.status_code == 200 and read.json() == created.json()["redemption"]
+    assert client_for(dealer).get(location).json()["coupon"] == "MP-0000005"  # a person at the facility
+    # Another table's scanner does not find it (not found rather than refused: it learns nothing of other tables).
+    _, other = scanner_register(facility=program.facility, table=roulette_table, name="RL-1", user=shift_manager)
+    assert_error(Client().get(location, HTTP_AUTHORIZATION=f"Token {other}"), 404, "not_found")
+    assert_error(Client().get(f"{URL}999999/", HTTP_AUTHORIZATION=f"Token {scanner[1]}"), 404, "not_found")
+    assert Client().post(location, data="{}", content_type="application/json",
+                         HTTP_AUTHORIZATION=f"Token {scanner[1]}").status_code == 405
