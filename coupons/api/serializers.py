@@ -53,3 +53,8 @@ class RedemptionAnswerSerializer(serializers.Serializer):
     instructions = serializers.ListField(child=serializers.CharField(),
                                          help_text="How to lay out the wager and what to do with the coupon")
     redemption = RedemptionSerializer()
+
+
+class RedemptionPageSerializer(serializers.Serializer):
+    results = RedemptionSerializer(many=True)
+    next = serializers.URLField(allow_null=True, help_text="The next page (also in the Link header); null on the last")

@@ -16,12 +16,18 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from compliance.bounds import EARLIEST_DAY, LATEST_DAY
+from coupons.api.cursor import CursorError, read_cursor, read_limit, write_cursor
 from coupons.api.errors import ErrorSerializer, error_body
-from coupons.api.serializers import RedemptionAnswerSerializer, RedemptionRequestSerializer, RedemptionSerializer
+from coupons.api.serializers import (
+    RedemptionAnswerSerializer,
+    RedemptionPageSerializer,
+    RedemptionRequestSerializer,
+    RedemptionSerializer,
+)
 from coupons.days import today
 from coupons.models import ScannerDevice
 from coupons.redemption_rules import REFUSALS
-from coupons.selectors.redemption import redemption_in, redemptions_at_table, redemptions_of_day, table_by_number
+from coupons.selectors.redemption import redemption_in, redemption_page, table_by_number
 from coupons.services.answers import redemption_answer, redemption_data
 from coupons.services.redemption import Scan
 
@@ -102,13 +108,16 @@ class RedemptionsView(APIView):
 
     @extend_schema(
         operation_id="redemption_list",
-        summary="A table's redemptions of a gaming day, newest first",
+        summary="A table's (or every table's) redemptions of a gaming day, newest first, a page at a time",
         parameters=[
             OpenApiParameter("table", OpenApiTypes.STR,
                              description="Table number (a scanner: its own table; a person: every table if omitted)"),
             OpenApiParameter("gaming_date", OpenApiTypes.DATE, description="Default: the current gaming day"),
+            OpenApiParameter("limit", OpenApiTypes.INT, description="Rows a page, 1 to 500 (default 100)"),
+            OpenApiParameter("cursor", OpenApiTypes.STR, description="The next page: take it from `next` (or the "
+                                                                     "Link header); opaque"),
         ],
-        responses={200: RedemptionSerializer(many=True), **{s: _ERRORS[s] for s in (400, 401, 403, 406)}},
+        responses={200: RedemptionPageSerializer, **{s: _ERRORS[s] for s in (400, 401, 403, 406)}},
     )
     def get(self, request: Request) -> Response:
         facility, table, _, problem = self._where(request, request.query_params.get("table", "").strip()[:20],
@@ -123,8 +132,22 @@ class RedemptionsView(APIView):
         if day is None or not EARLIEST_DAY <= day <= LATEST_DAY:
             message = f"gaming_date must be a date between {EARLIEST_DAY} and {LATEST_DAY}, as YYYY-MM-DD."
             return Response(error_body("invalid_request", message, fields={"gaming_date": [message]}), status=400)
-        rows = redemptions_at_table(table, day) if table is not None else redemptions_of_day(facility, day)[:500]
-        return Response([redemption_data(r) for r in rows])
+        try:
+            limit = read_limit(request.query_params.get("limit", ""))
+            cursor = request.query_params.get("cursor", "")
+            before = read_cursor(cursor) if cursor else None
+        except CursorError as error:
+            name = "limit" if str(error).startswith("limit") else "cursor"
+            return Response(error_body("invalid_request", f"{error}.", fields={name: [f"{error}."]}), status=400)
+        rows = redemption_page(facility, day, table=table, before=before, limit=limit)
+        page, more = rows[:limit], len(rows) > limit
+        next_url = None
+        if more:
+            query = request.query_params.copy()
+            query["cursor"] = write_cursor(page[-1].redeemed_at, page[-1].pk)
+            next_url = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+        headers = {"Link": f'<{next_url}>; rel="next"'} if next_url else {}
+        return Response({"results": [redemption_data(r) for r in page], "next": next_url}, headers=headers)
 
 
 class RedemptionDetailView(RedemptionsView):

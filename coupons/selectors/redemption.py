@@ -4,7 +4,7 @@ coupon already honoured, a table's redemptions, and the scanners of a facility."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
@@ -34,6 +34,7 @@ __all__ = [
     "redemption_answer_for",
     "redemption_in",
     "redemption_of",
+    "redemption_page",
     "redemptions_at_table",
     "redemptions_awaiting_posting",
     "redemptions_of_coupons",
@@ -79,6 +80,20 @@ def redemptions_of_day(facility: Facility, gaming_date: date) -> QuerySet[Redemp
     return (Redemption.objects.filter(facility=facility, gaming_date=gaming_date)
             .select_related("series", "table", "game", "device", "redeemed_by__profile")
             .order_by("table__number", "redeemed_at", "pk"))
+
+
+def redemption_page(facility: Facility, gaming_date: date, *, table: GamingTable | None = None,
+                    before: tuple[datetime, int] | None = None, limit: int = 100) -> list[Redemption]:
+    """A gaming day's redemptions (one table's, or the facility's), newest first, ``limit`` + 1 of them: the page and
+    whether another follows. ``before``: the (redeemed_at, pk) of the previous page's last row (keyset, no count)."""
+    rows = Redemption.objects.filter(facility=facility, gaming_date=gaming_date)
+    if table is not None:
+        rows = rows.filter(table=table)
+    if before is not None:
+        at, pk = before
+        rows = rows.filter(Q(redeemed_at__lt=at) | Q(redeemed_at=at, pk__lt=pk))
+    return list(rows.select_related("series", "table", "game", "device", "redeemed_by__profile")
+                .order_by("-redeemed_at", "-pk")[:limit + 1])
 
 
 def table_for_redemption(facility: Facility, table_id: Any) -> GamingTable | None:

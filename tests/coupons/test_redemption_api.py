@@ -122,7 +122,7 @@ def test_the_inspector_reads_and_cannot_redeem(program, handed_out, scanner, ins
     client = client_for(inspector)
     assert_error(post(client, scan("MP-0000006", table="CR-1")), 403, "permission_denied")
     listed = client.get(URL, {"table": "CR-1"})
-    assert listed.status_code == 200 and [r["coupon"] for r in listed.json()] == ["MP-0000005"]
+    assert listed.status_code == 200 and [r["coupon"] for r in listed.json()["results"]] == ["MP-0000005"]
     assert client.get(f"/coupons/redemptions/{Redemption.objects.get().pk}/").status_code == 200
 
 
@@ -178,3 +178,25 @@ def test_a_201_says_where_the_redemption_is_and_it_reads_there(program, handed_o
     assert_error(Client().get(f"{URL}999999/", HTTP_AUTHORIZATION=f"Token {scanner[1]}"), 404, "not_found")
     assert Client().post(location, data="{}", content_type="application/json",
                          HTTP_AUTHORIZATION=f"Token {scanner[1]}").status_code == 405
+
+
+def test_the_list_pages_with_an_opaque_cursor_newest_first(program, handed_out, scanner):
+    handed_out(1, 10)
+    token = scanner[1]
+    for serial in ("MP-0000001", "MP-0000002", "MP-0000003"):
+        assert post(Client(), scan(serial), token).status_code == 201
+    auth = {"HTTP_AUTHORIZATION": f"Token {token}"}
+    first = Client().get(URL, {"limit": "2"}, **auth)
+    assert first.status_code == 200
+    assert [r["coupon"] for r in first.json()["results"]] == ["MP-0000003", "MP-0000002"]
+    assert first["Link"] == f'<{first.json()["next"]}>; rel="next"'
+    second = Client().get(first.json()["next"], **auth)
+    assert [r["coupon"] for r in second.json()["results"]] == ["MP-0000001"]
+    assert second.json()["next"] is None and "Link" not in second
+
+
+@pytest.mark.parametrize("query", [{"cursor": "not-ours"}, {"cursor": "MjAyNi0xMS0yOHwx"}, {"cursor": "x" * 200},
+                                   {"limit": "0"}, {"limit": "501"}, {"limit": "٥"}])
+def test_a_cursor_or_limit_the_api_did_not_give_is_400_in_words(program, scanner, query):
+    error = assert_error(Client().get(URL, query, HTTP_AUTHORIZATION=f"Token {scanner[1]}"), 400, "invalid_request")
+    assert set(error["fields"]) == set(query)
