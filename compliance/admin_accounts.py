@@ -24,21 +24,12 @@ admin.site.unregister(Group)
 
 
 @admin.register(Group)
-class RoleAdmin(admin.ModelAdmin):
+class RoleAdmin(ReadOnlyAdmin):
     """Roles are code (``compliance.roles``), made by migrations: shown here, never added, renamed or
     given other permissions (the application's database role may only read them)."""
 
     list_display = ["name"]
     readonly_fields = ["name", "permissions"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 # Second factors (issue 22, item 2): no administrator reads or edits a key. The devices are listed without

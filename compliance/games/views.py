@@ -58,29 +58,33 @@ class GameView(CapabilityRequiredMixin, TemplateView):
                                         query=self.request.GET.urlencode(), **kwargs)
 
 
-class GameCsvView(GameView):
+class _GameDownload(GameView):
+    """A download of the figures on the page: the same options read, the same refusal (400, in words)."""
+
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         _form, analysis, compared, refusal = self.figures()
         if analysis is None:
             return HttpResponse(refusal, status=400, content_type="text/plain; charset=utf-8")
+        return self.download(analysis, compared)
+
+    def download(self, analysis: Any, compared: Any) -> HttpResponse:
+        raise NotImplementedError
+
+
+class GameCsvView(_GameDownload):
+    def download(self, analysis: Any, compared: Any) -> HttpResponse:
         return csv_response(f"house-edge-{self.game.slug}.csv", figures_csv(self.game, analysis, compared))
 
 
-class GameXlsxView(GameView):
-    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        _form, analysis, compared, refusal = self.figures()
-        if analysis is None:
-            return HttpResponse(refusal, status=400, content_type="text/plain; charset=utf-8")
+class GameXlsxView(_GameDownload):
+    def download(self, analysis: Any, compared: Any) -> HttpResponse:
         return xlsx_response(f"house-edge-{self.game.slug}.xlsx", figures_xlsx(self.game, analysis, compared))
 
 
-class GamePdfView(GameView):
-    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        _form, analysis, compared, refusal = self.figures()
-        if analysis is None:
-            return HttpResponse(refusal, status=400, content_type="text/plain; charset=utf-8")
+class GamePdfView(_GameDownload):
+    def download(self, analysis: Any, compared: Any) -> HttpResponse:
         pdf = figures_pdf(self.game, analysis, compared, facility_name=self.facility.name,
-                          printed_for=printed_for(request.user))
+                          printed_for=printed_for(self.request.user))
         response = HttpResponse(pdf, content_type="application/pdf")
         response["Content-Disposition"] = f'attachment; filename="house-edge-{self.game.slug}.pdf"'
         return response

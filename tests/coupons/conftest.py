@@ -219,6 +219,20 @@ def handed_out(program: Program, receive: Any, issue: Any, marketing_staff: Any)
 
 
 @pytest.fixture
+def returned_day(program: Program, receive: Any, issue: Any, marketing_supervisor: Any, finance_supervisor: Any) -> Any:
+    """Today: 1–100 received, 1–20 issued, none given out, and marketing's form completed returning all 20 with the
+    finance supervisor's receipt on it (§ 525.21(k), (l)(5)); the completed form. Finance has yet to process it."""
+    from coupons import services
+
+    receive(1, 100)
+    issue(1, 20)
+    return services.reconciliation_complete(
+        facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 20}, user=marketing_supervisor,
+        password=PASSWORD, receiver=services.CoSigner(finance_supervisor, PASSWORD),
+    )
+
+
+@pytest.fixture
 def craps_table(facility: Any) -> Any:
     from tests.factories import GamingTableFactory
 

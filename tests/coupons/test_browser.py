@@ -2,71 +2,25 @@
 
 from __future__ import annotations
 
-import shutil
-import threading
-from collections.abc import Callable, Iterator
-from datetime import date
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connections
-from django.utils import timezone
 
 from coupons.models import CouponDistribution, ReconciliationForm
+from tests.browser.day import in_browser
+from tests.coupons.real_clock import _frozen_day, series_expires_on  # noqa: F401  (fixtures)
 from tests.factories import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 
 
-@pytest.fixture
-def series_expires_on() -> date:
-    return date(timezone.localdate().year + 1, 12, 31)  # the real clock: never expired during a run
-
-
-@pytest.fixture(autouse=True)
-def _frozen_day() -> Iterator[None]:
-    # The browser keeps real time (session cookies expire by its clock), so no time travel here.
-    yield
-
-
 def _in_browser(steps: Callable[[Any], None]) -> None:
-    """Run ``steps(page)`` in a fresh Chromium on a thread of its own.
-
-    Playwright's sync API refuses to start where another sync Playwright (the foundation's
-    session-wide browser, in the same xdist worker) already runs an event loop; a new thread has none.
-    """
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (make browser-deps installs it)")
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        from playwright.sync_api import sync_playwright
-
-        try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(
-                    executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
-                )
-                page = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
-                page.set_default_timeout(15_000)
-                try:
-                    steps(page)
-                finally:
-                    browser.close()
-        except BaseException as error:  # re-raised in the test's thread
-            failure.append(error)
-        finally:
-            connections.close_all()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join(timeout=120)
-    if failure:
-        raise failure[0]
+    """``steps(page)`` in a fresh Chromium on a thread of its own, a tablet held landscape (tests/browser/day.py)."""
+    in_browser(steps, {"width": 1024, "height": 768})
 
 
 def _sign_in(page: Any, live_server: Any, user: Any) -> None:

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -31,19 +30,10 @@ from coupons.models import (
 )
 from coupons.services.redemption import Scan
 from tests.browser.day import LAPTOP, TABLET, Day, in_browser
+from tests.coupons.real_clock import _frozen_day, series_expires_on  # noqa: F401  (fixtures)
 from tests.factories import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
-
-
-@pytest.fixture
-def series_expires_on() -> date:
-    return date(timezone.localdate().year + 1, 12, 31)  # the real clock: never expired during a run
-
-
-@pytest.fixture(autouse=True)
-def _frozen_day() -> Iterator[None]:
-    yield  # real time: the browser's session cookies expire by its own clock
 
 
 def _submit(page: Any, name: str | re.Pattern[str]) -> Any:

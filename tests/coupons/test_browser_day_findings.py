@@ -88,20 +88,10 @@ def test_an_inventory_that_agrees_says_so_and_its_page_has_no_empty_card_525_21_
 
 
 def test_the_completed_form_shows_the_return_made_with_it_and_who_received_it_525_21_k(
-    program, receive, issue, client_for, marketing_supervisor, finance_supervisor
+    program, returned_day, client_for, marketing_supervisor, finance_supervisor
 ):
     """The finance supervisor signs the return on the day's form; the signed form said only "Return undistributed
     coupons to finance", with no sign of the return or of that signature."""
-    receive(1, 100)
-    issue(1, 20)
-    services.reconciliation_complete(
-        facility=program.facility,
-        gaming_date=TODAY,
-        counted_remaining={2500: 20},
-        user=marketing_supervisor,
-        password=PASSWORD,
-        receiver=services.CoSigner(finance_supervisor, PASSWORD),
-    )
     returned = CouponReturn.objects.get()
     html = (
         client_for(marketing_supervisor)

@@ -3,39 +3,32 @@ keyboard-wedge scanner types the serial and Enter; accepted in green, then the s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import date
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
 from compliance.gaming_day import gaming_day
 from coupons import services
 from coupons.models import Redemption
+from tests.coupons.real_clock import _frozen_day, series_expires_on  # noqa: F401  (fixtures)
 from tests.coupons.test_browser import SHOTS, _in_browser, _sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 
 @pytest.fixture
-def series_expires_on() -> date:
-    return date(timezone.localdate().year + 1, 12, 31)  # the real clock: never expired during a run
-
-
-@pytest.fixture(autouse=True)
-def _frozen_day() -> Iterator[None]:
-    yield  # real time: the browser's session cookies expire by its own clock
-
-
-def test_a_dealer_scans_a_coupon_and_a_second_scan_is_refused(
-    live_server, program, receive, issue, marketing_staff, craps_table, dealer
-):
+def handed_out_today(program, receive, issue, marketing_staff) -> None:
+    """Serials 1–20 received, 1–10 issued and given to patrons on today's gaming day (the real clock)."""
     day = gaming_day(program.facility)
     receive(1, 20)
     issue(1, 10, gaming_date=day)
     services.distribution_record(facility=program.facility, series=program.series, spans=[(1, 10)],
                                  user=marketing_staff, gaming_date=day)
+
+
+def test_a_dealer_scans_a_coupon_and_a_second_scan_is_refused(
+    live_server, program, handed_out_today, craps_table, dealer
+):
     seen: dict[str, Any] = {}
 
     def steps(page: Any) -> None:
@@ -66,16 +59,11 @@ def test_a_dealer_scans_a_coupon_and_a_second_scan_is_refused(
 
 
 def test_a_scanner_before_the_chips_moves_to_the_chips_and_the_wager_stays_for_the_next_coupon(
-    live_server, program, receive, issue, marketing_staff, craps_table, dealer
+    live_server, program, handed_out_today, craps_table, dealer
 ):
     """§ 525.22(b): each coupon is wagered with chips. A keyboard-wedge scanner types the serial and Enter into the
     field that has the focus: before any chips are entered that Enter is held (no refused redemption) and the
     focus goes to the chips; the chips then stay for the next coupon, whose scan alone redeems it."""
-    day = gaming_day(program.facility)
-    receive(1, 20)
-    issue(1, 10, gaming_date=day)
-    services.distribution_record(facility=program.facility, series=program.series, spans=[(1, 10)],
-                                 user=marketing_staff, gaming_date=day)
     seen: dict[str, Any] = {}
 
     def focused(page: Any) -> Any:

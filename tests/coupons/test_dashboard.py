@@ -28,18 +28,8 @@ def test_an_overdue_inventory_shows_on_the_dashboard(program, client_for, financ
 
 
 def test_expired_coupons_held_and_overdue_exception_reports_show_on_the_dashboard(
-    program, receive, issue, marketing_supervisor, finance_staff, finance_supervisor, client_for
+    program, returned_day, marketing_supervisor, finance_staff, finance_supervisor, client_for
 ):
-    receive(1, 100)
-    issue(1, 20)
-    services.reconciliation_complete(
-        facility=program.facility,
-        gaming_date=TODAY,
-        counted_remaining={2500: 20},
-        user=marketing_supervisor,
-        password=PASSWORD,
-        receiver=services.CoSigner(finance_supervisor, PASSWORD),
-    )
     services.finance_day_process(
         facility=program.facility,
         gaming_date=TODAY,

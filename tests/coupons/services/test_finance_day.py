@@ -25,24 +25,13 @@ S = CouponState
 
 def test_a_variance_in_finance_processing_opens_an_exception_report_due_in_two_days(
     program,
-    receive,
-    issue,
+    returned_day,
     marketing_supervisor,
     finance_supervisor,
     finance_staff,
     django_capture_on_commit_callbacks,
     compliance_officer,
 ):
-    receive(1, 100)
-    issue(1, 20)
-    services.reconciliation_complete(
-        facility=program.facility,
-        gaming_date=TODAY,
-        counted_remaining={2500: 20},
-        user=marketing_supervisor,
-        password=PASSWORD,
-        receiver=services.CoSigner(finance_supervisor, PASSWORD),
-    )
     nineteen = {2500: {"returned": 19, "voided": 0, "redeemed": 0}}
     with django_capture_on_commit_callbacks(execute=True):
         processing = services.finance_day_process(
@@ -76,16 +65,10 @@ def test_a_variance_in_finance_processing_opens_an_exception_report_due_in_two_d
 
 
 def test_a_count_that_differs_is_counted_again_before_it_is_signed_525_21_m(
-    program, receive, issue, marketing_supervisor, finance_supervisor, finance_staff
+    program, returned_day, marketing_supervisor, finance_supervisor, finance_staff
 ):
     """§ 525.21(m)(1), (3): a count differing from the ledger is refused once, by denomination, and asked again;
     the same count a second time, explained, is signed and becomes the exception report to internal audit."""
-    receive(1, 100)
-    issue(1, 20)
-    services.reconciliation_complete(
-        facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 20}, user=marketing_supervisor,
-        password=PASSWORD, receiver=services.CoSigner(finance_supervisor, PASSWORD),
-    )
 
     def process(counted: dict, **more: Any) -> Any:
         return services.finance_day_process(
@@ -113,14 +96,8 @@ def test_a_count_that_differs_is_counted_again_before_it_is_signed_525_21_m(
 
 
 def test_a_count_that_matches_is_signed_at_once_with_its_figures_by_denomination(
-    program, receive, issue, marketing_supervisor, finance_supervisor, finance_staff
+    program, returned_day, marketing_supervisor, finance_supervisor, finance_staff
 ):
-    receive(1, 100)
-    issue(1, 20)
-    services.reconciliation_complete(
-        facility=program.facility, gaming_date=TODAY, counted_remaining={2500: 20}, user=marketing_supervisor,
-        password=PASSWORD, receiver=services.CoSigner(finance_supervisor, PASSWORD),
-    )
     processing = services.finance_day_process(
         facility=program.facility, gaming_date=TODAY, counted={2500: {"returned": 20}}, user=finance_staff,
         password=PASSWORD, restock_location=program.vault)
