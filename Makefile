@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: run test install lint typecheck pytest browser-deps services bench clean db-roles
+.PHONY: run test install lint typecheck pytest browser-deps services bench clean db-roles smoke smoke-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,17 @@ browser-deps:
 	@test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf -a -f /usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf || { \
 	  if [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core fonts-droid-fallback >/dev/null; \
 	  else echo "install Debian's fonts-dejavu-core and fonts-droid-fallback: PDFs print names in Helvetica or as boxes without them"; fi; }
+
+# The production smoke test (bin/smoke-production): nginx, two gunicorns, two workers and beat on this machine as
+# if on two hosts, a fresh database used through the least-privilege role, driven through nginx only.
+smoke-deps:
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
+	  if [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null 2>&1 || \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
+	  else echo "install Debian's nginx package for the smoke test"; exit 1; fi; }
+
+smoke: install smoke-deps
+	$(PY) bin/smoke-production
 
 lint: install
 	$(PY) -m ruff check .

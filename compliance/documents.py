@@ -178,7 +178,7 @@ class DocumentMeta:
     facility_name: str
     citation: str | tuple[str, ...]  # catalogue reference(s), e.g. "525.21(j)"
     printed_for: str = ""
-    logo_path: str = ""
+    logo: bytes = b""  # the picture's bytes (compliance.storage.logo_bytes)
     subtitle: str = ""
     pagesize: tuple[float, float] = letter  # reportlab.lib.pagesizes.landscape(letter) for wide ledgers
     heading: bool = True  # False: a sign, whose story carries its own heading (the clauses stay at the foot)
@@ -410,8 +410,8 @@ def render_pdf(meta: DocumentMeta, body: Sequence[Flowable]) -> bytes:
         subject=", ".join(c.label for c in citations),
     )
     header: list[Flowable] = []
-    if meta.logo_path and meta.heading:
-        header.append(Image(meta.logo_path, width=1.2 * inch, height=0.6 * inch, kind="proportional"))
+    if meta.logo and meta.heading:
+        header.append(Image(io.BytesIO(meta.logo), width=1.2 * inch, height=0.6 * inch, kind="proportional"))
     if meta.heading:
         header += [
             Paragraph(markup_safe(meta.facility_name), styles["Heading3"]),

@@ -17,6 +17,7 @@ beat to wait for, and readiness says so.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,6 +29,8 @@ from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
 __all__ = ["FRESH", "HealthMiddleware", "healthz", "readiness", "readyz", "record_tick"]
+
+logger = logging.getLogger(__name__)
 
 FRESH = timedelta(minutes=2)
 BEAT_KEY = "health:beat-tick"
@@ -104,8 +107,14 @@ def readyz(request: HttpRequest) -> HttpResponse:
     checks = readiness()
     body = "".join(f"{name} {'ok' if ok else 'FAIL'} {words}\n" for name, ok, words in checks)
     status = 200 if all(ok for _, ok, _ in checks) else 503
-    return HttpResponse(body, status=status, content_type="text/plain; charset=utf-8",
-                        headers={"Cache-Control": "no-store"})
+    response = HttpResponse(body, status=status, content_type="text/plain; charset=utf-8",
+                            headers={"Cache-Control": "no-store"})
+    if status != 200:
+        # A probe asks every few seconds: one warning line each time, never an error mailed to ADMINS per probe
+        # (Django logs a 5xx answer as an error, and django.request mails errors).
+        logger.warning("not ready: %s", "; ".join(f"{name} {words}" for name, ok, words in checks if not ok))
+        response._has_been_logged = True  # type: ignore[attr-defined]
+    return response
 
 
 class HealthMiddleware:

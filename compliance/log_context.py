@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 import uuid
 from collections.abc import Callable
 from contextlib import suppress
 from contextvars import ContextVar
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 __all__ = ["ContextFilter", "RequestIdMiddleware", "RequestPersonMiddleware", "bind", "task_context",
@@ -32,6 +34,7 @@ _REQUEST_ID: ContextVar[str] = ContextVar("request_id", default="-")
 _USER: ContextVar[str] = ContextVar("user", default="-")
 _FACILITY: ContextVar[str] = ContextVar("facility", default="-")
 _TOKEN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+access_log = logging.getLogger("compliance.access")
 
 
 def bind(*, request_id: str | None = None, user: str | None = None, facility: str | None = None) -> None:
@@ -78,8 +81,15 @@ class RequestIdMiddleware:
         request_id = offered if _TOKEN.match(offered) else uuid.uuid4().hex
         request.request_id = request_id  # type: ignore[attr-defined]
         tokens = (_REQUEST_ID.set(request_id), _USER.set("-"), _FACILITY.set("-"))
+        began = time.monotonic()
         try:
             response = self.get_response(request)
+            if settings.ACCESS_LOG:
+                # One line per request, with the person and facility bound further in. The path only: a query
+                # string can carry what someone searched for (a patron's name).
+                access_log.info("%s %s %s", request.method, request.path, response.status_code, extra={
+                    "method": request.method, "path": request.path, "status": response.status_code,
+                    "duration_ms": round((time.monotonic() - began) * 1000, 1)})
         finally:
             for var, token in zip((_REQUEST_ID, _USER, _FACILITY), tokens, strict=True):
                 var.reset(token)

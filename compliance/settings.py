@@ -240,7 +240,9 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Uploaded files (a facility's logo) live in the database by default, so every web and worker host reads the
+    # same bytes with no shared disk (compliance/storage.py); another backend (object storage) by FILE_STORAGE.
+    "default": {"BACKEND": env_str("FILE_STORAGE", "compliance.storage.DatabaseStorage")},
     "staticfiles": {
         "BACKEND": (
             "whitenoise.storage.CompressedManifestStaticFilesStorage"
@@ -342,6 +344,9 @@ if PRODUCTION:
 LOG_FORMAT = env_str("LOG_FORMAT", "json" if PRODUCTION else "text")
 if LOG_FORMAT not in ("json", "text"):
     raise ImproperlyConfiguredEnv(f"LOG_FORMAT={LOG_FORMAT!r}: use json or text")
+# One JSON line per request from the application (compliance.access: method, path, status, duration, request id,
+# person, facility); gunicorn's own access log stays off (deploy/gunicorn.conf.py).
+ACCESS_LOG = env_bool("ACCESS_LOG", default=PRODUCTION)
 ADMINS = env_admins("ADMINS")
 SERVER_EMAIL = env_str("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
 LOGGING = {
@@ -354,8 +359,10 @@ LOGGING = {
     "formatters": {
         "json": {
             "()": "pythonjsonlogger.json.JsonFormatter",
-            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s %(user)s %(facility)s",
-            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            # "time": ISO 8601 in UTC with its offset, e.g. 2026-11-28T10:38:23.104000+00:00 (hosts' clocks may differ)
+            "fmt": "%(levelname)s %(name)s %(message)s %(request_id)s %(user)s %(facility)s",
+            "timestamp": "time",
+            "rename_fields": {"levelname": "level", "name": "logger"},
         },
         "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s %(user)s %(facility)s] %(message)s"},
     },

@@ -5,7 +5,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from compliance import health, views, views_accounts, views_chain
+from compliance import health, views, views_accounts, views_chain, views_media
 
 urlpatterns = [
     path("", views.DashboardView.as_view(), name="dashboard"),
@@ -33,6 +33,7 @@ urlpatterns = [
     path("audit/evidence/verify_bundle.py", views_chain.VerifierView.as_view(), name="evidence-verifier"),
     path("regulations/", views.RegulationListView.as_view(), name="regulation-list"),
     path("tables/", views.TableListView.as_view(), name="table-list"),
+    path("media/<path:name>", views_media.media_file, name="media"),
     path("people/", views.PeopleListView.as_view(), name="people-list"),
     path("coupons/", include("coupons.urls")),
     path("equipment/", include("equipment.urls")),

@@ -113,7 +113,7 @@ def reconciliation_pdf(data: ReconciliationData, *, printed_for: str = "") -> by
             "the gaming day, § 525.21(k).", _SMALL),
     ]
     meta = DocumentMeta(title=data.title, facility_name=data.facility_name, citation="525.21(j)",
-                        printed_for=printed_for, logo_path=data.logo_path,
+                        printed_for=printed_for, logo=data.logo,
                         subtitle=f"gaming day {data.gaming_date:%d %b %Y}")
     return render_pdf(meta, story)
 

@@ -15,8 +15,10 @@ graceful_timeout = 30
 keepalive = 5
 max_requests = 2000  # recycle a worker now and then
 max_requests_jitter = 200
-# The application logs JSON lines itself (LOG_FORMAT=json); gunicorn's access log adds the request id nginx sends.
-accesslog = "-"
+# The application logs one JSON line per request itself (ACCESS_LOG, logger compliance.access: the request id,
+# the person, the facility, the status and the time taken); gunicorn's plain-text access log would repeat it.
+# GUNICORN_ACCESSLOG=- turns it on.
+accesslog = os.environ.get("GUNICORN_ACCESSLOG") or None
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms request_id=%({x-request-id}i)s'
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")

@@ -16,6 +16,7 @@ from compliance.models.facility import Department, Facility, Profile, email_line
 from compliance.models.jobs import Job
 from compliance.models.second_factor import SecondFactorReset
 from compliance.models.signatures import Meaning, Signature, SignatureRequirement
+from compliance.models.stored import StoredFile
 from compliance.models.tables import Game, GamingTable
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "SignatureRequirement",
     "SignedPart",
     "SignedRecordError",
+    "StoredFile",
     "TableBreach",
     "email_lines",
     "heads_digest",

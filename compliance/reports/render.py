@@ -66,7 +66,7 @@ class Production:
     requested_by: str
     chain_digest: str = ""
     chain_links: tuple[tuple[str, int, str], ...] = ()  # (chain, last sequence, last link hash)
-    logo_path: str = ""
+    logo: bytes = b""
 
     def lines(self) -> list[tuple[str, str]]:
         return [
@@ -212,7 +212,7 @@ def content_pdf(content: ReportContent, production: Production, *, signoff: Any 
                              [2.4 * inch, 0.9 * inch, width - 3.3 * inch], wrap=CELL)]
     meta = DocumentMeta(
         title=content.title, facility_name=production.facility_name, citation=tuple(content.citations),
-        printed_for=production.requested_by, logo_path=production.logo_path, pagesize=pagesize,
+        printed_for=production.requested_by, logo=production.logo, pagesize=pagesize,
         subtitle=f"{content.period}. Version {production.version}, produced {production.produced_at}.",
     )
     return render_pdf(meta, story)

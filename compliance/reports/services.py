@@ -46,6 +46,7 @@ from compliance.reports.periods import Period, previous_quarter, quarter_of
 from compliance.reports.registry import ReportKind, all_kinds, kind_of
 from compliance.reports.render import Production, content_csv, content_pdf, content_xlsx
 from compliance.roles import Capability, require_capability
+from compliance.storage import logo_bytes
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -227,12 +228,11 @@ class _Unsigned:
 
 def _production(run: ReportRun, digest: str, links: dict[str, list[Any]]) -> Production:
     facility = run.facility
-    logo = facility.logo.path if facility.logo.name and facility.logo.storage.exists(facility.logo.name) else ""
     produced = local_time(facility, run.started_at or timezone.now())
     who = "the quarterly schedule" if run.trigger == ReportRun.Trigger.SCHEDULE else printed_for(run.requested_by)
     return Production(facility_name=facility.name, version=run.version,
                       produced_at=f"{produced:%d %B %Y %H:%M} {produced.tzname()}", requested_by=who,
-                      chain_digest=digest, logo_path=logo,
+                      chain_digest=digest, logo=logo_bytes(facility),
                       chain_links=tuple((label, int(seq), str(h)) for label, (seq, h) in sorted(links.items())))
 
 

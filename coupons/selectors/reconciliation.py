@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import Q
 
 from compliance.models import Facility, Signature
+from compliance.storage import logo_bytes
 from coupons.models import (
     CouponRange,
     CouponState,
@@ -77,7 +78,7 @@ class ReconciliationData:
     expired_held: list[RangeRow] = field(default_factory=list)
     record: Any = None
     corrections: list[Any] = field(default_factory=list)  # FormCorrection linked to the signed form
-    logo_path: str = ""
+    logo: bytes = b""
 
     citation: str = "58 Pa. Code § 525.21(j)"
     title: str = "Daily Match Play Coupon Reconciliation Form"
@@ -147,9 +148,8 @@ def reconciliation_data(facility: Facility, gaming_date: date, form: Reconciliat
         Q(closed_by__isnull=True) | Q(closed_by__gaming_date__gte=gaming_date),
         facility=facility, state=S.ISSUED, opened_by__gaming_date__lt=gaming_date,
     )
-    logo = getattr(facility, "logo", None)
     data = ReconciliationData(
-        logo_path=logo.path if logo else "",
+        logo=logo_bytes(facility),
         facility_name=facility.name,
         certificate_holder=facility.certificate_holder,
         gaming_date=gaming_date,

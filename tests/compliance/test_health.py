@@ -82,3 +82,13 @@ def test_beat_sends_the_tick_every_thirty_seconds():
     from compliance.registry import beat_schedule
 
     assert beat_schedule()["health-tick"] == {"task": "compliance.tasks.health_tick", "schedule": 30.0}
+
+
+@override_settings(ADMINS=[("IT", "it@casino.example")], CELERY_TASK_ALWAYS_EAGER=False)
+def test_a_probe_of_a_stack_not_ready_mails_no_one_and_logs_one_warning(caplog, mailoutbox):
+    with caplog.at_level("WARNING"):
+        assert Client().get("/readyz").status_code == 503
+    assert mailoutbox == [], "a load balancer asks every few seconds: no error mail per probe"
+    warnings = [r for r in caplog.records if r.name == "compliance.health"]
+    assert len(warnings) == 1 and "worker never heard from" in warnings[0].getMessage()
+    assert not [r for r in caplog.records if r.name == "django.request"]

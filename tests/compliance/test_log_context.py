@@ -65,6 +65,37 @@ def test_a_requests_lines_carry_its_id_the_person_and_the_facility(lines, facili
     assert response["X-Request-ID"] == "lb-7f3a.9"
 
 
+@pytest.mark.django_db
+def test_each_request_leaves_one_access_line_with_the_person_and_no_query_string(settings, facility, finance_staff):
+    settings.ACCESS_LOG = True
+    handler = _Lines()
+    access = logging.getLogger("compliance.access")
+    access.addHandler(handler)
+    access.setLevel(logging.INFO)
+    try:
+        request = RequestFactory().get("/exclusion/screen/?name=Ann+Patron", HTTP_X_REQUEST_ID="lb-1")
+        request.user = finance_staff
+        request.facility = facility
+        _serve(request)
+    finally:
+        access.removeHandler(handler)
+    (line,) = handler.records
+    assert line.getMessage() == "GET /exclusion/screen/ 200" and "Patron" not in str(line.__dict__)
+    assert (line.request_id, line.user, line.facility, line.status) == ("lb-1", finance_staff.username, facility.code, 200)
+    assert line.duration_ms >= 0
+
+
+def test_no_access_line_when_it_is_off(settings):
+    settings.ACCESS_LOG = False
+    handler = _Lines()
+    logging.getLogger("compliance.access").addHandler(handler)
+    try:
+        _serve(RequestFactory().get("/"))
+    finally:
+        logging.getLogger("compliance.access").removeHandler(handler)
+    assert handler.records == []
+
+
 @pytest.mark.parametrize("offered", ["two words", "x" * 65, "id\nInjected: header", "<script>"])
 def test_an_id_that_is_not_a_plain_token_is_replaced(lines, offered):
     request = RequestFactory().get("/", HTTP_X_REQUEST_ID=offered)
@@ -101,6 +132,7 @@ def test_production_logs_json_lines_with_time_level_logger_and_context():
     line = json.loads(done.stderr.strip().splitlines()[-1])
     assert line["level"] == "WARNING" and line["logger"] == "compliance.x" and line["message"] == "Table CR-1 closed"
     assert {"time", "request_id", "user", "facility"} <= set(line)
+    assert line["time"].endswith("+00:00") and "T" in line["time"], "ISO 8601 in UTC: hosts' lines sort together"
 
 
 def test_a_secret_is_read_from_the_file_its_FILE_variable_names(monkeypatch, tmp_path):

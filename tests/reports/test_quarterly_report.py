@@ -223,7 +223,7 @@ def test_the_pdf_carries_the_facility_logo(facility, quarter, compliance_officer
     from django.core.files.base import ContentFile
     from PIL import Image
 
-    settings.MEDIA_ROOT = str(tmp_path)
+    settings.MEDIA_ROOT = str(tmp_path / "no-such-disk")  # the logo is read through the storage, not a host's disk
     buffer = io.BytesIO()
     Image.new("RGB", (120, 60), (31, 95, 139)).save(buffer, format="PNG")
     facility.logo.save("keystone.png", ContentFile(buffer.getvalue()), save=True)
