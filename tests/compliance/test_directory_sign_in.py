@@ -4,6 +4,7 @@ sign-in, signing binds to the directory, and local accounts are never the direct
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -22,7 +23,12 @@ from tests.compliance import ldap_server as slapd
 from tests.factories import PASSWORD
 from tests.testapp.models import ExaminationForm
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("directory")]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.xdist_group("directory"),
+    pytest.mark.skipif(importlib.util.find_spec("django_auth_ldap") is None,
+                       reason="django-auth-ldap is not installed (pip install -e '.[ldap]'; make ldap-deps)"),
+]
 
 FAY_PASSWORD = slapd.PEOPLE["fay"][2]
 ENVIRONMENT = {
@@ -279,3 +285,46 @@ def test_without_ldap_server_uri_directory_sign_in_is_off(monkeypatch):
     monkeypatch.delenv("LDAP_SERVER_URI", raising=False)
     monkeypatch.setenv("LDAP_ROLE_GROUPS", "nonsense")
     assert directory_settings() == {}
+
+
+def test_the_active_directory_example_of_the_deploy_environment_is_accepted(monkeypatch):
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "deploy" / "compliance.env.example"
+    lines = [line[1:] for line in example.read_text().splitlines() if line.startswith("#LDAP_")]
+    for name, _, value in (line.partition("=") for line in lines):
+        if not name.endswith("_FILE"):  # the secret and the CA are files of the production host
+            monkeypatch.setenv(name, value)
+
+    configured = directory_settings()
+
+    assert configured["AUTH_LDAP_USER_SEARCH"].filterstr.startswith("(&(objectClass=user)(sAMAccountName=%(user)s)")
+    assert type(configured["AUTH_LDAP_GROUP_TYPE"]).__name__ == "NestedActiveDirectoryGroupType"
+    assert configured["DIRECTORY_SIGN_IN"]["role_groups"] == {
+        "cn=tg finance,ou=groups,dc=casino,dc=example": {"finance_staff"},
+        "cn=tg dealers,ou=groups,dc=casino,dc=example": {"dealer"},
+    }
+
+
+def test_a_directory_persons_session_ends_when_their_profile_is_deactivated_here(signed_in_through, administrator,
+                                                                                   as_user):
+    client = Client()
+    assert _sign_in(client, "fay", FAY_PASSWORD).status_code == 302
+    profile = _person("fay").profile
+    with as_user(administrator):
+        profile.active = False
+        profile.save(update_fields=["active"])
+
+    assert client.get("/").status_code == 302
+    response = _sign_in(Client(), "fay", FAY_PASSWORD)
+    assert response.status_code == 200 and "Your account here is deactivated" in response.content.decode()
+
+
+def test_no_set_password_link_goes_to_a_directory_person(signed_in_through, administrator):
+    from compliance.password_links import set_password_link_issue
+
+    assert _sign_in(Client(), "fay", FAY_PASSWORD).status_code == 302
+    with pytest.raises(ValidationError, match="signs in with the casino directory's password"):
+        set_password_link_issue(_person("fay"), actor=administrator, base_url="https://compliance.example",
+                                why="reset")
+    assert accounts.is_directory_account(_person("fay"))
