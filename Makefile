@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: run test install lint typecheck pytest browser-deps services bench clean db-roles smoke smoke-deps
+.PHONY: run test install lint typecheck pytest browser-deps ldap-deps services bench clean db-roles smoke smoke-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,11 +48,25 @@ browser-deps:
 	  if [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core fonts-droid-fallback >/dev/null; \
 	  else echo "install Debian's fonts-dejavu-core and fonts-droid-fallback: PDFs print names in Helvetica or as boxes without them"; fi; }
 
+# Directory sign-in (issue 26, item 6): the optional `ldap` extra (django-auth-ldap; python-ldap compiles against
+# OpenLDAP's and SASL's headers), and Debian's slapd, which its tests start with a small directory of their own.
+# Installed for the tests only: `make run` (the embedded default) needs none of it.
+LDAP_STAMP := $(VENV)/.ldap-$(shell sha1sum pyproject.toml | cut -c1-12)
+$(LDAP_STAMP): $(STAMP)
+	@test -x /usr/sbin/slapd -a -f /usr/include/ldap.h -a -f /usr/include/sasl/sasl.h || { \
+	  if [ "$$(id -u)" = "0" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    slapd ldap-utils libldap2-dev libsasl2-dev python3-dev gcc >/dev/null; \
+	  else echo "install Debian's slapd, ldap-utils, libldap2-dev and libsasl2-dev: directory sign-in's tests are skipped without them"; fi; }
+	@if $(PY) -m pip install --quiet -e ".[ldap]"; then rm -f $(VENV)/.ldap-* && touch $@; \
+	  else echo "django-auth-ldap did not install: directory sign-in's tests are skipped"; fi
+
+ldap-deps: $(LDAP_STAMP)
+
 # The production smoke test (bin/smoke-production): nginx, two gunicorns, two workers and beat on this machine as
 # if on two hosts, a fresh database used through the least-privilege role, driven through nginx only.
 smoke-deps:
 	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
-	  if [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null 2>&1 || \
+	  if [ "$$(id -u)" = "0" ]; then apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null 2>&1 || \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
 	  else echo "install Debian's nginx package for the smoke test"; exit 1; fi; }
 
@@ -65,7 +79,7 @@ lint: install
 typecheck: install
 	$(PY) -m mypy .
 
-pytest: install browser-deps
+pytest: install browser-deps ldap-deps
 	$(PY) -m pytest -n 2 --dist loadgroup
 
 test: lint typecheck pytest

@@ -32,6 +32,7 @@ from compliance.people import person_name
 from compliance.roles import Role, roles_of
 
 __all__ = [
+    "DIRECTORY_PASSWORD",
     "EVENT_LOCKED_OUT",
     "EVENT_PASSWORD_OWN",
     "EVENT_PASSWORD_TEMPORARY",
@@ -49,9 +50,11 @@ __all__ = [
     "device_confirm",
     "display_name",
     "events_about",
+    "is_directory_account",
     "needs_second_factor",
     "own_change_refused",
     "password_is_temporary",
+    "password_matches",
     "sign_in_locked",
     "sign_in_refused",
     "signing_failure_record",
@@ -85,6 +88,32 @@ SECOND_FACTOR_ROLES = frozenset(
         Role.ADMINISTRATOR,
     }
 )
+
+# The password field of a person who signs in through the casino's directory (compliance.directory): no password
+# is kept here (Django reads any value starting with "!" as unusable), and signing binds to the directory.
+DIRECTORY_PASSWORD = "!directory: the password is the directory's"  # noqa: S105
+
+
+def is_directory_account(user: Any) -> bool:
+    return getattr(user, "password", None) == DIRECTORY_PASSWORD
+
+
+def password_matches(user: Any, password: str) -> bool:
+    """Whether ``password`` is ``user``'s: for a person of the directory, a bind to the directory as them (a
+    ValidationError in words when the directory cannot say); for a local account, the hash kept here."""
+    if not password:
+        return False
+    if is_directory_account(user):
+        try:
+            from compliance.directory import directory_password_matches
+        except ImportError:  # django-auth-ldap (the ``ldap`` extra) is not installed on this server
+            from django.core.exceptions import ValidationError
+
+            raise ValidationError("Your password is the casino directory's, and this server cannot reach a "
+                                  "directory. Tell the IT department.") from None
+        return directory_password_matches(user, password)
+    return bool(user.check_password(password))
+
 
 _pending: ContextVar[list[dict[str, Any]] | None] = ContextVar("pending_account_events", default=None)
 

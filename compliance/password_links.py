@@ -54,6 +54,9 @@ def masked_address(address: str) -> str:
 
 def set_password_link_issue(user: Any, *, actor: Any, base_url: str, why: str) -> None:
     """Clear ``user``'s password and send them a link to choose one; ``why``: "account created", "reset"."""
+    if accounts.is_directory_account(user):
+        raise ValidationError(f"{accounts.display_name(user)} signs in with the casino directory's password: it is "
+                              "set or reset in the directory, not here.")
     address_refusal = _address_refusal(user, actor)
     if address_refusal:
         raise ValidationError(address_refusal)

@@ -131,7 +131,7 @@ def _check_password(*, requirement: SignatureRequirement, user: Any, password: s
     name = person_name(user)
     if accounts.signing_locked(user):
         raise ValidationError(f"{name}: {accounts.LOCKED_OUT_MESSAGE}" if co_signer else accounts.LOCKED_OUT_MESSAGE)
-    if password and user.check_password(password):
+    if accounts.password_matches(user, password):
         if accounts.password_is_temporary(user):
             whose = f"{name}'s password was" if co_signer else "Your password was"
             raise ValidationError(

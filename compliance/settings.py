@@ -15,6 +15,8 @@ import ipaddress
 from datetime import timedelta
 from pathlib import Path
 
+from compliance.directory_settings import BACKEND as DIRECTORY_BACKEND
+from compliance.directory_settings import directory_settings
 from compliance.env import ImproperlyConfiguredEnv, env_admins, env_bool, env_database, env_int, env_list, env_str
 from compliance.seal_keys import KEY_ID, parse_retired_keys
 from compliance.secret_file import embedded_secret
@@ -189,6 +191,14 @@ if env_bool("FAST_PASSWORD_HASHER", default=False):
 
 # django-axes first: it refuses a locked-out sign-in before any password is checked.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "compliance.auth.ActiveProfileBackend"]
+# Directory sign-in (issue 26, item 6): with LDAP_SERVER_URI set, the people of the casino's LDAP directory or Active
+# Directory sign in and sign with their directory password and hold the roles their groups give
+# (compliance/directory.py; every LDAP_* variable: compliance/directory_settings.py, docs/operations.md). Local
+# accounts (the break-glass administrator) keep their own passwords, checked first.
+DIRECTORY_SIGN_IN: dict[str, object] | None = None
+globals().update(directory_settings())
+if DIRECTORY_SIGN_IN:
+    AUTHENTICATION_BACKENDS.append(DIRECTORY_BACKEND)
 
 # The proxies whose X-Forwarded-For is believed (compliance/client_address.py): addresses or networks, e.g.
 # "127.0.0.1,10.0.0.0/24" for nginx on the same host and the load balancers. Empty: REMOTE_ADDR is the client.

@@ -89,6 +89,17 @@ class LoginForm(AuthenticationForm):
         raise self.get_invalid_login_error()
 
 
+    def get_invalid_login_error(self) -> ValidationError:
+        # The directory accepted the password but this system refused the person (no credential number, no mapped
+        # group), or the directory did not answer: the words say what to do. Like the second factor's, a refusal of
+        # the person follows a right password only (compliance.directory); it counts towards the lock-out all the same.
+        refusal = getattr(self.request, "directory_refusal", "")
+        if refusal:
+            self.refusal_words = refusal
+            return ValidationError(refusal, code="directory")
+        return super().get_invalid_login_error()
+
+
 class LoginView(auth_views.LoginView):
     form_class = LoginForm
     redirect_authenticated_user = True
@@ -179,7 +190,7 @@ class BackupCodesForm(forms.Form):
         if accounts.signing_locked(self.user):
             raise ValidationError(accounts.LOCKED_OUT_MESSAGE)
         password = self.cleaned_data.get("password") or ""
-        if not self.user.check_password(password):
+        if not accounts.password_matches(self.user, password):
             accounts.signing_failure_record(self.user, where="to make backup codes")
             raise ValidationError("That is not your password.")
         return password
@@ -216,6 +227,9 @@ class OwnPasswordChangeForm(PasswordChangeForm):
                 "Five wrong passwords were typed in your name within 15 minutes, so your password is locked "
                 "(signing and changing it) for 15 minutes from the last one. Try again then, or ask an "
                 "administrator to send you a link to set a new one.", code="locked")
+        if accounts.is_directory_account(self.user):
+            raise ValidationError("Your password is the casino directory's: change it where you change your "
+                                  "directory (Windows) password, and sign in here with the new one.", code="directory")
         old = self.cleaned_data.get("old_password") or ""
         if not self.user.check_password(old):
             accounts.signing_failure_record(self.user, where="as the current password on the change-password page")
