@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: run test install lint typecheck pytest browser-deps ldap-deps services bench clean db-roles smoke smoke-deps
+.PHONY: run test install lint typecheck pytest browser-deps ldap-deps services bench clean db-roles smoke smoke-deps restore-drill
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,13 @@ run: install
 # application needs (docs/foundation.md, "What the database refuses"). Idempotent; run after every upgrade.
 db-roles: install
 	$(PY) manage.py db_roles --migrate
+
+# Dump the database, restore it into a new one as docs/operations.md says (pg_restore --no-owner --no-acl,
+# db_roles --migrate, verify_audit_chain) and compare every table's rows; non-zero on any difference. The database
+# of DATABASE_URL (read as DATABASE_OWNER_URL's owner), or a scratch one on the local PostgreSQL filled with the
+# demo; the copy and any scratch database are dropped at the end.
+restore-drill: install
+	$(PY) manage.py restore_drill
 
 # Headless Chromium for the browser tests comes from Debian's package (root on the dev and CI machines).
 browser-deps:

@@ -53,5 +53,9 @@ class ComplianceConfig(registry.PluggableApp):
 
         super().ready()
         # Triggers and functions are schema: migrations install them (compliance.db_guards), never a receiver.
-        post_migrate.connect(signals.grant_administrator_permissions, sender=self)
+        # After every app's post_migrate, not only this one's: the apps after it in INSTALLED_APPS have no
+        # permissions yet when this app's signal is sent, so the first migrate of a new database granted the
+        # administrator only the accounts' and the foundation's, and the next migrate (an upgrade, a restore's
+        # db_roles --migrate) the rest — the restore drill found the two counts of auth_group_permissions apart.
+        post_migrate.connect(signals.grant_administrator_permissions, dispatch_uid="compliance.administrator-permissions")
         connect_breach_receiver()

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-__all__ = ["SQLITE_OPTIONS", "ImproperlyConfiguredEnv", "env_bool", "env_database", "env_int", "env_list", "env_str"]
+__all__ = ["SQLITE_OPTIONS", "ImproperlyConfiguredEnv", "env_bool", "env_database", "env_int", "env_list", "env_rate",
+           "env_str", "parse_rate"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -64,6 +65,33 @@ def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int
         raise ImproperlyConfiguredEnv(f"{name}={value} is below the minimum of {minimum}")
     if maximum is not None and value > maximum:
         raise ImproperlyConfiguredEnv(f"{name}={value} is above the maximum of {maximum}")
+    return value
+
+
+_PERIODS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600,
+            "d": 86400, "day": 86400}
+
+
+def parse_rate(rate: str) -> tuple[int, int] | None:
+    """``"600/min"`` → ``(600, 60)``: at most that many requests in each period (s, min, hour, day); ``"off"``
+    → ``None``, no limit. ``ValueError`` in words on anything else."""
+    text = rate.strip().lower()
+    if text == "off":
+        return None
+    count, _, period = text.partition("/")
+    if not count.isdigit() or not count.isascii() or int(count) < 1 or period not in _PERIODS:
+        raise ValueError(f"{rate!r} is not a rate: write it as requests/period, e.g. 600/min (period s, min, hour or "
+                         "day), or off")
+    return int(count), _PERIODS[period]
+
+
+def env_rate(name: str, default: str) -> str:
+    """A request rate such as ``600/min``, or ``off`` (:func:`parse_rate`), checked at start-up."""
+    value = os.environ.get(name, "").strip() or default
+    try:
+        parse_rate(value)
+    except ValueError as error:
+        raise ImproperlyConfiguredEnv(f"{name}: {error}") from None
     return value
 
 

@@ -17,7 +17,16 @@ from pathlib import Path
 
 from compliance.directory_settings import BACKEND as DIRECTORY_BACKEND
 from compliance.directory_settings import directory_settings
-from compliance.env import ImproperlyConfiguredEnv, env_admins, env_bool, env_database, env_int, env_list, env_str
+from compliance.env import (
+    ImproperlyConfiguredEnv,
+    env_admins,
+    env_bool,
+    env_database,
+    env_int,
+    env_list,
+    env_rate,
+    env_str,
+)
 from compliance.seal_keys import KEY_ID, parse_retired_keys
 from compliance.secret_file import embedded_secret
 
@@ -137,7 +146,16 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "coupons.api.errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["coupons.api.throttling.ScannerTokenThrottle", "coupons.api.throttling.PersonThrottle"],
 }
+# Limits that stop a runaway client, never a table (coupons/api/throttling.py; 429 with Retry-After). A dealer
+# scans a coupon, reads the answer and lays out the wager: at the busiest craps table a scan every few seconds,
+# a burst of a few in one. 600 a minute per scanner token (ten a second, for a whole minute) is many times that,
+# and a client looping on a retry reaches it in seconds. A person's session gets 1,200 a minute: reading a busy
+# day's redemptions page by page, or scanning at the table for a dealer. "off" turns a limit off (the
+# redemption bench: one token at hundreds a second). Counted in the default cache: Redis, shared by every worker.
+API_THROTTLE_TOKEN = env_rate("API_THROTTLE_TOKEN", "600/min")
+API_THROTTLE_USER = env_rate("API_THROTTLE_USER", "1200/min")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Table games compliance API",
     "DESCRIPTION": "Match Play Coupon redemption at the tables (58 Pa. Code § 525.22, § 525.21(q)). Every error has "

@@ -69,7 +69,9 @@ REFUSALS: dict[str, RefusalKind] = {
     "not_acceptable": RefusalKind(406, "", "The API answers only application/json: ask for it in Accept (or omit "
                                            "Accept)."),
     "unsupported_media_type": RefusalKind(415, "", "Send the request body as application/json."),
-    "throttled": RefusalKind(429, "", "Too many requests; retry after the time given."),
+    "throttled": RefusalKind(429, "", "More requests than a scanner token (API_THROTTLE_TOKEN) or a person "
+                                      "(API_THROTTLE_USER) may send in the window; send again after the "
+                                      "`Retry-After` header's seconds."),
     "not_found": RefusalKind(404, "", "No such resource."),
 }
 

@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 
 from compliance.api_errors import api_error_body
+from coupons.api.throttling import limit_words
 from coupons.redemption_rules import REFUSALS
 
 __all__ = ["ErrorSerializer", "error_body", "exception_handler"]
@@ -53,11 +55,19 @@ def exception_handler(exc: Exception, context: Any) -> Response | None:
     detail_code = getattr(exc.detail, "code", "")
     if detail_code in REFUSALS:
         code = detail_code
+    if isinstance(exc, exceptions.Throttled):
+        return _throttled(exc, context)
     response = Response(error_body(code, str(exc.detail)), status=REFUSALS[code].status)
     if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
         response["WWW-Authenticate"] = 'Token realm="api"'
-    if isinstance(exc, exceptions.Throttled) and exc.wait:
-        response["Retry-After"] = str(int(exc.wait))
+    return response
+
+
+def _throttled(exc: exceptions.Throttled, context: Any) -> Response:
+    """429 with ``Retry-After`` in whole seconds (DRF rounds the wait up: retrying then is never too early)."""
+    wait = max(1, math.ceil(exc.wait or 1))
+    response = Response(error_body("throttled", limit_words(context.get("request"), wait)), status=429)
+    response["Retry-After"] = str(wait)
     return response
 
 

@@ -37,6 +37,9 @@ _KEY = re.compile(r"^[A-Za-z0-9._:-]{1,80}$")
 _ERRORS = {status: OpenApiResponse(ErrorSerializer, description=", ".join(
     sorted(code for code, kind in REFUSALS.items() if kind.status == status)))
     for status in sorted({kind.status for kind in REFUSALS.values()})}
+# Every operation may answer 429 (coupons/api/throttling.py), with the seconds to wait.
+_RETRY_AFTER = OpenApiParameter("Retry-After", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[429],
+                                description="Whole seconds until the limit's window ends: send again then")
 _CODES_TABLE = "\n".join(f"| `{code}` | {kind.status} | {('§ ' + kind.clause) if kind.clause else ''} | {kind.meaning} |"
                          for code, kind in REFUSALS.items())
 
@@ -82,7 +85,7 @@ class RedemptionsView(APIView):
         ),
         request=RedemptionRequestSerializer,
         parameters=[OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER,
-                                     description="Up to 80 of A–Z a–z 0–9 . _ : - ; one per scan")],
+                                     description="Up to 80 of A–Z a–z 0–9 . _ : - ; one per scan"), _RETRY_AFTER],
         responses={201: RedemptionAnswerSerializer, **_ERRORS},
     )
     def post(self, request: Request) -> Response:
@@ -116,8 +119,9 @@ class RedemptionsView(APIView):
             OpenApiParameter("limit", OpenApiTypes.INT, description="Rows a page, 1 to 500 (default 100)"),
             OpenApiParameter("cursor", OpenApiTypes.STR, description="The next page: take it from `next` (or the "
                                                                      "Link header); opaque"),
+            _RETRY_AFTER,
         ],
-        responses={200: RedemptionPageSerializer, **{s: _ERRORS[s] for s in (400, 401, 403, 406)}},
+        responses={200: RedemptionPageSerializer, **{s: _ERRORS[s] for s in (400, 401, 403, 406, 429)}},
     )
     def get(self, request: Request) -> Response:
         facility, table, _, problem = self._where(request, request.query_params.get("table", "").strip()[:20],
@@ -158,7 +162,8 @@ class RedemptionDetailView(RedemptionsView):
     @extend_schema(
         operation_id="redemption_read",
         summary="One redemption: the electronic cancellation of one coupon",
-        responses={200: RedemptionSerializer, **{s: _ERRORS[s] for s in (401, 403, 404, 406)}},
+        parameters=[_RETRY_AFTER],
+        responses={200: RedemptionSerializer, **{s: _ERRORS[s] for s in (401, 403, 404, 406, 429)}},
     )
     def get(self, request: Request, pk: int) -> Response:  # type: ignore[override]
         facility, table, _, problem = self._where(request, "", table_optional=True)
