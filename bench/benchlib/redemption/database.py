@@ -59,6 +59,9 @@ def production_env(database: str, **extra: str) -> dict[str, str]:
         "LOG_LEVEL": "WARNING",
         "STATIC_ROOT": str(ROOT / "var" / "bench" / "static"),  # collectstatic's place; the API serves none
         "PYTHONPATH": str(ROOT),
+        # Production refuses to start without a broker (compliance/settings.py). A Redis database of the bench's
+        # own: the cache and the broker as production has them; no worker reads it, a redemption enqueues nothing.
+        "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
         # One scanner token at hundreds of scans a second is what the API's limit exists to refuse (600 a
         # minute, coupons/api/throttling.py): the bench measures the redemption's capacity, not that policy.
         "API_THROTTLE_TOKEN": "off",
