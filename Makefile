@@ -2,24 +2,58 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+# Installs come from the lock files (requirements/, made by `make lock`): the versions CI tested, not the newest
+# release of the day. `make run` installs only what running needs; `make test` adds the tools and test libraries.
+# Each install is remembered by a stamp named after its lock's (and pyproject.toml's) hash.
+lock_hash = $(shell cat requirements/$(1).txt pyproject.toml 2>/dev/null | sha1sum | cut -c1-12)
+RUN_STAMP := $(VENV)/.installed-run-$(call lock_hash,run)
+DEV_STAMP := $(VENV)/.installed-dev-$(call lock_hash,dev)
+# uv installs a lock in seconds where pip takes a minute (it fetches in parallel); it comes from PyPI, pinned here.
+UV_VERSION := 0.13.9
+UV := $(VENV)/bin/uv
+INSTALL := $(UV) pip install --quiet --python $(PY) --no-deps
 
-.PHONY: run test install lint typecheck pytest browser-deps ldap-deps services bench clean db-roles smoke smoke-deps restore-drill
+.PHONY: run test install install-run lock lint typecheck pytest browser-deps ldap-deps services bench clean db-roles smoke smoke-deps restore-drill
 
-$(STAMP): pyproject.toml
+$(UV):
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev]"
-	rm -f $(VENV)/.installed-*
-	touch $(STAMP)
+	$(PY) -m pip install --quiet uv==$(UV_VERSION)
 
-install: $(STAMP)
+$(RUN_STAMP): requirements/run.txt pyproject.toml | $(UV)
+	$(INSTALL) -r requirements/run.txt
+	$(INSTALL) -e .
+	rm -f $(VENV)/.installed-run-*
+	touch $(RUN_STAMP)
+
+# The dev lock holds every pin of the run lock (`make lock` resolves it first and constrains the run lock to it),
+# so a dev install is a run install too.
+$(DEV_STAMP): requirements/dev.txt requirements/run.txt pyproject.toml | $(UV) ldap-deps
+	$(INSTALL) -r requirements/dev.txt
+	$(INSTALL) -e .
+	rm -f $(VENV)/.installed-*
+	touch $(DEV_STAMP) $(RUN_STAMP)
+
+install-run: $(RUN_STAMP)
+
+install: $(DEV_STAMP)
+
+# Regenerate both locks from pyproject.toml after changing a dependency there (then commit requirements/). The dev
+# lock takes every extra (dev, and any optional feature such as a directory sign-in) so the tests can import them
+# all; the run lock is the bare dependencies at the dev lock's versions. Resolved for every Python from 3.11 on:
+# a package that only some versions need carries its marker. Pins that still fit are kept; `make lock UPGRADE=1`
+# moves every pin to the newest release pyproject.toml allows.
+LOCK := $(UV) pip compile pyproject.toml --universal --python-version 3.11 --annotation-style line \
+	--custom-compile-command "make lock"
+lock: | $(UV)
+	$(LOCK) --quiet $(if $(UPGRADE),--upgrade) --all-extras -o requirements/dev.txt
+	$(LOCK) --quiet -c requirements/dev.txt -o requirements/run.txt
+	$(LOCK) --quiet -c requirements/dev.txt --extra ldap -o requirements/run-ldap.txt
 
 # Embedded default: SQLite under var/, demo data, and a real Celery worker and beat beside the web server on a
 # broker that needs no server (a SQLite file under var/: EMBEDDED_WORKER=1, compliance/settings.py). Tasks the
 # seeding enqueues (reports, mail) wait there for the worker. Ctrl-C stops the web server, the worker and beat.
 EMBEDDED := env -u DATABASE_URL -u REDIS_URL EMBEDDED_WORKER=1
-run: install
+run: install-run
 	$(EMBEDDED) $(PY) manage.py migrate --noinput
 	# The foundation's demo, then each app's as its apps.py declares it (compliance/registry.py).
 	$(EMBEDDED) $(PY) manage.py seed_demo --all
@@ -33,7 +67,7 @@ run: install
 
 # PostgreSQL deploy step: migrate as DATABASE_OWNER_URL, then (re)grant the role of DATABASE_URL only what the
 # application needs (docs/foundation.md, "What the database refuses"). Idempotent; run after every upgrade.
-db-roles: install
+db-roles: install-run
 	$(PY) manage.py db_roles --migrate
 
 # Dump the database, restore it into a new one as docs/operations.md says (pg_restore --no-owner --no-acl,
@@ -55,19 +89,14 @@ browser-deps:
 	  if [ "$$(id -u)" = "0" ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core fonts-droid-fallback >/dev/null; \
 	  else echo "install Debian's fonts-dejavu-core and fonts-droid-fallback: PDFs print names in Helvetica or as boxes without them"; fi; }
 
-# Directory sign-in (issue 26, item 6): the optional `ldap` extra (django-auth-ldap; python-ldap compiles against
-# OpenLDAP's and SASL's headers), and Debian's slapd, which its tests start with a small directory of their own.
-# Installed for the tests only: `make run` (the embedded default) needs none of it.
-LDAP_STAMP := $(VENV)/.ldap-$(shell sha1sum pyproject.toml | cut -c1-12)
-$(LDAP_STAMP): $(STAMP)
+# Directory sign-in (issue 26, item 6): the `ldap` extra (django-auth-ldap) is in the dev lock, and python-ldap
+# compiles against OpenLDAP's and SASL's headers; the tests start Debian's slapd with a small directory of their own.
+# Installed before the dev install (root on the dev and CI machines); `make run` (the embedded default) needs none.
+ldap-deps:
 	@test -x /usr/sbin/slapd -a -f /usr/include/ldap.h -a -f /usr/include/sasl/sasl.h || { \
 	  if [ "$$(id -u)" = "0" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	    slapd ldap-utils libldap2-dev libsasl2-dev python3-dev gcc >/dev/null; \
-	  else echo "install Debian's slapd, ldap-utils, libldap2-dev and libsasl2-dev: directory sign-in's tests are skipped without them"; fi; }
-	@if $(PY) -m pip install --quiet -e ".[ldap]"; then rm -f $(VENV)/.ldap-* && touch $@; \
-	  else echo "django-auth-ldap did not install: directory sign-in's tests are skipped"; fi
-
-ldap-deps: $(LDAP_STAMP)
+	  else echo "install Debian's slapd, ldap-utils, libldap2-dev and libsasl2-dev: python-ldap (the dev lock) compiles against them"; fi; }
 
 # The production smoke test (bin/smoke-production): nginx, two gunicorns, two workers and beat on this machine as
 # if on two hosts, a fresh database used through the least-privilege role, driven through nginx only.
@@ -86,7 +115,7 @@ lint: install
 typecheck: install
 	$(PY) -m mypy .
 
-pytest: install browser-deps ldap-deps
+pytest: install browser-deps
 	$(PY) -m pytest -n 2 --dist loadgroup
 
 test: lint typecheck pytest

@@ -41,7 +41,7 @@ for _device_model in (TOTPDevice, StaticDevice):
 
 @admin.register(TOTPDevice)
 class AuthenticatorAdmin(ReadOnlyAdmin):
-    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
         if lookup.split("__")[0] in ("key", "bin_key", "drift", "last_t", "throttling_failure_count"):
             return False  # ?key__startswith=… would read the secret one character at a time
         return super().lookup_allowed(lookup, value, request)

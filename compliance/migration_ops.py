@@ -53,8 +53,9 @@ def sealed_column(app_label: str, models_sealed: list[str], history_models: list
     """
     from django.db import models
 
-    field = models.CharField(editable=False, max_length=100,
-                             help_text="The key's id and the HMAC-SHA256 of the row's content under that audit chain key")
+    field: models.CharField[str, str] = models.CharField(
+        editable=False, max_length=100,
+        help_text="The key's id and the HMAC-SHA256 of the row's content under that audit chain key")
     tables = [f"{app_label}_{name}" for name in models_sealed]
     history_tables = [f"{app_label}_{name}" for name in history_models]
     pg: list[Any] = [f'ALTER TABLE public."{t}" ALTER COLUMN seal TYPE varchar(100), ALTER COLUMN seal SET NOT NULL, '

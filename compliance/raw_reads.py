@@ -35,7 +35,8 @@ class Columns:
         self._converters: list[tuple[int, Any, list[Callable[..., Any]]]] = []
         for index, field in enumerate(fields):
             column = field.get_col(alias)
-            converters = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+            own: Any = field  # Field.get_db_converters is Django's, missing from django-stubs 5.2
+            converters = connection.ops.get_db_converters(column) + own.get_db_converters(connection)
             if converters:
                 self._converters.append((index, column, converters))
 

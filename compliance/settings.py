@@ -31,6 +31,9 @@ from compliance.seal_keys import KEY_ID, parse_retired_keys
 from compliance.secret_file import embedded_secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# templates/ and static/: at the top of a checkout; an installed wheel carries them in compliance/bundled/ (setup.py).
+_BUNDLED = Path(__file__).resolve().parent / "bundled"
+SITE_FILES_DIR = _BUNDLED if _BUNDLED.is_dir() else BASE_DIR
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 DJANGO_ENV = env_str("DJANGO_ENV", "development")
@@ -172,7 +175,7 @@ WSGI_APPLICATION = "compliance.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [SITE_FILES_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -264,7 +267,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [SITE_FILES_DIR / "static"]
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 STORAGES = {

@@ -3,7 +3,7 @@ department."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from axes.signals import user_locked_out
 from django.contrib.auth import get_user_model
@@ -34,7 +34,8 @@ def _in_words(instance: Any, field_name: str, value: Any) -> Any:
     if value is not None and isinstance(model_field, models.ForeignKey):
         if model_field.is_cached(instance) and getattr(getattr(instance, field_name), "pk", None) == value:
             return str(getattr(instance, field_name))  # the object the service already holds: no query
-        related = model_field.related_model._default_manager.filter(pk=value).first()
+        related_model = cast("type[models.Model]", model_field.related_model)  # never 'self' once apps are loaded
+        related = related_model._default_manager.filter(pk=value).first()
         return str(related) if related is not None else f"#{value} (no longer exists)"
     return _jsonable(value)
 

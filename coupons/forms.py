@@ -187,7 +187,7 @@ class RequisitionForm(FacilityForm):
             self.field("program").empty_label = None
             self.fields["program"].initial = next(iter(programs))
         values = sorted({s.denomination_cents for s in issuable})
-        choices = [(v, format_cents(v)) for v in values]
+        choices: list[tuple[int | str, str]] = [(v, format_cents(v)) for v in values]
         self.field("denomination").choices = (
             choices if len(choices) == 1 else [("", "Choose the denomination"), *choices])
         if len(choices) == 1:
