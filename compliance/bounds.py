@@ -30,6 +30,7 @@ __all__ = [
     "DIE_SIZE_MM",
     "DIFFERENCE",
     "EARLIEST_DAY",
+    "FILE_BYTES",
     "HOURS_IN_PLAY",
     "JOKERS_PER_DECK",
     "LATEST_DAY",
@@ -107,6 +108,7 @@ HOURS_IN_PLAY = Bounds(1, 24)  # hours dice or cards may stay in play: no clause
 TABLE_DECKS = Bounds(0, MAX_DECKS)  # the most decks a game uses (0: none)
 DECKS_IN_PLAY = Bounds(1, 2)  # § 575.3(b): one deck, or two with an automated shuffler
 JOKERS_PER_DECK = Bounds(1, 2)  # § 575.4(b): one joker, or two with the second torn
+FILE_BYTES = Bounds(0, 64 * 1024 * 1024)  # a stored file (a logo): far above FILE_UPLOAD_MAX_MEMORY_SIZE
 SHAKER_OPERATIONS = Bounds(0, 99)  # times a shaker was run at an opening inspection, as its form takes it
 
 

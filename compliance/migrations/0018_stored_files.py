@@ -5,6 +5,7 @@ import mimetypes
 from pathlib import Path
 
 from django.conf import settings
+import django.core.validators
 from django.db import migrations, models
 
 
@@ -35,14 +36,14 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('name', models.CharField(max_length=255, unique=True)),
                 ('data', models.BinaryField()),
-                ('size', models.PositiveIntegerField()),
+                ('size', models.PositiveIntegerField(validators=[django.core.validators.MinValueValidator(0), django.core.validators.MaxValueValidator(67108864)])),
                 ('sha256', models.CharField(max_length=64)),
                 ('content_type', models.CharField(max_length=100)),
                 ('stored_at', models.DateTimeField(auto_now_add=True)),
             ],
             options={
                 'ordering': ['name'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('name', ''), _negated=True), name='stored_file_name_required')],
+                'constraints': [models.CheckConstraint(condition=models.Q(('name', ''), _negated=True), name='stored_file_name_required'), models.CheckConstraint(condition=models.Q(('size__range', (0, 67108864))), name='compliance_storedfile_size_bounds')],
             },
         ),
         migrations.RunPython(logos_into_the_database, migrations.RunPython.noop),
