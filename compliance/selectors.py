@@ -11,10 +11,12 @@ from django.db.models import BooleanField, CharField, Exists, ExpressionWrapper,
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from compliance.keyset import Keyset
 from compliance.models import AuditEvent, Facility, GamingTable, Profile, Signature
 from compliance.roles import Role
 
 __all__ = [
+    "audit_event_page",
     "audit_events",
     "facilities_for",
     "may_sign",
@@ -84,9 +86,30 @@ def _day_start(day: date) -> datetime:
     return timezone.make_aware(datetime.combine(day, time.min))
 
 
-def audit_events(
+def _audit_branches(facility: Facility, model_label: str = "") -> list[Q]:
+    """The changes a facility's trail shows, in disjoint parts, each one an index reads in time order: the facility's
+    own, and those without a facility that are its too. A record type filter keeps only the part it can be in (a
+    shared register's or a profile's change never carries a facility: ``AuditEvent.facility_id_of``).
+
+    Changes to shared registers (departments, games, program types) carry no facility and belong to every
+    facility; a person's profile belongs to the facilities they work at, so an inspector of one facility does
+    not read the staff changes of another."""
+    shared, profile = _shared_register_labels(), Profile._meta.label
+    staff_here = Profile.objects.filter(facilities=facility).annotate(key=Cast("pk", CharField())).values("key")
+    of_shared = Q(facility__isnull=True, model_label__in=shared)
+    of_staff = Q(facility__isnull=True, model_label=profile, object_id__in=staff_here)
+    if model_label in shared:
+        return [of_shared]
+    if model_label == profile:
+        return [of_staff]
+    if model_label:
+        return [Q(facility=facility)]
+    return [Q(facility=facility), of_shared | of_staff]
+
+
+def _audit_filtered(
+    events: QuerySet[AuditEvent],
     *,
-    facility: Facility,
     date_from: date | None = None,
     date_to: date | None = None,
     actor_id: int | None = None,
@@ -94,19 +117,6 @@ def audit_events(
     object_id: str = "",
     action: str = "",
 ) -> QuerySet[AuditEvent]:
-    """Every change in the facility, newest first, with the filters of the audit page."""
-    # Changes to shared registers (departments, games, program types) carry no facility and belong to
-    # every facility; a person's profile belongs to the facilities they work at, so an inspector of
-    # one facility does not read the staff changes of another.
-    staff_here = Profile.objects.filter(facilities=facility).annotate(key=Cast("pk", CharField())).values("key")
-    # Who changed a shared register is named only if they work here (AuditEvent.actor_shown).
-    works_here = Profile.objects.filter(user_id=OuterRef("actor_id"), facilities=facility)
-    events = AuditEvent.objects.filter(
-        Q(facility=facility)
-        | Q(facility__isnull=True, model_label__in=_shared_register_labels())
-        | Q(facility__isnull=True, model_label=Profile._meta.label, object_id__in=staff_here)
-    ).select_related("actor__profile").annotate(actor_elsewhere=ExpressionWrapper(
-        Q(facility__isnull=True, actor__profile__isnull=False) & ~Exists(works_here), output_field=BooleanField()))
     if date_from:
         events = events.filter(occurred_at__gte=_day_start(date_from))
     if date_to:
@@ -120,6 +130,42 @@ def audit_events(
     if action:
         events = events.filter(action=action)
     return events
+
+
+def _audit_shown(events: QuerySet[AuditEvent], facility: Facility) -> QuerySet[AuditEvent]:
+    """The events with what their rows show: the actor and whether they work here."""
+    # Who changed a shared register is named only if they work here (AuditEvent.actor_shown).
+    works_here = Profile.objects.filter(user_id=OuterRef("actor_id"), facilities=facility)
+    return events.select_related("actor__profile").annotate(actor_elsewhere=ExpressionWrapper(
+        Q(facility__isnull=True, actor__profile__isnull=False) & ~Exists(works_here), output_field=BooleanField()))
+
+
+def audit_events(*, facility: Facility, **filters: Any) -> QuerySet[AuditEvent]:
+    """Every change in the facility, newest first, with the filters of the audit page (``date_from``, ``date_to``,
+    ``actor_id``, ``model_label``, ``object_id``, ``action``): the exports, streamed."""
+    branches = _audit_branches(facility)
+    anywhere = branches[0]
+    for branch in branches[1:]:
+        anywhere |= branch
+    return _audit_filtered(_audit_shown(AuditEvent.objects.filter(anywhere), facility), **filters)
+
+
+def audit_event_page(*, facility: Facility, keyset: Keyset, limit: int, **filters: Any) -> list[AuditEvent]:
+    """Up to ``limit`` changes of :func:`audit_events` from where ``keyset`` starts, in its order (issue 27: keyset
+    pagination, no count).
+
+    Two statements. The first finds the page's keys: each part of the trail (:func:`_audit_branches`) read on
+    its own, ordered and cut to ``limit``, then merged; as one ``OR`` the planner can follow no index in the
+    page's order and sorts every matching row. The second reads those rows with what the page shows."""
+    keys = [keyset.applied(_audit_filtered(AuditEvent.objects.filter(branch), **filters), "occurred_at")
+            .values_list("occurred_at", "pk")[:limit] for branch in _audit_branches(facility, filters.get(
+                "model_label", ""))]
+    order = ("occurred_at", "pk") if keyset.newer else ("-occurred_at", "-pk")
+    merged = keys[0].union(*keys[1:], all=True).order_by(*order)[:limit] if len(keys) > 1 else keys[0]
+    ids = [pk for _, pk in merged]
+    if not ids:
+        return []
+    return list(_audit_shown(AuditEvent.objects.filter(pk__in=ids), facility).order_by(*order))
 
 
 def no_audit_events() -> QuerySet[AuditEvent]:

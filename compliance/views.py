@@ -25,6 +25,7 @@ from compliance.dashboard import panels_for
 from compliance.exports import csv_response, safe_csv_writer, xlsx_bytes, xlsx_response
 from compliance.forms import AuditFilterForm, SignatureForm
 from compliance.implementations import implementations_by_clause
+from compliance.keyset import CursorError, Keyset, KeysetPage, keyset_page
 from compliance.middleware import SAFE_METHODS
 from compliance.roles import Capability, has_capability, is_inspector, roles_of
 from compliance.times import local
@@ -311,12 +312,13 @@ class AuditFilterMixin(CapabilityRequiredMixin):
     capability = Capability.VIEW_AUDIT
     citation = "525.21(r)"
 
-    def filtered_events(self) -> tuple[AuditFilterForm, Any]:
+    def audit_filters(self) -> tuple[AuditFilterForm, dict[str, Any] | None]:
+        """The filter form and the selector's filters; ``None``: a filter typed wrong (nothing is shown, rather than
+        everything)."""
         form = AuditFilterForm(self.request.GET or None, models=_audit_models(), facility=self.facility)
-        filters: dict[str, Any] = {}
         if form.is_valid():
             data = form.cleaned_data
-            filters = {
+            return form, {
                 "date_from": data["date_from"],
                 "date_to": data["date_to"],
                 "actor_id": data["actor"].pk if data["actor"] else None,
@@ -324,25 +326,46 @@ class AuditFilterMixin(CapabilityRequiredMixin):
                 "object_id": data["object_id"].strip(),
                 "action": data["action"],
             }
-        elif form.is_bound:
+        return form, None if form.is_bound else {}
+
+    def filtered_events(self) -> tuple[AuditFilterForm, Any]:
+        form, filters = self.audit_filters()
+        if filters is None:
             return form, selectors.no_audit_events()
         return form, selectors.audit_events(facility=self.facility, **filters)
 
 
+AUDIT_PAGE_SIZE = 50
+AUDIT_CURSOR = "compliance.audit"
+STALE_PAGE_LINK = "That page link is no longer valid; showing the newest changes."
+
+
 class AuditListView(AuditFilterMixin, TemplateView):
+    """The trail a page at a time, newest first, by keyset (issue 27): "Newer" and "Older" links carry a signed
+    cursor and the filters; nothing counts the trail."""
+
     template_name = "compliance/audit_list.html"
     title = "Audit trail"
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        form, events = self.filtered_events()
+        form, filters = self.audit_filters()
         query = self.request.GET.copy()
-        query.pop("page", None)
-        context.update(
-            form=form,
-            page=Paginator(events, 50).get_page(self.request.GET.get("page")),
-            query=query.urlencode(),
-        )
+        for name in ("older", "newer", "page"):
+            query.pop(name, None)
+        try:
+            keyset = Keyset.from_query(self.request.GET, purpose=AUDIT_CURSOR)
+        except CursorError:
+            messages.warning(self.request, STALE_PAGE_LINK)
+            keyset = Keyset()
+        if filters is None:
+            page: KeysetPage[Any] = KeysetPage([], None, None, at_newest=True)
+        else:
+            page = keyset_page(
+                lambda at, limit: selectors.audit_event_page(facility=self.facility, keyset=at, limit=limit,
+                                                             **filters),
+                keyset, size=AUDIT_PAGE_SIZE, key=lambda e: (e.occurred_at, e.pk), purpose=AUDIT_CURSOR)
+        context.update(form=form, page=page, query=query.urlencode())
         return context
 
 

@@ -128,6 +128,8 @@ class AuditEvent(Sealed, AppendOnly):
             models.Index(fields=["facility", "-occurred_at"]),
             models.Index(fields=["model_label", "object_id"]),
             models.Index(fields=["actor", "-occurred_at"]),
+            # The audit page filtered to a rare kind of change ("Corrected", "Deleted") in time order (issue 27).
+            models.Index(fields=["action", "-occurred_at"]),
         ]
         constraints = ROW_ID.checks("history_id")
 
