@@ -22,7 +22,8 @@ from typing import Any, Generic, TypeVar
 from django.db.models import Q, QuerySet
 from django.utils.crypto import salted_hmac
 
-__all__ = ["CursorError", "Keyset", "KeysetPage", "keyset_page", "read_cursor", "write_cursor"]
+__all__ = ["CursorError", "Keyset", "KeysetPage", "keyset_of", "keyset_page", "read_cursor", "stale_link_words",
+           "write_cursor"]
 
 T = TypeVar("T")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -146,3 +147,21 @@ def keyset_page(read: Callable[[Keyset, int], Sequence[T]], keyset: Keyset, *, s
     newer = write_cursor(*key(shown[0]), purpose=purpose) if shown and not at_newest else None
     older = write_cursor(*key(shown[-1]), purpose=purpose) if len(rows) > size else None
     return KeysetPage(shown, newer, older, at_newest=at_newest)
+
+
+def keyset_of(query: Any, *, purpose: str) -> tuple[Keyset, bool, str]:
+    """What a list page's link asks for: the keyset it names (the newest rows if its cursor was not made here),
+    whether its cursor was refused (the page says so in words), and its other parameters — the filters, urlencoded,
+    for the pager's links."""
+    others = query.copy()
+    for name in ("older", "newer", "page"):
+        others.pop(name, None)
+    try:
+        return Keyset.from_query(query, purpose=purpose), False, others.urlencode()
+    except CursorError:
+        return Keyset(), True, others.urlencode()
+
+
+def stale_link_words(noun: str) -> str:
+    """The page's words for a page link it cannot follow (``noun``: what a row is, plural)."""
+    return f"That page link is no longer valid; showing the newest {noun}."

@@ -44,7 +44,7 @@ from coupons.selectors.documents import (
     unsent_exception_report,
 )
 from coupons.selectors.inventory import INVENTORY_GRACE_DAYS, InventoryStatus, inventory_due_on, inventory_status
-from coupons.selectors.ledger_page import LedgerPage, ledger_page, ledger_rows
+from coupons.selectors.ledger_page import LEDGER_CURSOR, LedgerPage, ledger_page, ledger_rows
 from coupons.selectors.program import (
     approvals_of,
     facility_approvals,
@@ -81,6 +81,7 @@ from coupons.selectors.stock import (
 __all__ = [
     "INVENTORY_GRACE_DAYS",
     "INVENTORY_STATES",
+    "LEDGER_CURSOR",
     "LEDGER_STATES",
     "LEDGER_STATE_SHORT",
     "ClosedDays",

@@ -12,6 +12,7 @@ from django.db import connection
 from django.utils import timezone
 
 from compliance.chain import altered_ids, altered_records
+from compliance.keyset import Keyset, KeysetPage, keyset_page
 from compliance.models import Facility, Signature
 from coupons.models import (
     CouponState,
@@ -24,39 +25,25 @@ S = CouponState
 K = LedgerLine.Kind
 
 
-@dataclass
-class LedgerPage:
-    rows: list[dict[str, Any]]
-    number: int
-    num_pages: int
-    count: int
+LEDGER_CURSOR = "coupons.ledger"
+
+
+@dataclass(frozen=True)
+class LedgerPage(KeysetPage[dict[str, Any]]):
+    """A page of the ledger read by keyset (issue 27): ``object_list`` newest first, as the pager walks it."""
 
     @property
-    def has_previous(self) -> bool:
-        return self.number > 1
-
-    @property
-    def has_next(self) -> bool:
-        return self.number < self.num_pages
-
-    def previous_page_number(self) -> int:
-        return self.number - 1
-
-    def next_page_number(self) -> int:
-        return self.number + 1
-
-    def has_other_pages(self) -> bool:
-        return self.num_pages > 1
-
-    @property
-    def paginator(self) -> LedgerPage:
-        return self
+    def rows(self) -> list[dict[str, Any]]:
+        """The page's entries in the ledger's own order, chronological."""
+        return self.object_list[::-1]
 
 
-def _ledger_sql(facility_id: int, filters: dict[str, Any]) -> tuple[str, list[Any]]:
+def _ledger_sql(facility_id: int, filters: dict[str, Any], before: tuple[datetime, int] | None = None
+                ) -> tuple[str, list[Any]]:
     """Rows of the facility's ledger with, on each, the balance of every state for its denomination
     after the line. The window runs over the whole ledger; the filters apply outside it, so a
-    filtered page still shows true running balances."""
+    filtered page still shows true running balances. ``before``: only the lines before that (instant, id) — a
+    line's balances come from the lines before it alone, so the window need not read the later ones."""
     balance_columns = ",\n".join(
         f"SUM(CASE WHEN l.to_state = '{state}' THEN l.quantity ELSE 0 END"
         f" - CASE WHEN l.from_state = '{state}' THEN l.quantity ELSE 0 END)"
@@ -69,9 +56,9 @@ def _ledger_sql(facility_id: int, filters: dict[str, Any]) -> tuple[str, list[An
                s.name AS series_name, s.code AS series_code, s.serial_prefix, s.serial_digits,
                {balance_columns}
         FROM coupons_ledgerline l JOIN coupons_couponseries s ON s.id = l.series_id
-        WHERE l.facility_id = %s
+        WHERE l.facility_id = %s{" AND (l.occurred_at < %s OR (l.occurred_at = %s AND l.id < %s))" if before else ""}
     """  # noqa: S608 - state names are fixed choices, every value is a parameter
-    where, params = ["1 = 1"], [facility_id]
+    where, params = ["1 = 1"], [facility_id, *((before[0], before[0], before[1]) if before else ())]
     if filters.get("date_from"):
         where.append("t.gaming_date >= %s")
         params.append(filters["date_from"])
@@ -143,20 +130,26 @@ altered when either changed."""
     return rows
 
 
-def ledger_page(facility: Facility, filters: dict[str, Any], page: int | None, per_page: int = 50) -> LedgerPage:
-    """A page of the ledger, chronological; with no page asked for, the latest page. Three queries: the
-    count, the rows, their documents' signatures, their seals."""
-    sql, params = _ledger_sql(facility.pk, filters)
+def _ledger_read(facility: Facility, filters: dict[str, Any], keyset: Keyset, limit: int) -> list[dict[str, Any]]:
+    """Up to ``limit`` filtered rows from where ``keyset`` starts, in :meth:`Keyset.applied`'s order."""
+    before = (keyset.at, keyset.pk) if keyset.at is not None and keyset.pk is not None else None
+    sql, params = _ledger_sql(facility.pk, filters, None if keyset.newer else before)
+    if before and keyset.newer:
+        sql += " AND (t.occurred_at > %s OR (t.occurred_at = %s AND t.id > %s))"
+        params += [before[0], before[0], before[1]]
+    order = "t.occurred_at, t.id" if keyset.newer else "t.occurred_at DESC, t.id DESC"
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT COUNT(*) FROM ({sql}) c", params)  # noqa: S608
-        count = int(cursor.fetchone()[0])
-        num_pages = max(1, -(-count // per_page))
-        number = num_pages if page is None else min(max(1, page), num_pages)
-        cursor.execute(f"{sql} ORDER BY t.occurred_at, t.id LIMIT %s OFFSET %s",
-                       [*params, per_page, (number - 1) * per_page])
+        cursor.execute(f"{sql} ORDER BY {order} LIMIT %s", [*params, limit])
         columns = [c[0] for c in cursor.description]
-        rows = [_as_row(columns, values) for values in cursor.fetchall()]
-    return LedgerPage(rows=_with_documents(facility, rows), number=number, num_pages=num_pages, count=count)
+        return [_as_row(columns, values) for values in cursor.fetchall()]
+
+
+def ledger_page(facility: Facility, filters: dict[str, Any], keyset: Keyset, per_page: int = 50) -> LedgerPage:
+    """A page of the ledger by keyset (issue 27: no count, no OFFSET); with no cursor, the latest entries. Three
+    queries: the rows, their documents' signatures, their seals."""
+    page = keyset_page(lambda at, limit: _ledger_read(facility, filters, at, limit), keyset, size=per_page,
+                       key=lambda row: (row["occurred_at"], row["id"]), purpose=LEDGER_CURSOR)
+    return LedgerPage(_with_documents(facility, page.object_list), page.newer, page.older, page.at_newest)
 
 
 def ledger_rows(facility: Facility, filters: dict[str, Any]) -> Any:

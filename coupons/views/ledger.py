@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect
 from django.views import View
@@ -13,6 +14,7 @@ from django.views.generic import TemplateView
 from compliance.chain import integrity_cell
 from compliance.documents import printed_for
 from compliance.exports import csv_response, safe_csv_writer, xlsx_bytes, xlsx_response
+from compliance.keyset import keyset_of, stale_link_words
 from compliance.times import local
 from compliance.views import EchoBuffer, found_or_404
 from coupons import forms as f
@@ -39,12 +41,11 @@ class LedgerView(LedgerMixin, TemplateView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         form = self.filter_form()
-        page_param = self.request.GET.get("page")
-        page = int(page_param) if page_param and page_param.isdigit() else None
-        query = self.request.GET.copy()
-        query.pop("page", None)
+        keyset, stale, query = keyset_of(self.request.GET, purpose=selectors.LEDGER_CURSOR)
+        if stale:
+            messages.warning(self.request, stale_link_words("entries"))
         context.update(
-            form=form, page=selectors.ledger_page(self.facility, form.filters(), page), query=query.urlencode(),
+            form=form, page=selectors.ledger_page(self.facility, form.filters(), keyset), query=query,
             states=[(selectors.LEDGER_STATE_SHORT[CouponState(s)], str(CouponState(s).label))
                     for s in selectors.LEDGER_STATES],
             expired=self.expired_in_stock(),
