@@ -28,7 +28,7 @@ __all__ = [
     "records_awaiting_signature",
     "regulated_record",
     "signature_in",
-    "signatures_for_facility",
+    "signature_page",
     "tables_of",
 ]
 
@@ -208,8 +208,11 @@ def profiles_of(facility: Facility) -> QuerySet[Profile]:
     )
 
 
-def signatures_for_facility(facility: Facility) -> QuerySet[Signature]:
-    return Signature.objects.filter(facility=facility).select_related("content_type").order_by("-signed_at")
+def signature_page(facility: Facility, keyset: Keyset, limit: int) -> list[Signature]:
+    """Up to ``limit`` of the facility's signatures from where ``keyset`` starts, newest first (issue 27: keyset
+    pagination on the index (facility, signed_at), no count)."""
+    return list(keyset.applied(Signature.objects.filter(facility=facility), "signed_at")
+                .select_related("content_type")[:limit])
 
 
 def regulated_models() -> list[type[Any]]:

@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -25,7 +24,7 @@ from compliance.dashboard import panels_for
 from compliance.exports import csv_response, safe_csv_writer, xlsx_bytes, xlsx_response
 from compliance.forms import AuditFilterForm, SignatureForm
 from compliance.implementations import implementations_by_clause
-from compliance.keyset import CursorError, Keyset, KeysetPage, keyset_page
+from compliance.keyset import CursorError, Keyset, KeysetPage, keyset_of, keyset_page, stale_link_words
 from compliance.middleware import SAFE_METHODS
 from compliance.roles import Capability, has_capability, is_inspector, roles_of
 from compliance.times import local
@@ -282,14 +281,23 @@ class SignatureDetailView(FacilityRequiredMixin, TemplateView):
         return context
 
 
+SIGNATURE_CURSOR = "compliance.signatures"
+
+
 class SignatureListView(FacilityRequiredMixin, TemplateView):
+    """Every signature of the facility, newest first, a page at a time by keyset (issue 27): nothing counts them."""
+
     template_name = "compliance/signature_list.html"
     title = "Signatures"
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        page = Paginator(selectors.signatures_for_facility(self.facility), 50).get_page(self.request.GET.get("page"))
-        context["page"] = page
+        keyset, stale, query = keyset_of(self.request.GET, purpose=SIGNATURE_CURSOR)
+        if stale:
+            messages.warning(self.request, stale_link_words("signatures"))
+        context.update(query=query, page=keyset_page(
+            lambda at, limit: selectors.signature_page(self.facility, at, limit), keyset, size=50,
+            key=lambda s: (s.signed_at, s.pk), purpose=SIGNATURE_CURSOR))
         return context
 
 
