@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 from django.views.generic import DetailView, TemplateView
 
+from compliance.keyset import keyset_of, keyset_page, stale_link_words
 from compliance.models import GamingTable
 from compliance.readiness import table_readiness
 from compliance.roles import Capability, has_capability
@@ -360,12 +360,16 @@ class DiceLogView(CapabilityRequiredMixin, TemplateView):
     title = "Dice change log"
     citation: tuple[str, ...] = ("577.4(d)", "675a.3(b)(1)", "668a.3(a)–(d)", "539.2(a)–(b)", "575.2(c)(1)(i)")
     model: Any = DiceSet
+    cursor, noun = "equipment.dice-log", "dice set"
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        context["page"] = Paginator(selectors.set_log(self.model, self.facility), 50).get_page(
-            self.request.GET.get("page")
-        )
+        keyset, stale, query = keyset_of(self.request.GET, purpose=self.cursor)
+        if stale:
+            messages.warning(self.request, stale_link_words(f"{self.noun}s"))
+        context["page"] = keyset_page(lambda at, limit: selectors.set_log(self.model, self.facility, at, limit),
+                                      keyset, size=50, key=lambda s: (s.placed_at, s.pk), purpose=self.cursor)
+        context["query"] = query
         context["is_dice"] = self.model is DiceSet
         context["now"] = timezone.now()
         return context
@@ -375,6 +379,7 @@ class DeckLogView(DiceLogView):
     title = "Deck change log"
     citation = ("575.3(c)(1)–(2)", "575.4(a)–(b)")
     model = DeckSet
+    cursor, noun = "equipment.deck-log", "deck"
 
 
 class AlertListView(CapabilityRequiredMixin, TemplateView):

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import Model, Prefetch, QuerySet
 
+from compliance.keyset import Keyset
 from compliance.models import Facility
 from equipment.models import DeckRemoval, DeckSet, DiceRemoval, DiceSet
 
@@ -21,14 +22,12 @@ def in_force(model: type[DiceSet] | type[DeckSet]) -> QuerySet[Any]:
     )
 
 
-def set_log(model: type[DiceSet] | type[DeckSet], facility: Facility) -> QuerySet[Any]:
-    """The facility's dice (or deck) log in force, latest placement first, with its people."""
-    return (
-        in_force(model)
-        .filter(facility=facility)
-        .select_related("table", "corrects", "floorperson__profile", "dealer__profile")
-        .order_by("-placed_at", "-pk")
-    )
+def set_log(model: type[DiceSet] | type[DeckSet], facility: Facility, keyset: Keyset, limit: int) -> list[Any]:
+    """Up to ``limit`` sets of the facility's dice (or deck) log in force from where ``keyset`` starts, latest
+    placement first, with its people (issue 27: keyset pagination on the index (facility, placed_at), no count)."""
+    rows = in_force(model).filter(facility=facility).select_related(
+        "table", "corrects", "floorperson__profile", "dealer__profile")
+    return list(keyset.applied(rows, "placed_at")[:limit])
 
 
 def facility_records(model: type[Model], facility: Facility) -> QuerySet[Any]:
