@@ -406,6 +406,14 @@ LOGGING = {
     "loggers": {"django.request": {"handlers": ["mail_admins"], "level": "ERROR", "propagate": True}}
     if ADMINS else {},
 }
+# Errors also to an error tracker speaking Sentry's protocol (a self-hosted Sentry or GlitchTip), when a DSN is set
+# (ERROR_TRACKER_DSN or ERROR_TRACKER_DSN_FILE): the error and where, never what a person typed
+# (compliance/error_tracker.py).
+ERROR_TRACKER_DSN = env_str("ERROR_TRACKER_DSN")
+if ERROR_TRACKER_DSN:
+    from compliance.error_tracker import start as _start_error_tracker
+
+    _start_error_tracker(ERROR_TRACKER_DSN, environment=DJANGO_ENV, release=env_str("RELEASE", "0.1.0"))
 # A worker in production logs as the web servers do (its own formatting would drop the request context and JSON).
 CELERY_WORKER_HIJACK_ROOT_LOGGER = not PRODUCTION
 # Reports as Celery jobs (compliance.reports): a job is stopped past its time limit (soft: it marks itself
