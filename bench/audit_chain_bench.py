@@ -33,6 +33,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchlib.database import drop_postgres_database, fresh_postgres_database  # noqa: E402 (bench/ is on the path)
+
 SERVER = "postgres://postgres@127.0.0.1:5432"
 RESULTS = ROOT / "var" / "bench" / "audit_chain.json"
 FIELDS = ("occurred_at", "facility_id", "actor_id", "action", "model_label", "model_name", "object_id", "object_repr",
@@ -50,22 +52,6 @@ def _setup_django(database: str) -> None:
     import django
 
     django.setup()
-
-
-def _admin(sql_text: str) -> None:
-    import psycopg
-
-    base = os.environ["DATABASE_URL"].rpartition("/")[0]
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as connection:
-        connection.execute(sql_text)
-
-
-def _fresh(database: str) -> None:
-    _admin(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-    _admin(f'CREATE DATABASE "{database}"')
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def _facilities() -> list[int | None]:
@@ -234,7 +220,7 @@ def main() -> int:
         return 0
     small, large, full, day = (int(n * arguments.scale) for n in (1_200_000, 6_000_000, 10_000_000, 400_000))
     print(f"audit chain bench: {small:,} / {large:,} rows linked, {full:,} verified, a day of {day:,}", flush=True)
-    _fresh(arguments.database)
+    fresh_postgres_database(arguments.database)
     facilities = _facilities()
     print(f"  wrote {small:,} sealed rows in {_write(small, facilities, 1):.0f} s", flush=True)
     link_small = _link()
@@ -271,7 +257,7 @@ def main() -> int:
         from django.db import connections
 
         connections.close_all()
-        _admin(f'DROP DATABASE IF EXISTS "{arguments.database}" WITH (FORCE)')
+        drop_postgres_database(arguments.database)
     return 0 if all(r["result"] == "PASS" for r in rows) else 1
 
 

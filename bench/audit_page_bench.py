@@ -25,6 +25,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchlib.database import drop_postgres_database, fresh_postgres_database  # noqa: E402 (bench/ is on the path)
+
 SERVER = "postgres://postgres@127.0.0.1:5432"
 TARGET_MS = 300.0
 
@@ -40,22 +42,6 @@ def _setup_django(database: str) -> None:
     import django
 
     django.setup()
-
-
-def _admin(sql_text: str) -> None:
-    import psycopg
-
-    base = os.environ["DATABASE_URL"].rpartition("/")[0]
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as connection:
-        connection.execute(sql_text)
-
-
-def _fresh(database: str) -> None:
-    _admin(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-    _admin(f'CREATE DATABASE "{database}"')
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def _people() -> tuple[Any, Any, list[int], list[int]]:
@@ -207,7 +193,7 @@ def main() -> int:
     from compliance.models import AuditEvent
 
     if not arguments.reuse:
-        _fresh(arguments.database)
+        fresh_postgres_database(arguments.database)
     here, officer, actors, profiles = _people()
     if AuditEvent.objects.filter(seal="bench-dummy-seal").count() < arguments.rows:
         print(f"  wrote {arguments.rows:,} audit events in {_write(arguments.rows, here, actors, profiles):.0f} s",
@@ -226,7 +212,7 @@ def main() -> int:
         from django.db import connections
 
         connections.close_all()
-        _admin(f'DROP DATABASE IF EXISTS "{arguments.database}" WITH (FORCE)')
+        drop_postgres_database(arguments.database)
     return 0 if passed else 1
 
 

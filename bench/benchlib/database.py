@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["configure", "create_postgres_database"]
+__all__ = ["configure", "create_postgres_database", "drop_postgres_database", "fresh_postgres_database", "server_sql"]
 
 
 def configure(name: str) -> str:
@@ -35,3 +35,25 @@ def create_postgres_database(url: str) -> None:
         exists = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
         if not exists:
             connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def server_sql(sql_text: str) -> None:
+    """One statement on the server of ``DATABASE_URL``, through its ``postgres`` database (creating or dropping)."""
+    import psycopg
+
+    base = os.environ["DATABASE_URL"].rpartition("/")[0]
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as connection:
+        connection.execute(sql_text)
+
+
+def drop_postgres_database(name: str) -> None:
+    server_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def fresh_postgres_database(name: str) -> None:
+    """``name`` made anew and migrated (Django set up on it already)."""
+    from django.core.management import call_command
+
+    drop_postgres_database(name)
+    server_sql(f'CREATE DATABASE "{name}"')
+    call_command("migrate", verbosity=0)
