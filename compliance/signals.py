@@ -3,6 +3,7 @@ department."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 from axes.signals import user_locked_out
@@ -47,15 +48,24 @@ _NOT_SHOWN_ON_CREATION = ("password", "secret", "token", "seal", "mac", "digest"
 
 def _created_values(instance: Any) -> dict[str, Any]:
     """The values a record was created with, in words ("Created" alone told a reader nothing)."""
+    return created_values(type(instance), lambda attname: getattr(instance, attname, None),
+                          lambda name, value: _in_words(instance, name, value))
+
+
+def created_values(model: type[models.Model], value_of: Callable[[str], Any],
+                   words_of: Callable[[str, Any], Any]) -> dict[str, Any]:
+    """:func:`_created_values` of a row given by ``value_of(attname)``, a foreign key's value put in words by
+    ``words_of(field name, value)`` (the generator of a year, :mod:`compliance.scale`, writes rows without
+    instances and names their related records from a dictionary)."""
     values: dict[str, Any] = {}
-    for model_field in instance._meta.concrete_fields:
+    for model_field in model._meta.concrete_fields:
         name = model_field.name
         if model_field.primary_key or name == "facility" or any(word in name for word in _NOT_SHOWN_ON_CREATION):
             continue
-        value = getattr(instance, model_field.attname, None)
+        value = value_of(model_field.attname)
         if value is None or value == "" or value == [] or value == {}:
             continue
-        words = _in_words(instance, name, value)
+        words = words_of(name, value)
         values[name] = words[:200] + "…" if isinstance(words, str) and len(words) > 200 else words
     return values
 
