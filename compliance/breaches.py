@@ -122,12 +122,15 @@ def _sync_after_commit(facility_id: int | None) -> None:
             _sync_as_system(facility)
 
     run.breach_facility = facility_id  # type: ignore[attr-defined]
-    # One sync per facility per transaction: skip when one is already queued by this savepoint or an enclosing one
-    # (it runs on the same commit); one queued inside a savepoint since released is not relied on.
+    # One sync per facility per transaction: skip when one is already queued in it. Any callback still pending runs
+    # whenever this one would: Django discards a callback only when a savepoint it was queued in rolls back; those
+    # of its savepoints no longer on the stack were released (a rolled-back one took the callback with it), and the
+    # ones still on the stack are enclosing ours, whose rollback would discard ours too. (Requiring the callback's
+    # savepoints to be enclosing ours ran one sync per service call of a transaction that makes several: a day of a
+    # floor's dice changes in one transaction evaluated the whole floor after each, issue 27.)
     pending = getattr(connection, "run_on_commit", [])
-    current = set(connection.savepoint_ids)
     if any(getattr(func, "breach_facility", object()) == facility_id and not getattr(func, "done", False)
-           and set(sids) <= current for sids, func, *_ in pending):
+           for _sids, func, *_ in pending):
         return
     transaction.on_commit(run)
 
