@@ -54,9 +54,9 @@ __all__ = [
     "administered_labels",
     "beat_schedule",
     "demo_seeders",
-    "scale_seeders",
     "navigation",
     "pluggable_apps",
+    "scale_seeders",
 ]
 
 # The sections of the menu, in the order a person reads them (compliance/navigation.py groups a long menu by them).

@@ -39,7 +39,7 @@ def floor_scale_seed(*, plan: ScalePlan) -> str:
     games = {g.code: g for g in Game.objects.all()}
     wanted = _numbers(max(0, plan.tables - existing))
     counters: dict[str, int] = {}
-    tables = []
+    tables: list[GamingTable] = []
     for code in wanted:
         counters[code] = counters.get(code, 0) + 1
         tables.append(GamingTable(facility=facility, number=f"{code[:3].upper()}-{100 + counters[code]}",

@@ -22,14 +22,15 @@ out-of-order redemption splits a range in two, the growth issue 27 names: the ge
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.db import transaction
 
+from compliance.actors import acting_as
 from compliance.demo import signing_passwords
 from compliance.gaming_day import day_bounds
-from compliance.actors import acting_as
 from compliance.models import Game, GamingTable
 from compliance.reports.periods import quarter_of
 from compliance.roles import Role
@@ -166,8 +167,9 @@ def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: d
             counted={cents: {"returned": kept[cents], "redeemed": redeemed[cents]} for cents in kept},
             restock_location=vault)
         if (day + timedelta(days=1)).month != day.month:
+            counted: dict[CouponSeries, Sequence[tuple[int, int]]] = dict(expected_inventory(plan.facility))
             services.inventory_record(facility=plan.facility, user=people[Role.FINANCE_STAFF], password=password,
-                                      counted=expected_inventory(plan.facility))
+                                      counted=counted)
     return sum(redeemed.values())
 
 

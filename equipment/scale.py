@@ -12,7 +12,6 @@ placement and removal is signed by both people, as the forms are.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
 
 from django.db import transaction
 

@@ -11,6 +11,7 @@ broken and restored, with the violation periods the sync records).
 from __future__ import annotations
 
 from datetime import time, timedelta
+from typing import Any
 
 from django.db import transaction
 
@@ -52,7 +53,8 @@ def staffing_scale_seed(*, plan: ScalePlan) -> str:
                 services.coverage_set(camera=camera, table=table, end=end, user=surveillance)
                 cameras.append(camera)
     floor = plan.people["floorpersons"]
-    wanted = {t: [(Position.FLOORPERSON, floor[n // TABLES_PER_FLOORPERSON])] for n, t in enumerate(tables)}
+    wanted: dict[GamingTable, list[tuple[str, Any]]] = {
+        t: [(Position.FLOORPERSON.value, floor[n // TABLES_PER_FLOORPERSON])] for n, t in enumerate(tables)}
     plan.shared["floorperson_of"] = {t.pk: places[0][1] for t, places in wanted.items()}  # the equipment's signers
     rosters = outages = 0
     for number, day in enumerate(plan.each_day()):

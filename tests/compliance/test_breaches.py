@@ -111,21 +111,19 @@ def test_a_transaction_of_several_service_calls_syncs_the_facility_once_and_a_ro
 
     synced: list[int] = []
     monkeypatch.setattr(breaches, "_sync_as_system", lambda f: synced.append(f.pk))
-    with django_capture_on_commit_callbacks(execute=True):
-        with transaction.atomic():
-            for number in ("T-1", "T-2", "T-3"):
-                with transaction.atomic():
-                    make_table(facility, "three-dice-football", number)
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        for number in ("T-1", "T-2", "T-3"):
+            with transaction.atomic():
+                make_table(facility, "three-dice-football", number)
     assert synced == [facility.pk]
     synced.clear()
-    with django_capture_on_commit_callbacks(execute=True):
-        with transaction.atomic():
-            try:
-                with transaction.atomic():
-                    make_table(facility, "three-dice-football", "T-4")
-                    raise RuntimeError("the call failed")
-            except RuntimeError:
-                pass
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        try:
             with transaction.atomic():
-                make_table(facility, "three-dice-football", "T-5")
+                make_table(facility, "three-dice-football", "T-4")
+                raise RuntimeError("the call failed")
+        except RuntimeError:
+            pass
+        with transaction.atomic():
+            make_table(facility, "three-dice-football", "T-5")
     assert synced == [facility.pk]
