@@ -17,8 +17,8 @@ Each is a regulation's requirement: none is overridable. Three queries whatever 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from datetime import date, datetime
+from functools import lru_cache
 
 from django.urls import reverse
 
