@@ -5,7 +5,8 @@ On ``--database`` (default ``bench_casino``): when the database is missing it is
 page is requested through Django's test client (the whole middleware stack, the session, the template) as the
 person whose page it is, signed in with the second factor, once to warm up and then ``--repeats`` times; p50 and
 p95 of those, the queries of one request, and the status (anything but 200 is a MISS). Baseline, in the same run:
-``/healthz`` through the same client — the stack doing nothing — so the ratio is how many times that each page costs.
+the password-change page through the same client — the stack, the menu and the base template, reading nothing of the
+year — so the ratio is how many times that each page costs.
 
     .venv/bin/python bench/pages_bench.py --database casino14 --repeats 20
 """
@@ -28,6 +29,8 @@ from benchlib.table import print_table, row, save  # noqa: E402 (bench/ is on th
 
 SERVER = os.environ.get("BENCH_SERVER", "postgres://postgres@127.0.0.1:5432")
 TARGET_MS = 300.0
+# The baseline: a page of the same stack (session, second factor, menu, base template) that reads nothing of the year.
+BASELINE = "/accounts/password/"
 
 
 def _database(name: str, days: int) -> None:
@@ -50,9 +53,12 @@ def _setup_django(name: str) -> None:
     os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"
     os.environ["DEBUG"] = "0"
     os.environ.pop("REDIS_URL", None)
+    import logging
+
     import django
 
     django.setup()
+    logging.getLogger("axes").setLevel(logging.WARNING)  # one line per sign-in: not the bench's output
 
 
 def _client(user: Any) -> Any:
@@ -158,7 +164,7 @@ def main() -> int:
     print(f"pages bench on {arguments.database}: {events:,} audit events, {redemptions:,} redemptions", flush=True)
     users = {u.username: u for u in get_user_model().objects.filter(is_active=True)}
     clients: dict[str, Any] = {}
-    base50, base95, _ = _timed(_client(users["compliance"]), "/healthz", arguments.repeats)
+    base50, base95, _ = _timed(_client(users["compliance"]), BASELINE, arguments.repeats)
     rows = []
     for what, who, path in _pages():
         client = clients.get(who) or clients.setdefault(who, _client(users[who]))
@@ -167,7 +173,7 @@ def main() -> int:
         passed = status == 200 and p95 < TARGET_MS
         rows.append(row(f"page {what}: p50 / p95", f"p95 < {TARGET_MS:.0f} ms",
                         f"{p50:.0f} / {p95:.0f} ms, {queries} queries" + ("" if status == 200 else f", HTTP {status}"),
-                        f"/healthz {base50:.1f} / {base95:.1f} ms", p95 / base95 if base95 else None, passed))
+                        f"{BASELINE} {base50:.0f} / {base95:.0f} ms", p95 / base95 if base95 else None, passed))
         print(f"  {what:<40} {p50:7.1f} / {p95:7.1f} ms  {queries:3d} queries  {status}", flush=True)
     print_table(rows)
     save("pages", rows, database=arguments.database, audit_events=events, redemptions=redemptions)

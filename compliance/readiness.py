@@ -29,6 +29,7 @@ __all__ = [
     "Readiness",
     "Unmet",
     "facility_readiness",
+    "facility_readiness_now",
     "generation_bump",
     "open_refusal",
     "register_override_consumer",
@@ -252,3 +253,24 @@ def table_readiness_now(table: GamingTable) -> Readiness:
     state = table_readiness(table, at)
     cache.set(key, state, CACHE_SECONDS * 2)
     return state
+
+
+def facility_readiness_now(facility: Facility, every_table: Iterable[GamingTable] | None = None
+                           ) -> dict[int, Readiness]:
+    """:func:`facility_readiness` now, reused like :func:`table_readiness_now` (the facility's generation, a
+    few-second bucket of the clock): the live screens — each role's dashboard panels, the table board, the table
+    chooser — ask it several times a request and every few seconds, and over a large floor each answer reads the whole
+    floor (issue 27: a dashboard computed it three times, 0.5 s each at 200 tables). ``every_table``: the facility's
+    tables, when the caller has read them all already (the board), to spare reading them again."""
+    from django.core.cache import cache
+
+    at = timezone.now()
+    generation = cache.get(_generation_key(facility.pk)) or 0
+    key = f"readiness:{facility.pk}:{generation}:all:{int(at.timestamp()) // CACHE_SECONDS}"
+    found = cache.get(key)
+    if isinstance(found, dict):
+        return found
+    states = facility_readiness(facility, at) if every_table is None else tables_readiness(facility, every_table, at)
+    cache.set(key, states, CACHE_SECONDS * 2)
+    return states
+
