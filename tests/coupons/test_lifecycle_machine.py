@@ -247,18 +247,18 @@ class CouponLifecycle(RuleBasedStateMachine):
         return self.moved(Movement(made[0], index, serials, S.RETURNED, self.today, column="returned"))
 
     @precondition(lambda self: any(S.DISTRIBUTED in held.values() for held in self.state))
-    @rule(index=series_index, first=first_serial, aim=aimed)
-    def redeem(self, index: int, first: int, aim: bool) -> None:
-        """A dealer scans one coupon at the craps table (§ 525.22): only a coupon in a patron's hands, and only
-        until finance has processed the gaming day."""
-        (serial,) = self.serials(index, first, 1, S.DISTRIBUTED if aim else False)
+    @rule(index=series_index, first=first_serial, length=run_length, aim=aimed)
+    def redeem(self, index: int, first: int, length: int, aim: bool) -> None:
+        """A dealer scans coupons at the craps table, one scan each (§ 525.22): only a coupon in a patron's hands,
+        and only until finance has processed the gaming day."""
         series = self.c["series"][index]
-        scan = Scan(serial=series.serial(serial), table=self.c["table"], position="pass_line",
-                    chips_cents=series.denomination_cents)
-        expected = self.state[index].get(serial) == S.DISTRIBUTED and not self.day.processed
-        if attempt(expected, lambda: redemption_record(facility=self.facility, user=self.c["dealer"], scan=scan),
-                   "redeem"):
-            self.move(index, [serial], S.REDEEMED)
+        for serial in self.serials(index, first, length, S.DISTRIBUTED if aim else False):
+            scan = Scan(serial=series.serial(serial), table=self.c["table"], position="pass_line",
+                        chips_cents=series.denomination_cents)
+            expected = self.state[index].get(serial) == S.DISTRIBUTED and not self.day.processed
+            if attempt(expected, lambda scan=scan: redemption_record(
+                    facility=self.facility, user=self.c["dealer"], scan=scan), "redeem"):
+                self.move(index, [serial], S.REDEEMED)
 
     @rule()
     def post_redemptions(self) -> None:
@@ -308,6 +308,8 @@ class CouponLifecycle(RuleBasedStateMachine):
         """§ 525.21(j)-(k): what is left is kept in the locked cabinet for tomorrow or goes back to finance with the
         form; marketing's day is closed, a second form refused."""
         held = {i: self.count(i, S.ISSUED) for i in range(len(DENOMINATIONS))}
+        if not self.day.empty:
+            assert not self._process()  # finance processes the day from the signed form, not before it
         (form,) = self._form(keep)
         self.day.form_done, self.day.kept = True, keep
         self._check_form(form, held)
@@ -347,11 +349,12 @@ class CouponLifecycle(RuleBasedStateMachine):
         return {cents: {label: self.count(i, label) for label in ("returned", "voided", "redeemed")}
                 for i, cents in enumerate(DENOMINATIONS)}
 
-    @precondition(lambda self: not self.day.processed)
+    # Before the form, on a day marketing had coupons, processing is refused: tried (once) in complete_form.
+    @precondition(lambda self: not self.day.processed and (self.day.form_done or self.day.empty))
     @rule()
     def process_day(self) -> None:
-        """§ 525.21(m): needs the day's form if marketing had anything that day; once signed, the day is closed to
-        everything, a second processing and a late form refused."""
+        """§ 525.21(m): from the day's signed form (none needed if marketing had nothing that day); once signed, the
+        day is closed to everything, a second processing and a late form refused."""
         counted = self.counted()
         done = self._process()
         if not done:
