@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 
+from compliance.api_errors import REQUEST_REFUSALS
 from coupons.models._common import format_cents
 from coupons.models.redemption import Position
 
@@ -73,6 +74,8 @@ REFUSALS: dict[str, RefusalKind] = {
                                       "(API_THROTTLE_USER) may send in the window; send again after the "
                                       "`Retry-After` header's seconds."),
     "not_found": RefusalKind(404, "", "No such resource."),
+    # what the foundation refuses before any view reads the request (compliance/request_limits.py)
+    **{code: RefusalKind(status, "", meaning) for code, (status, meaning) in REQUEST_REFUSALS.items()},
 }
 
 

@@ -109,6 +109,16 @@ def test_a_nul_in_the_api_is_refused_in_its_error_shape(dealer, client_for):
     assert response.json()["error"]["code"] == "nul_character"
 
 
+def test_a_multipart_body_without_its_boundary_is_refused_in_words(dealer, client_for):
+    """Found by the API's fuzzing (tests/coupons/test_api_fuzz.py): Django's bare HTML 400 came back, not the API's
+    error shape."""
+    client = client_for(dealer)
+    response = client.post("/api/v1/coupons/redemptions/", data=b"serial=MP-1", content_type="multipart/form-data")
+    assert response.status_code == 400 and response.json()["error"]["code"] == "malformed_body"
+    page = client.post("/coupons/series/new/", data=b"name=x", content_type="multipart/form-data")
+    assert page.status_code == 400 and "cannot be read as the form" in page.content.decode()
+
+
 # --- request size -------------------------------------------------------------------------------------------
 
 

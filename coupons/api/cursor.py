@@ -32,8 +32,10 @@ def read_cursor(text: str) -> tuple[datetime, int]:
                           "out") from None
 
 
-def read_limit(text: str) -> int:
-    if not text:
+def read_limit(text: str | None) -> int:
+    """The page's size: ``None`` (no ``limit`` in the query) is the default; an empty one is refused, as the
+    schema's integer is."""
+    if text is None:
         return DEFAULT_LIMIT
     if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_LIMIT:
         raise CursorError(f"limit must be a whole number from 1 to {MAX_LIMIT}")

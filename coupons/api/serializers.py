@@ -4,24 +4,45 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from compliance.numbers import ApiDecimalField, ApiIntegerField
 from coupons.models import Position
 from coupons.models.redemption import CHIPS
 
-__all__ = ["RedemptionAnswerSerializer", "RedemptionRequestSerializer", "RedemptionSerializer"]
+__all__ = ["CHIPS_PATTERN", "SERIAL_PATTERN", "RedemptionAnswerSerializer", "RedemptionRequestSerializer",
+           "RedemptionSerializer"]
+
+# What the schema tells a client of the values the API reads, beyond their type, so that a request the schema
+# allows is never refused as malformed (tests/coupons/test_api_fuzz.py holds the API to it).
+# A serial as coupons.redemption_rules.split_serial reads it (less the spaces it forgives): a series prefix and an
+# optional hyphen, then the number.
+SERIAL_PATTERN = r"^(?:[A-Za-z][A-Za-z0-9]*-?)?[0-9]{1,15}$"
+# Dollars with at most two decimals from 0.01 to 9,999,999.99 (CHIPS: at most $10,000,000); a string, as the
+# API writes amounts, so that no cent is lost to a binary fraction.
+CHIPS_PATTERN = r"^(?:[1-9][0-9]{0,6}(?:\.[0-9]{1,2})?|0?\.(?:0[1-9]|[1-9][0-9]?))$"
+
+
+@extend_schema_field({"type": "string", "pattern": SERIAL_PATTERN, "example": "MP-0012345"})
+class _SerialField(serializers.CharField):
+    pass
+
+
+@extend_schema_field({"type": "string", "format": "decimal", "pattern": CHIPS_PATTERN, "example": "25.00"})
+class _ChipsField(ApiDecimalField):
+    pass
 
 
 class RedemptionRequestSerializer(serializers.Serializer):
-    serial = serializers.CharField(max_length=40, help_text="The coupon's serial as scanned, e.g. MP-0012345")
+    serial = _SerialField(max_length=40, help_text="The coupon's serial as scanned, e.g. MP-0012345")
     table = serializers.CharField(
         max_length=20, required=False, allow_blank=True,
         help_text="The table number as painted on the layout. A scanner's token names its table; if given, it must "
                   "be that one.",
     )
     position = serializers.ChoiceField(choices=Position.choices, help_text="Where the coupon lies, § 525.22(c)")
-    chips = ApiDecimalField(
+    chips = _ChipsField(
         max_digits=12, decimal_places=2, min_value=Decimal("0.01"), max_value=Decimal(CHIPS.maximum) / 100,
         help_text="Value of the gaming chips wagered with the coupon, in dollars, § 525.22(b)",
     )

@@ -7,16 +7,17 @@ import json
 import re
 from typing import Any
 
+from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.utils.dateparse import parse_date
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from compliance.bounds import EARLIEST_DAY, LATEST_DAY
-from coupons.api.cursor import CursorError, read_cursor, read_limit, write_cursor
+from coupons.api.cursor import DEFAULT_LIMIT, MAX_LIMIT, CursorError, read_cursor, read_limit, write_cursor
 from coupons.api.errors import ErrorSerializer, error_body
 from coupons.api.serializers import (
     RedemptionAnswerSerializer,
@@ -31,15 +32,21 @@ from coupons.selectors.redemption import redemption_in, redemption_page, table_b
 from coupons.services.answers import redemption_answer, redemption_data
 from coupons.services.redemption import Scan
 
-__all__ = ["RedemptionsView"]
+__all__ = ["RedemptionDetailView", "RedemptionsView", "unknown_address"]
 
-_KEY = re.compile(r"^[A-Za-z0-9._:-]{1,80}$")
 _ERRORS = {status: OpenApiResponse(ErrorSerializer, description=", ".join(
     sorted(code for code, kind in REFUSALS.items() if kind.status == status)))
     for status in sorted({kind.status for kind in REFUSALS.values()})}
-# Every operation may answer 429 (coupons/api/throttling.py), with the seconds to wait.
+# Every operation may answer 429 (coupons/api/throttling.py), with the seconds to wait, and 400 or 413 before any
+# view reads the request (compliance/request_limits.py: a NUL character, a Content-Length too large).
 _RETRY_AFTER = OpenApiParameter("Retry-After", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[429],
                                 description="Whole seconds until the limit's window ends: send again then")
+_BEFORE_ANY_VIEW = (400, 413, 429)
+# What a client can check before sending, stated in the schema (the view refuses the rest in words, 400).
+_KEY_PATTERN = r"^[A-Za-z0-9._:-]{1,80}$"
+# The days the API reads, EARLIEST_DAY to LATEST_DAY (compliance/bounds.py): the years 2000 to 2100.
+_DAY_PATTERN = r"^(?:20[0-9]{2}|2100)-[0-9]{2}-[0-9]{2}$"
+_KEY = re.compile(_KEY_PATTERN)
 _CODES_TABLE = "\n".join(f"| `{code}` | {kind.status} | {('§ ' + kind.clause) if kind.clause else ''} | {kind.meaning} |"
                          for code, kind in REFUSALS.items())
 
@@ -84,8 +91,17 @@ class RedemptionsView(APIView):
               "(header `Idempotent-Replayed: true`) instead of a second redemption."
         ),
         request=RedemptionRequestSerializer,
-        parameters=[OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER,
-                                     description="Up to 80 of A–Z a–z 0–9 . _ : - ; one per scan"), _RETRY_AFTER],
+        examples=[OpenApiExample("A $25 coupon on the pass line", request_only=True, value={
+            "serial": "MP-0012345", "table": "CR-1", "position": "pass_line", "chips": "25.00", "wager": "R12-S3"})],
+        parameters=[
+            OpenApiParameter("Idempotency-Key", {"type": "string", "pattern": _KEY_PATTERN}, OpenApiParameter.HEADER,
+                             description="Up to 80 of A–Z a–z 0–9 . _ : - ; one per scan"),
+            _RETRY_AFTER,
+            OpenApiParameter("Location", OpenApiTypes.URI, OpenApiParameter.HEADER, response=[201],
+                             description="Where the redemption is read again (`redemption_read`)"),
+            OpenApiParameter("Idempotent-Replayed", {"type": "string", "enum": ["true"]}, OpenApiParameter.HEADER,
+                             response=[201], description="Sent when this is the first answer again: the key was sent before"),
+        ],
         responses={201: RedemptionAnswerSerializer, **_ERRORS},
     )
     def post(self, request: Request) -> Response:
@@ -115,29 +131,33 @@ class RedemptionsView(APIView):
         parameters=[
             OpenApiParameter("table", OpenApiTypes.STR,
                              description="Table number (a scanner: its own table; a person: every table if omitted)"),
-            OpenApiParameter("gaming_date", OpenApiTypes.DATE, description="Default: the current gaming day"),
-            OpenApiParameter("limit", OpenApiTypes.INT, description="Rows a page, 1 to 500 (default 100)"),
+            OpenApiParameter("gaming_date", {"type": "string", "format": "date", "pattern": _DAY_PATTERN},
+                             description="Default: the current gaming day"),
+            OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+                             description=f"Rows a page, 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT})"),
             OpenApiParameter("cursor", OpenApiTypes.STR, description="The next page: take it from `next` (or the "
                                                                      "Link header); opaque"),
             _RETRY_AFTER,
+            OpenApiParameter("Link", OpenApiTypes.STR, OpenApiParameter.HEADER, response=[200],
+                             description='`<next page>; rel="next"`, when there is one'),
         ],
-        responses={200: RedemptionPageSerializer, **{s: _ERRORS[s] for s in (400, 401, 403, 406, 429)}},
+        responses={200: RedemptionPageSerializer, **{s: _ERRORS[s] for s in (401, 403, 406, *_BEFORE_ANY_VIEW)}},
     )
     def get(self, request: Request) -> Response:
         facility, table, _, problem = self._where(request, request.query_params.get("table", "").strip()[:20],
                                                   table_optional=True)
         if problem is not None:
             return problem
-        raw_day = request.query_params.get("gaming_date", "")
+        raw_day = request.query_params.get("gaming_date")  # absent: today; empty: no date, refused
         try:
-            day = parse_date(raw_day) if raw_day else today(facility)
+            day = parse_date(raw_day) if raw_day is not None else today(facility)
         except ValueError:
             day = None
         if day is None or not EARLIEST_DAY <= day <= LATEST_DAY:
             message = f"gaming_date must be a date between {EARLIEST_DAY} and {LATEST_DAY}, as YYYY-MM-DD."
             return Response(error_body("invalid_request", message, fields={"gaming_date": [message]}), status=400)
         try:
-            limit = read_limit(request.query_params.get("limit", ""))
+            limit = read_limit(request.query_params.get("limit"))
             cursor = request.query_params.get("cursor", "")
             before = read_cursor(cursor) if cursor else None
         except CursorError as error:
@@ -163,7 +183,7 @@ class RedemptionDetailView(RedemptionsView):
         operation_id="redemption_read",
         summary="One redemption: the electronic cancellation of one coupon",
         parameters=[_RETRY_AFTER],
-        responses={200: RedemptionSerializer, **{s: _ERRORS[s] for s in (401, 403, 404, 406, 429)}},
+        responses={200: RedemptionSerializer, **{s: _ERRORS[s] for s in (401, 403, 404, 406, *_BEFORE_ANY_VIEW)}},
     )
     def get(self, request: Request, pk: int) -> Response:  # type: ignore[override]
         facility, table, _, problem = self._where(request, "", table_optional=True)
@@ -174,3 +194,9 @@ class RedemptionDetailView(RedemptionsView):
         if found is None or (table is not None and found.table_id != table.pk):
             return Response(error_body("not_found", f"There is no redemption {pk} here."), status=404)
         return Response(redemption_data(found))
+
+
+def unknown_address(request: HttpRequest, rest: str) -> JsonResponse:
+    """Any other address under the API (``redemptions/abc/``, a typo): 404 in the one error shape, never the
+    screens' HTML page a client cannot read."""
+    return JsonResponse(error_body("not_found", "The API has no such address: see /api/schema/."), status=404)

@@ -188,7 +188,7 @@ def test_program_approvals_are_required(program, handed_out, craps_table, dealer
 
 
 def test_every_refusal_code_is_documented_with_a_status_and_meaning():
-    assert all(kind.status in {400, 401, 403, 404, 405, 406, 409, 415, 422, 429, 503} and kind.meaning
+    assert all(kind.status in {400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 429, 503} and kind.meaning
                for kind in REFUSALS.values())
 
 
