@@ -81,7 +81,11 @@ def _json(value: Any) -> str:
         parsed, end = _scan_once(value, 0)
     except StopIteration:  # leading whitespace
         parsed, end = json.loads(value), len(value)
-    return _dumps(parsed if end == len(value) else json.loads(value))
+    if end != len(value):
+        parsed = json.loads(value)
+    if _c_encoder is not None and parsed.__class__ in (dict, list):
+        return "".join(_c_encoder(parsed, 0))
+    return _dumps(parsed)
 
 
 def _other(field: models.Field[Any, Any], value: Any) -> str:
@@ -208,9 +212,9 @@ def _cursor_rows(sql: str, params: list[Any], chunk: int) -> Iterator[tuple[Any,
         for name in ("json", "jsonb"):
             cursor.adapters.register_loader(name, TextLoader)
         cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
-        cursor.itersize = chunk
         cursor.execute(sql, params)
-        yield from cursor
+        while batch := cursor.fetchmany(chunk):  # a list at a time: no call into psycopg for each row
+            yield from batch
 
 
 def _datetimes_aware(model: type[Sealed], values: Iterator[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:

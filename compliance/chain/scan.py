@@ -8,6 +8,7 @@ of the database (:mod:`compliance.chain.parallel`).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import heapq
 import hmac
@@ -27,6 +28,15 @@ from compliance.seal_keys import LEGACY_KEY_ID, key_ring, seal_check
 
 __all__ = ["Expected", "RowScan", "after", "links_by_first_row", "verify_rows"]
 
+try:  # OpenSSL's HMAC object itself: its copy, update and hexdigest in C, without hmac.HMAC's wrapping in Python
+    from _hashlib import hmac_new as _openssl_hmac
+
+    def _keyed(key: bytes) -> Any:
+        return _openssl_hmac(key, digestmod="sha256")
+except ImportError:  # a Python built without OpenSSL
+    def _keyed(key: bytes) -> Any:
+        return hmac.new(key, digestmod=hashlib.sha256)
+
 
 @dataclass
 class Expected:
@@ -42,6 +52,11 @@ class Expected:
 
 def _clipped(ids: str, low: int | None, high: int | None) -> tuple[Iterator[int], int]:
     """A link's ids within ``low``–``high``, and how many of its ids come before ``low`` (its digests' offset)."""
+    if "-" not in ids:  # no run longer than one id (the chains of facilities whose rows interleave): parsed in C
+        listed = list(map(int, filter(None, ids.split(","))))
+        start = 0 if low is None else bisect.bisect_left(listed, low)
+        end = len(listed) if high is None else bisect.bisect_right(listed, high)
+        return iter(listed[start:end]), start
     runs = list(runs_of(ids))
     before = sum(min(last, low - 1) - first + 1 for first, last in runs if low is not None and first < low)
     inside = ((max(first, low or first), min(last, high if high is not None else last)) for first, last in runs)
@@ -75,7 +90,7 @@ class RowScan:
         self.ring = key_ring()
         # Each key's HMAC with the key absorbed once: a row's is a copy of it fed the row's content (hmac.digest
         # would absorb the key anew for every row, twice the work for a row's few hundred bytes).
-        self.macs = {key_id: hmac.new(key, digestmod=hashlib.sha256) for key_id, key in self.ring.keys.items()}
+        self.macs = {key_id: _keyed(key) for key_id, key in self.ring.keys.items()}
         self.heap: list[tuple[int, int, Expected]] = []
         self.order = itertools.count()
 
@@ -91,20 +106,22 @@ class RowScan:
                                            f"({self.model._meta.label} #{pk} deleted)")
         expected.index += 1
 
+    def linked_twice(self, pk: int) -> None:
+        while self.heap and self.heap[0][0] == pk:
+            _, _, twice = heapq.heappop(self.heap)
+            self.report.add("BROKEN LINK", f"{twice.chain} link {twice.sequence}: row #{pk} is linked twice")
+            twice.index += 1
+            self.push(twice)
+
+    def unlinked(self, values: tuple[Any, ...], floor: int) -> None:
+        if values[0] <= floor:
+            self.report.add("BROKEN LINK", f"{self.named(values)}: appeared among the linked rows without a link "
+                                           "(inserted behind the chain's back)")
+        else:
+            self.report.pending += 1
+
     def named(self, values: tuple[Any, ...]) -> str:
         return named(self.model, self.reader.row(values))
-
-    def sealed(self, seal: str | None, payload: bytes) -> bool:
-        """The seal is the HMAC of the content under the key it names."""
-        if not seal:
-            return False
-        key_id, colon, mac = seal.partition(":")
-        keyed = self.macs.get(key_id if colon else LEGACY_KEY_ID)
-        if keyed is None:
-            return False
-        digest = keyed.copy()
-        digest.update(payload)
-        return hmac.compare_digest(mac if colon else seal, digest.hexdigest())
 
     def run(self, rows: Iterator[tuple[Any, ...]], links: Iterator[tuple[Expected, int]], floor: int) -> None:
         try:
@@ -118,7 +135,8 @@ class RowScan:
     def _run(self, rows: Iterator[tuple[Any, ...]], links: Iterator[tuple[Expected, int]], floor: int) -> None:
         upcoming = next(links, None)
         heap, clock, report, order = self.heap, self.clock, self.report, self.order
-        encode, sealed, sha256 = self.reader.encode, self.sealed, hashlib.sha256
+        encode, sha256, compare = self.reader.encode, hashlib.sha256, hmac.compare_digest
+        macs, legacy = self.macs, self.macs.get(LEGACY_KEY_ID)
         seen = 0
         try:
             for values in rows:  # the hottest loop of a verification: inlined, locals only
@@ -133,7 +151,14 @@ class RowScan:
                     self.gone(missing, expected)
                     self.push(expected)
                 payload = encode(values).encode()
-                intact = sealed(seal, payload)
+                intact = False
+                if seal:  # the seal is the HMAC of the content under the key it names (inlined: the hottest lines)
+                    key_id, colon, mac = seal.partition(":")
+                    keyed = macs.get(key_id) if colon else legacy
+                    if keyed is not None:
+                        digest = keyed.copy()
+                        digest.update(payload)
+                        intact = compare(mac if colon else seal, digest.hexdigest())
                 if not intact:  # missing, of an unknown key, or wrong: the application never makes such a row
                     report.add("FORGED", f"{self.named(values)}: {seal_check(seal, payload, self.ring)}")
                 if heap and heap[0][0] == pk:
@@ -149,23 +174,21 @@ class RowScan:
                         heapq.heappop(heap)
                     else:
                         heapq.heapreplace(heap, (following, next(order), expected))
-                    while heap and heap[0][0] == pk:
-                        _, _, twice = heapq.heappop(heap)
-                        report.add("BROKEN LINK", f"{twice.chain} link {twice.sequence}: row #{pk} is linked twice")
-                        twice.index += 1
-                        self.push(twice)
-                elif pk <= floor:
-                    report.add("BROKEN LINK", f"{self.named(values)}: appeared among the linked rows without a link "
-                                              "(inserted behind the chain's back)")
+                    if heap and heap[0][0] == pk:
+                        self.linked_twice(pk)
                 else:
-                    report.pending += 1
+                    self.unlinked(values, floor)
         finally:
             report.rows += seen
+        self.finish(upcoming, links)
+
+    def finish(self, upcoming: tuple[Expected, int] | None, links: Iterator[tuple[Expected, int]]) -> None:
+        """After the last row: whatever the links still expect is gone."""
         while upcoming is not None:
             self.push(upcoming[0])
             upcoming = next(links, None)
-        while heap:
-            pk, _, expected = heapq.heappop(heap)
+        while self.heap:
+            pk, _, expected = heapq.heappop(self.heap)
             self.gone(pk, expected)
             self.push(expected)
 
