@@ -63,7 +63,7 @@ _JSON = "as_json({x})"
 # made once (no circular check: a value parsed from JSON has no cycles; one from Python is sealed the same way).
 _c_encoder = c_make_encoder(None, str, encode_basestring_ascii, None, ":", ",", True, False, True) \
     if c_make_encoder is not None else None
-_scan_once = json.decoder.JSONDecoder().scan_once
+_scan_once = json.decoder.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner json.loads calls
 
 
 def _dumps(value: Any) -> str:
