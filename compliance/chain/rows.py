@@ -25,7 +25,7 @@ from psycopg.types.string import TextLoader
 from compliance.models import Sealed
 from compliance.models.chain import _stored
 
-__all__ = ["SealedRow", "read_ids", "read_rows", "read_runs", "read_value_runs", "read_values", "row_reader", "sealed_models",
+__all__ = ["SealedRow", "read_ids", "read_rows", "read_value_runs", "read_values", "row_reader", "sealed_models",
            "uncovered_runs"]
 
 CHUNK = 5000
@@ -301,12 +301,7 @@ def uncovered_runs(ids: Iterator[int], covered: Callable[[int], bool]) -> list[t
     return [(first, last) for first, last in runs]
 
 
-def read_runs(model: type[Sealed], runs: Iterable[tuple[int, int]]) -> Iterator[SealedRow]:
-    """The rows in these runs of ids (ascending, not overlapping), in id order."""
-    yield from map(row_reader(model).row, read_value_runs(model, runs))
-
-
 def read_value_runs(model: type[Sealed], runs: Iterable[tuple[int, int]]) -> Iterator[tuple[Any, ...]]:
-    """:func:`read_runs` as :func:`read_values` gives rows."""
+    """The rows in these runs of ids (ascending, not overlapping), in id order, as :func:`read_values` gives them."""
     for first, last in runs:
         yield from read_values(model, above=first - 1, upto=last)

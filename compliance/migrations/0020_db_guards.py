@@ -15,7 +15,8 @@ SQL = [
 BEGIN
     IF TG_OP = 'DELETE' AND TG_TABLE_SCHEMA = 'public'
             AND current_setting('compliance.archive_move', true) = TG_TABLE_NAME
-            AND pg_has_role(current_user, (SELECT c.relowner FROM pg_class c WHERE c.oid = TG_RELID), 'USAGE') THEN
+            AND pg_has_role(current_user, (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = TG_RELID),
+                            'USAGE') THEN
         RETURN OLD;
     END IF;
     RAISE EXCEPTION '% rows are append-only: % refused', TG_TABLE_NAME, TG_OP
