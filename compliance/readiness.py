@@ -240,15 +240,20 @@ def generation_bump(facility_id: int | None) -> None:
 
 
 def table_readiness_now(table: GamingTable) -> Readiness:
-    """:func:`table_readiness` now, reused for at most a few seconds while nothing it reads was written."""
+    """:func:`table_readiness` now, reused for at most a few seconds while nothing it reads was written.
+
+    The verdict is kept with the generation it was computed under, and both are read in one round trip (a
+    redemption asks on every scan): a verdict of another generation is computed again."""
     from django.core.cache import cache
 
     at = timezone.now()
-    generation = cache.get(_generation_key(table.facility_id)) or 0
-    key = f"readiness:{table.facility_id}:{generation}:{table.pk}:{int(at.timestamp()) // CACHE_SECONDS}"
-    found = cache.get(key)
-    if isinstance(found, Readiness):
-        return found
+    generation_key = _generation_key(table.facility_id)
+    key = f"readiness:{table.facility_id}:{table.pk}:{int(at.timestamp()) // CACHE_SECONDS}"
+    found = cache.get_many([generation_key, key])
+    generation = found.get(generation_key) or 0
+    kept = found.get(key)
+    if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == generation and isinstance(kept[1], Readiness):
+        return kept[1]
     state = table_readiness(table, at)
-    cache.set(key, state, CACHE_SECONDS * 2)
+    cache.set(key, (generation, state), CACHE_SECONDS * 2)
     return state
