@@ -73,34 +73,63 @@ def _known_receivers_only(model: type[models.Model]) -> bool:
 
 
 @cache
-def _sequence(table: str, column: str) -> str:
-    found = fetch("SELECT pg_get_serial_sequence(%s, %s)", [f'"{table}"', column])
-    return str(found[0][0])
+def _sequences(model: type[models.Model]) -> list[str]:
+    """The sequences giving ids to the row, its history row and its audit event."""
+    from compliance.models import AuditEvent
+
+    tables = [(m._meta.db_table, m._meta.pk.column) for m in (model, history_model_of(model), AuditEvent)]
+    return [str(fetch("SELECT pg_get_serial_sequence(%s, %s)", [f'"{table}"', column])[0][0])
+            for table, column in tables]
 
 
 def _columns(model: type[models.Model], *, with_pk: bool) -> list[Any]:
     return [f for f in model._meta.concrete_fields if with_pk or not f.primary_key]
 
 
+def _insert(n: int, model: type[models.Model], fields: list[Any], rows: str, returning: str = "") -> str:
+    names = ", ".join(f'"{f.column}"' for f in fields)
+    return f'r{n} AS (INSERT INTO "{model._meta.db_table}" ({names}) {rows}{returning})'
+
+
 @cache
-def _statement(models_with_pk: tuple[tuple[type[models.Model], bool], ...]) -> str:
-    """``WITH r0 AS (INSERT …), r1 AS (INSERT … RETURNING id) SELECT (SELECT id FROM r1)``: every part runs to
-    completion as one statement; the ids the database gives (rows inserted without one) come back in order."""
-    parts, given = [], []
-    for n, (model, with_pk) in enumerate(models_with_pk):
-        fields = _columns(model, with_pk=with_pk)
-        names = ", ".join(f'"{f.column}"' for f in fields)
-        returning = "" if with_pk else f' RETURNING "{model._meta.pk.column}"'
-        parts.append(f'r{n} AS (INSERT INTO "{model._meta.db_table}" ({names}) '  # noqa: S608 - names from the models
-                     f'VALUES ({", ".join(["%s"] * len(fields))}){returning})')
+def _history_copied(model: type[models.Model]) -> tuple[list[Any], list[Any]]:
+    """The history model's fields copied from the row (simple_history's tracked fields), and its own."""
+    history = history_model_of(model)
+    tracked = {f.attname for f in history.tracked_fields}
+    fields = history._meta.concrete_fields
+    return [f for f in fields if f.attname in tracked], [f for f in fields if f.attname not in tracked]
+
+
+@cache
+def _statement(model: type[models.Model], then: tuple[tuple[type[models.Model], bool], ...]) -> str:
+    """``WITH r0 AS (INSERT … RETURNING …), r1 AS (INSERT … SELECT … FROM r0), …, r3 AS (INSERT … RETURNING id)
+    SELECT (SELECT id FROM r3)``: every part runs to completion as one statement. The history row copies the row
+    as the database stored it (as simple_history copies the instance's tracked fields); the ids the database
+    gives (rows inserted without one) come back in order."""
+    from compliance.models import AuditEvent
+
+    copied, own = _history_copied(model)
+    values = lambda fields: f'VALUES ({", ".join(["%s"] * len(fields))})'  # noqa: E731
+    row_fields = _columns(model, with_pk=True)
+    taken = ", ".join(f'"{f.column}"' for f in copied)
+    parts = [
+        _insert(0, model, row_fields, values(row_fields), f" RETURNING {taken}"),
+        _insert(1, history_model_of(model), [*copied, *own],
+                f'SELECT {taken}, {", ".join(["%s"] * len(own))} FROM r0'),  # noqa: S608 - names from the models
+        _insert(2, AuditEvent, _columns(AuditEvent, with_pk=True), values(_columns(AuditEvent, with_pk=True))),
+    ]
+    given = []
+    for n, (other, with_pk) in enumerate(then, start=3):
+        fields = _columns(other, with_pk=with_pk)
+        parts.append(_insert(n, other, fields, values(fields), "" if with_pk else f' RETURNING "{other._meta.pk.column}"'))
         if not with_pk:
-            given.append(f'(SELECT "{model._meta.pk.column}" FROM r{n})')  # noqa: S608 - names from the models
+            given.append(f'(SELECT "{other._meta.pk.column}" FROM r{n})')  # noqa: S608 - names from the models
     return f"WITH {', '.join(parts)} SELECT {', '.join(given) or 'true'}"
 
 
-def _values(obj: models.Model, *, with_pk: bool) -> list[Any]:
+def _values(obj: models.Model, fields: list[Any]) -> list[Any]:
     values = []
-    for field in _columns(type(obj), with_pk=with_pk):
+    for field in fields:
         own: Any = field  # Field.pre_save and get_db_prep_save as the ORM's insert compiler calls them
         values.append(own.get_db_prep_save(own.pre_save(obj, True), connection=connection))
     return values
@@ -136,11 +165,9 @@ def audited_insert(instance: models.Model, *, then: Rows = lambda instance: ()) 
     from compliance.models import AuditEvent
     from compliance.signals import audit_event_of
 
-    model, history = type(instance), history_model_of(type(instance))
+    model = type(instance)
     with transaction.atomic():
-        tables = [(model, model._meta.pk), (history, history._meta.pk), (AuditEvent, AuditEvent._meta.pk)]
-        ids = fetch(f"SELECT {', '.join('nextval(%s)' for _ in tables)}",
-                    [_sequence(m._meta.db_table, pk.column) for m, pk in tables])[0]
+        ids = fetch("SELECT nextval(%s), nextval(%s), nextval(%s)", _sequences(model))[0]
         instance.pk = ids[0]
         if isinstance(instance, Sealed):
             instance.seal = instance.compute_seal()
@@ -150,11 +177,13 @@ def audited_insert(instance: models.Model, *, then: Rows = lambda instance: ()) 
         assert event is not None  # a created row's event always is
         event.pk = ids[2]
         event.seal = event.compute_seal()
-        extra = list(then(instance))
-        rows = [(instance, True), (history_row, True), (event, True), *((row, row.pk is not None) for row in extra)]
-        statement = _statement(tuple((type(obj), with_pk) for obj, with_pk in rows))
-        given = iter(fetch(statement, [value for obj, with_pk in rows for value in _values(obj, with_pk=with_pk)])[0])
-    for obj, with_pk in rows:
+        extra = [(row, row.pk is not None) for row in then(instance)]
+        params = [*_values(instance, _columns(model, with_pk=True)), *_values(history_row, _history_copied(model)[1]),
+                  *_values(event, _columns(AuditEvent, with_pk=True)),
+                  *(value for row, with_pk in extra for value in _values(row, _columns(type(row), with_pk=with_pk)))]
+        statement = _statement(model, tuple((type(row), with_pk) for row, with_pk in extra))
+        given = iter(fetch(statement, params)[0])
+    for obj, with_pk in [(instance, True), (history_row, True), (event, True), *extra]:
         if not with_pk:
             obj.pk = next(given)
         _mark_saved(obj)
