@@ -81,7 +81,7 @@ def _tables_ready(facility: Any, count: int, people: dict[str, Any], password: s
 
 
 def _coupons(facility: Any, people: dict[str, Any], password: str, today: date, *, coupons: int, prefix: str,
-             code: str, yesterday: bool) -> tuple[Any, list[tuple[int, int]]]:
+             code: str, games: list[Any], yesterday: bool) -> tuple[Any, list[tuple[int, int]]]:
     """A $25 series (its approvals, its coupons received two days ago), yesterday's issue if asked, and today's
     ``coupons`` issued; the ranges of 4,000 to hand out today."""
     from compliance.actors import acting_as, system_user
@@ -99,7 +99,7 @@ def _coupons(facility: Any, people: dict[str, Any], password: str, today: date, 
                                          bcc_approval_reference=f"BCC-{code}")
         series = services.series_create(
             facility=facility, program=program, code=code, name=f"Match Play $25 ({code})", denomination_cents=2500,
-            expires_on=today.replace(year=today.year + 1), games=[], wager_restrictions="Even-money wagers",
+            expires_on=today.replace(year=today.year + 1), games=games, wager_restrictions="The tables' games",
             user=people["finsup"],
             serial_prefix=prefix, serial_digits=7)
         for kind in ("design", "internal_controls"):
@@ -191,6 +191,14 @@ def _day_to_process(facility: Any, today: date) -> date | None:
 
 
 def floor_seed(*, tables: int, coupons: int, facility_code: str = "") -> dict[str, Any]:
+    """All or nothing (one transaction): the facility and its floor, or what the load adds to an existing one."""
+    from django.db import transaction
+
+    with transaction.atomic():
+        return _floor_seed(tables=tables, coupons=coupons, facility_code=facility_code)
+
+
+def _floor_seed(*, tables: int, coupons: int, facility_code: str) -> dict[str, Any]:
     from django_otp.plugins.otp_totp.models import TOTPDevice
 
     from compliance.actors import acting_as, system_user
@@ -213,8 +221,9 @@ def floor_seed(*, tables: int, coupons: int, facility_code: str = "") -> dict[st
                     else _open_tables(facility, tables))
     code = "mp25" if fresh else tag
     prefix = "MP" if fresh else "FL" + "".join(chr(65 + int(c, 16) % 26) for c in tag[-4:])
+    games = list({table.game_id: table.game for table in floor_tables}.values())
     series, ranges = _coupons(facility, people, password, today, coupons=coupons, prefix=prefix, code=code,
-                              yesterday=fresh)
+                              games=games, yesterday=fresh)
     finance_day = _yesterday(facility, series, floor_tables, people, password, today) if fresh else \
         _day_to_process(facility, today)
     from coupons import services
