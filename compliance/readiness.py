@@ -242,18 +242,26 @@ def generation_bump(facility_id: int | None) -> None:
 def table_readiness_now(table: GamingTable) -> Readiness:
     """:func:`table_readiness` now, reused for at most a few seconds while nothing it reads was written.
 
-    The verdict is kept with the generation it was computed under, and both are read in one round trip (a
-    redemption asks on every scan): a verdict of another generation is computed again."""
+    A verdict is kept with the generation it was computed under, and both are read in one round trip (a redemption
+    asks on every scan): a verdict of another generation is computed again. One table found wanting computes every
+    table of its facility at once (:func:`facility_readiness`, each source asked once for all of them) and keeps each:
+    a floor of 200 tables scanning computes its verdicts once every few seconds, not 200 times."""
     from django.core.cache import cache
 
     at = timezone.now()
     generation_key = _generation_key(table.facility_id)
-    key = f"readiness:{table.facility_id}:{table.pk}:{int(at.timestamp()) // CACHE_SECONDS}"
-    found = cache.get_many([generation_key, key])
+    bucket = int(at.timestamp()) // CACHE_SECONDS
+    found = cache.get_many([generation_key, _verdict_key(table.facility_id, table.pk, bucket)])
     generation = found.get(generation_key) or 0
-    kept = found.get(key)
+    kept = found.get(_verdict_key(table.facility_id, table.pk, bucket))
     if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == generation and isinstance(kept[1], Readiness):
         return kept[1]
-    state = table_readiness(table, at)
-    cache.set(key, (generation, state), CACHE_SECONDS * 2)
+    states = facility_readiness(table.facility, at)
+    state = states.get(table.pk) or table_readiness(table, at)
+    cache.set_many({_verdict_key(table.facility_id, pk, bucket): (generation, each) for pk, each in states.items()},
+                   CACHE_SECONDS * 2)
     return state
+
+
+def _verdict_key(facility_id: int, table_id: int, bucket: int) -> str:
+    return f"readiness:{facility_id}:{table_id}:{bucket}"
