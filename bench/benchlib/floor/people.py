@@ -81,18 +81,16 @@ class Person:
             status = 599
         self.record(kind, started, time.perf_counter(), status, status in expect)
         if status not in expect:
-            raise RequestFailed(f"{self.who} {method} {path}: {status} {body[:300]!r}")
+            raise RequestFailed(f"{self.who} {method} {path}: {status} {_said(body)}")
         return status, body, path
 
     async def sign_in(self) -> None:
+        """The sign-in form: username, password and, for a role that needs one, the authenticator's code now."""
         _, page, _ = await self.request("sign-in", "GET", "/accounts/login/", expect=(200,))
+        code = totp(self.credentials["totp"]) if self.credentials.get("totp") else ""
         _, _, landed = await self.request("sign-in", "POST", "/accounts/login/", expect=(200,), data={
             "csrfmiddlewaretoken": _csrf(page), "username": self.credentials["username"],
-            "password": self.credentials["password"]})
-        if landed.startswith("/accounts/second-factor/"):
-            _, page, _ = await self.request("sign-in", "GET", landed, expect=(200,))
-            _, _, landed = await self.request("sign-in", "POST", "/accounts/second-factor/", expect=(200,), data={
-                "csrfmiddlewaretoken": _csrf(page), "otp_token": totp(self.credentials["totp"])})
+            "password": self.credentials["password"], "otp_token": code})
         if landed.startswith("/accounts/"):
             raise RequestFailed(f"{self.who} could not sign in: ended on {landed}")
 
@@ -152,3 +150,10 @@ def _csrf(page: str) -> str:
     if found is None:
         raise RequestFailed("no CSRF token on the page")
     return found.group(1)
+
+
+def _said(page: str) -> str:
+    """What a refused form or an error page says (its error lists, else its title)."""
+    errors = re.findall(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', page, re.S)
+    words = " ".join(re.sub(r"<[^>]+>", " ", e) for e in errors) or " ".join(re.findall(r"<title>(.*?)</title>", page))
+    return " ".join(html.unescape(words).split())[:400] or page[:200]

@@ -85,8 +85,8 @@ def _coupons(facility: Any, people: dict[str, Any], password: str, today: date, 
     """A $25 series (its approvals, its coupons received two days ago), yesterday's issue if asked, and today's
     ``coupons`` issued; the ranges of 4,000 to hand out today."""
     from compliance.actors import acting_as, system_user
-    from compliance.services import signature_sign
-    from coupons import services
+    from compliance.roles import Role
+    from coupons import demo, services
     from coupons.models import CouponProgram
 
     day = timedelta(days=1)
@@ -106,25 +106,15 @@ def _coupons(facility: Any, people: dict[str, Any], password: str, today: date, 
             services.approval_record(facility=facility, program=program, kind=kind, approved_on=today - 30 * day,
                                      reference=f"FLOOR-{code}-{kind}", series=series if kind == "design" else None,
                                      user=people["officer"], password=password)
-        services.receipt_record(
-            facility=facility, series=series, received_on=today - 2 * day, supplier="Printer", invoice_number=code,
-            invoice_quantity=total, invoice_first_serial=1, invoice_last_serial=total, received=[(1, total)],
-            location=vault, user=people["finsup"], password=password,
-            examiners=[("examined_finance", services.CoSigner(people["finance"], password)),
-                       ("examined_marketing", services.CoSigner(people["marketing"], password))])
-
-        def issue(first: int, last: int, on: date) -> None:
-            requisition = services.requisition_prepare(facility=facility, program=program, denomination_cents=2500,
-                                                       quantity=last - first + 1, needed_for=on, user=people["mktsup"],
-                                                       password=password)
-            signature_sign(record=requisition, slot="authorized", user=people["finsup"], password=password)
-            services.issuance_record(requisition=requisition, series=series, issued=[(first, last)],
-                                     user=people["finsup"], password=password, gaming_date=on,
-                                     receiver=services.CoSigner(people["mktsup"], password))
-
+        # Received two days ago and issued yesterday and today as the demo writes days gone by (coupons.demo: the
+        # examination's line dated the day it was done, the requisition prepared the day before it was needed).
+        by_role = {Role.FINANCE_SUPERVISOR: people["finsup"], Role.FINANCE_STAFF: people["finance"],
+                   Role.MARKETING_SUPERVISOR: people["mktsup"], Role.MARKETING_STAFF: people["marketing"]}
+        demo._received(facility, series, by_role, password, on=today - 2 * day, serials=(1, total), vault=vault,
+                       invoice=code)
         if yesterday:
-            issue(1, YESTERDAY["issued"], today - day)
-        issue(first_today, total, today)
+            demo._issued(facility, series, by_role, password, on=today - day, serials=(1, YESTERDAY["issued"]))
+        demo._issued(facility, series, by_role, password, on=today, serials=(first_today, total))
     return series, [(first, min(first + PER_RANGE - 1, total)) for first in range(first_today, total + 1, PER_RANGE)]
 
 
