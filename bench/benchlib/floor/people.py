@@ -27,7 +27,7 @@ from yarl import URL
 __all__ = ["Person", "totp"]
 
 _CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-_AWAITING = re.compile(r"\$([\d,]+)\.(\d\d) awaiting processing \(count these\)</dt><dd>([\d,]+) returned, ([\d,]+) voided, "
+_AWAITING = re.compile(r"\$([\d,]+)(?:\.(\d\d))? awaiting processing \(count these\)</dt><dd>([\d,]+) returned, ([\d,]+) voided, "
                        r"([\d,]+) redeemed")
 _INPUT_VALUE = r'name="{name}"[^>]*value="([^"]*)"'
 _RESTOCK = re.compile(r'<select name="restock_location"[^>]*>(.*?)</select>', re.S)
@@ -111,7 +111,7 @@ class Person:
         form = {"csrfmiddlewaretoken": _csrf(page), "gaming_date": day, "password": self.credentials["password"],
                 "first_count": "", "count_explanation": "", "notes": "Processed during the floor load test"}
         for dollars, cents, returned, voided, redeemed in _AWAITING.findall(html.unescape(page)):
-            denomination = int(dollars.replace(",", "")) * 100 + int(cents)
+            denomination = int(dollars.replace(",", "")) * 100 + int(cents or 0)
             for label, value in (("returned", returned), ("voided", voided), ("redeemed", redeemed)):
                 form[f"{label}_{denomination}"] = value.replace(",", "")
         restock = _RESTOCK.search(page)
