@@ -171,7 +171,7 @@ async def _finance(person: Person, start: float, day: str | None, outcome: dict[
 
 async def _load(port: int, state: dict[str, Any], coupons: Coupons, args: argparse.Namespace, database: str
                 ) -> tuple[Floor, Watch, dict[str, Any], list[dict[str, Any]]]:
-    floor, outcome, reports = Floor(), {}, []
+    floor, outcome, reports = Floor(), dict[str, Any](), list[dict[str, Any]]()
     start = time.perf_counter() + 2
     floor.since = start + WARMUP_S
     until = start + args.minutes * 60

@@ -28,10 +28,11 @@ class _OneClientPerPool(RedisCacheClient):
         self._clients: dict[int, Any] = {}
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        pool = self._get_connection_pool(write)
+        django: Any = self  # RedisCacheClient's private parts, missing from django-stubs
+        pool = django._get_connection_pool(write)
         client = self._clients.get(id(pool))
         if client is None:
-            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+            client = self._clients[id(pool)] = django._client(connection_pool=pool)
         return client
 
 
@@ -43,7 +44,8 @@ class RedisCache(DjangoRedisCache):
     def count(self, key: str, timeout: int) -> int:
         """Add one to ``key``'s count (created at 1, expiring ``timeout`` seconds after its first count)."""
         full = self.make_and_validate_key(key)
-        pipe = self._cache.get_client(full, write=True).pipeline(transaction=False)
+        django: Any = self  # RedisCache._cache, missing from django-stubs
+        pipe = django._cache.get_client(full, write=True).pipeline(transaction=False)
         pipe.incr(full)
         pipe.expire(full, timeout, nx=True)
         used, _ = pipe.execute()

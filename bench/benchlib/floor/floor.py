@@ -140,13 +140,14 @@ class Watch:
         import psycopg
 
         async with await psycopg.AsyncConnection.connect(self.dsn, autocommit=True) as connection:
-            self.max_connections = int((await (await connection.execute("SHOW max_connections")).fetchone())[0])
+            shown: Any = await (await connection.execute("SHOW max_connections")).fetchone()
+            self.max_connections = int(shown[0])
             while time.perf_counter() < until:
                 await self._sample(connection)
                 await asyncio.sleep(WATCH_EVERY)
 
     async def _sample(self, connection: Any) -> None:
-        rows = await (await connection.execute(
+        rows: Any = await (await connection.execute(
             "SELECT count(*) FILTER (WHERE datname = %s), count(*) FROM pg_stat_activity "
             "WHERE backend_type = 'client backend'", [self.database])).fetchone()
         self.peak_connections = max(self.peak_connections, rows[0])
