@@ -70,10 +70,10 @@ def created_values(model: type[models.Model], value_of: Callable[[str], Any],
     return values
 
 
-# ``@receiver``, not ``@signal.connect``: ``connect`` returns None, so the module kept no reference and the
-# weakly held receiver died as soon as nothing else held it (with DEBUG off, in production, at once).
-@receiver(post_create_historical_record)
-def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwargs: Any) -> None:
+def audit_event_of(instance: Any, history_instance: Any) -> AuditEvent | None:
+    """The audit trail's row for one history row of ``instance``, not saved yet; None for a save that changed no
+    field. :func:`index_history_row` saves it after every history row; ``compliance.raw_writes`` writes it beside
+    the history row it builds the same way (the coupon scan's one statement)."""
     changes: dict[str, Any] = {}
     if history_instance.history_type == "+":
         changes = _created_values(instance)
@@ -89,8 +89,8 @@ def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwarg
             # A save that changed no field (the admin saves a person before granting a facility, the
             # grant itself being a many-to-many change indexed below) is no change: an empty "changed"
             # row said nothing. simple_history keeps the row itself.
-            return
-    AuditEvent.objects.create(
+            return None
+    return AuditEvent(
         occurred_at=history_instance.history_date,
         facility_id=AuditEvent.facility_id_of(instance),
         actor=history_instance.history_user,
@@ -103,6 +103,15 @@ def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwarg
         changes=changes,
         reason=history_instance.history_change_reason or "",
     )
+
+
+# ``@receiver``, not ``@signal.connect``: ``connect`` returns None, so the module kept no reference and the
+# weakly held receiver died as soon as nothing else held it (with DEBUG off, in production, at once).
+@receiver(post_create_historical_record)
+def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwargs: Any) -> None:
+    event = audit_event_of(instance, history_instance)
+    if event is not None:
+        event.save(force_insert=True)
 
 
 def _m2m_field(model: type[models.Model], through: Any) -> Any:
