@@ -84,7 +84,7 @@ def exclusion_scale_seed(*, plan: ScalePlan) -> str:
     lists[ListKind.SELF_EXCLUSION].join(generator, max(1, self_excluded))
     lists[ListKind.INVOLUNTARY].join(generator, max(1, plan.exclusion_entries - self_excluded))
     officer = plan.people[Role.COMPLIANCE_OFFICER]
-    imports = entries = 0
+    versions = entries = 0
     with signing_passwords([officer]) as password:
         days = list_import_days(plan)
         for number, day in enumerate(days):
@@ -96,11 +96,12 @@ def exclusion_scale_seed(*, plan: ScalePlan) -> str:
                     services.list_import(facility=plan.facility, kind=kind, board_list_date=day, data=listed.file(),
                                          file_name=f"{kind.value.replace('_', '-')}-{day:%Y-%m-%d}.csv",
                                          user=officer, password=password)
-                    imports += 1
+                    versions += 1
                     entries += len(listed.people)
             if (number + 1) % 2 == 0:
-                plan.say(f"    exclusion lists: {number + 1} imports of both lists, {entries:,} entries")
+                plan.say(f"    exclusion lists: both imported {number + 1} times, {entries:,} entries")
     in_force = sum(len(listed.people) for listed in lists.values())
-    return (f"{imports} imports of the Board's lists ({entries:,} entries), {in_force:,} people on the lists in force "
+    return (f"the Board's two lists imported {versions // len(lists)} times ({entries:,} entries), {in_force:,} "
+            f"people on the lists in force "
             f"({len(lists[ListKind.SELF_EXCLUSION].people):,} self-excluded, "
             f"{len(lists[ListKind.INVOLUNTARY].people):,} excluded)")
