@@ -48,7 +48,8 @@ class CouponsConfig(registry.PluggableApp):
         DemoSeeder("coupons.demo.mailing_demo_seed", stage=1),
         DemoSeeder("coupons.demo.redemptions_demo_seed", stage=4),
     )
-    scale = (ScaleSeeder("coupons.scale.coupons_scale_seed", stage=4),)  # a year of coupons (generate_casino)
+    scale = (ScaleSeeder("coupons.scale.coupons_scale_seed", stage=4),  # a year of coupons (generate_casino)
+             ScaleSeeder("coupons.scale_mailing.mailing_scale_seed", stage=5))  # its quarterly mailings
     report_kinds = ("coupons.report_kinds",)
     reference_data = ("coupons.reference.seed_coupon_programs",)
     # The verification replays the sealed ledger against the coupons' state.

@@ -39,6 +39,7 @@ from coupons import services
 from coupons.demo import _EVEN_MONEY, _issued, _locations, _received
 from coupons.models import CouponProgram, CouponSeries, ReconciliationForm, Redemption, StorageLocation
 from coupons.redemption_rules import EVEN_MONEY_POSITIONS, allowed_positions
+from coupons.scale_mailing import quarter_mailing
 from coupons.selectors.stock import expected_inventory
 
 __all__ = ["coupons_scale_seed"]
@@ -186,6 +187,9 @@ def coupons_scale_seed(*, plan: ScalePlan) -> str:
             if quarter is None or quarter_of(day).start == day:
                 with travel(_at(plan, day, 2)), transaction.atomic():
                     quarter = _Quarter(plan, day, people, password, vault)
+            # The quarter's mailing, on its day before the day's issuance (coupons/scale_mailing.py)
+            quarter_mailing(plan=plan, day=day, series=[s for s, _share in quarter.series], people=people,
+                            password=password, vault=vault)
             redeemed += _day(plan, quarter, floor, day, people, password, vault, rng)
             days += 1
             if days % 7 == 0:
