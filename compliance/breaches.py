@@ -15,6 +15,7 @@ elsewhere does not shorten a breach already on record.
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 from typing import Any
 
@@ -162,7 +163,7 @@ def bulk_written(model: type, instances: Any) -> None:
         facilities |= set(GamingTable.objects.filter(pk__in=tables).values_list("facility_id", flat=True))
     for facility_id in facilities or {None}:
         generation_bump(facility_id)
-        transaction.on_commit(lambda f=facility_id: generation_bump(f))
+        transaction.on_commit(functools.partial(generation_bump, facility_id))
         _sync_after_commit(facility_id)
 
 
