@@ -8,8 +8,9 @@ objects. A ``redis.Redis`` over a pool is safe to share between threads (each co
 pool), so one is kept per pool. Everything else is Django's.
 
 :func:`count_in_window` counts a request in a window of time (the API's limits, ``coupons/api/throttling.py``): on
-Redis one round trip (``INCR`` and ``EXPIRE … NX`` in one pipeline), where Django's ``add`` then ``incr`` took three
-(``SET NX``, then ``EXISTS`` and ``INCR``); on any other cache Django's ``add`` and ``incr``.
+Redis one round trip (``SET … NX EX`` and ``INCR`` in one pipeline, any Redis from 2.6.12), where Django's ``add``
+then ``incr`` took three (``SET NX``, then ``EXISTS`` and ``INCR``); on any other cache Django's ``add`` and
+``incr``.
 """
 
 from __future__ import annotations
@@ -46,9 +47,9 @@ class RedisCache(DjangoRedisCache):
         full = self.make_and_validate_key(key)
         django: Any = self  # RedisCache._cache, missing from django-stubs
         pipe = django._cache.get_client(full, write=True).pipeline(transaction=False)
+        pipe.set(full, 0, ex=timeout, nx=True)  # the window's first request creates the count, with its end
         pipe.incr(full)
-        pipe.expire(full, timeout, nx=True)
-        used, _ = pipe.execute()
+        _, used = pipe.execute()
         return int(used)
 
 
