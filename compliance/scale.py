@@ -143,7 +143,7 @@ def rows_as_saved(model: type[models.Model], rows: Sequence[dict[str, Any]], *, 
     for row, pk in zip(rows, ids, strict=True):
         row["id"] = pk
         if reader is not None:
-            seals.append(seal_of(reader.encode((None, None, *(row.get(n) for n in reader.names))).encode()))
+            seals.append(seal_of(reader.payload(row.get(n) for n in reader.names)))
         else:
             seals.append(None)
         row["seal"] = seals[-1]
@@ -179,7 +179,7 @@ def _audit_events(model: type[models.Model], rows: Sequence[dict[str, Any]], his
                      "object_repr": describe(row)[:200], "history_id": hid,
                      "changes": created_values(model, row.get, words), "reason": ""}
             event["id"] = pk
-            event["seal"] = seal_of(reader.encode((None, None, *(event[n] for n in reader.names))).encode())
+            event["seal"] = seal_of(reader.payload(event[n] for n in reader.names))
             yield [_for_copy(event[c]) for c in columns]
 
     _copy(AuditEvent._meta.db_table, [f.column for f in AuditEvent._meta.concrete_fields], events())

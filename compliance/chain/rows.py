@@ -179,6 +179,11 @@ class RowReader:
         exec(compile("\n".join(lines) + "\n", f"<canonical {self.label}>", "exec"), names)  # noqa: S102 - our fields
         return names["encode"]
 
+    def payload(self, fields: Iterable[Any]) -> bytes:
+        """The canonical bytes of a row given its fields' values in the order of :attr:`names` (a row about to be
+        written: ``compliance.scale`` seals the rows it writes by COPY with them)."""
+        return self.encode((None, None, *fields, None)).encode()
+
     def row(self, values: tuple[Any, ...]) -> SealedRow:
         return SealedRow(self, values[0], values[1], self.encode(values).encode(), values[-1], values[2:-1])
 
