@@ -13,7 +13,7 @@ UV_VERSION := 0.13.9
 UV := $(VENV)/bin/uv
 INSTALL := $(UV) pip install --quiet --python $(PY) --no-deps
 
-.PHONY: run test install install-run lock lint typecheck pytest browser-deps ldap-deps services bench clean db-roles smoke smoke-deps restore-drill
+.PHONY: run test install install-run lock lint typecheck pytest browser-deps ldap-deps services bench clean db-roles smoke smoke-deps restore-drill floor-load
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -122,6 +122,12 @@ test: lint typecheck pytest
 
 bench: install
 	$(PY) bench/run.py
+
+# The busy floor (issue 27, item 4; bench/floor_load.py): ten minutes of 200 tables scanning coupons while finance
+# processes a day, compliance produces a report and people browse, against gunicorn, a worker and beat in production
+# settings on this machine, PostgreSQL's lock waits and connections watched. FLOOR_LOAD="--minutes 2 --rate 50".
+floor-load: install
+	$(PY) bench/floor_load.py $(FLOOR_LOAD)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -12,7 +12,7 @@ sealed audit events of three facilities and none, written by COPY, each sealed i
 the links removed, 4,800,000 more, the 6,000,000 linked (timed); 4,000,000 more linked; the full verification in a
 process of its own (its peak memory read from the kernel); 400,000 more rows linked and the incremental
 verification timed. Prints one table and writes it as JSON to ``var/bench/audit_chain.json`` (the previous run
-kept beside it as ``audit_chain.previous.json``).
+kept beside it as ``audit_chain.previous.json``, bench/benchlib/table.py).
 
     .venv/bin/python bench/audit_chain_bench.py                 # the figures: about 20 minutes on 2 cores
     .venv/bin/python bench/audit_chain_bench.py --scale 0.05    # a quick run at a twentieth of the size
@@ -34,9 +34,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from benchlib.database import drop_postgres_database, fresh_postgres_database  # noqa: E402 (bench/ is on the path)
+from benchlib.table import print_table, row, save  # noqa: E402
 
 SERVER = "postgres://postgres@127.0.0.1:5432"
-RESULTS = ROOT / "var" / "bench" / "audit_chain.json"
 FIELDS = ("occurred_at", "facility_id", "actor_id", "action", "model_label", "model_name", "object_id", "object_repr",
           "history_id", "changes", "reason")
 
@@ -88,7 +88,7 @@ def _write(count: int, facilities: list[int | None], seed: int) -> float:
                 "object_repr": f"Redeemed MP-{n:07d}", "history_id": n + 1,
                 "changes": {"state": ["distributed", "redeemed"]}, "reason": "", "model": "compliance.AuditEvent"}
             seal = seal_of(canonical(content))
-            copy.write_row([when, facility, None, "changed", content["model_label"], content["model_name"],
+            copy.writerow([when, facility, None, "changed", content["model_label"], content["model_name"],
                             content["object_id"], content["object_repr"], n + 1, json.dumps(content["changes"]), "",
                             seal])
     raw.commit()
@@ -186,27 +186,6 @@ def _verify_stage(incremental: bool) -> None:
                       "helpers": peak["helpers"]}))
 
 
-def _row(figure: str, target: str, measured: str, baseline: str, ratio: float | None, passed: bool) -> dict[str, Any]:
-    return {"figure": figure, "target": target, "measured": measured, "baseline": baseline,
-            "ratio": None if ratio is None else round(ratio, 2), "result": "PASS" if passed else "MISS"}
-
-
-def _print(rows: list[dict[str, Any]]) -> None:
-    header = ["figure", "target", "measured", "baseline", "ratio", "result"]
-    widths = [max(len(str(r[h] if r[h] is not None else "—")) for r in [dict(zip(header, header, strict=True)), *rows])
-              for h in header]
-    for line in [dict(zip(header, header, strict=True)), *rows]:
-        print("  ".join(str(line[h] if line[h] is not None else "—").ljust(w) for h, w in zip(header, widths,
-                                                                                           strict=True)))
-
-
-def _save(rows: list[dict[str, Any]], scale: float) -> None:
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    if RESULTS.exists():
-        RESULTS.with_name("audit_chain.previous.json").write_text(RESULTS.read_text())
-    RESULTS.write_text(json.dumps({"when": datetime.now(UTC).isoformat(), "scale": scale, "figures": rows}, indent=1))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", default="bench_chain")
@@ -241,18 +220,18 @@ def main() -> int:
     print(f"  incremental verification: {daily}", flush=True)
     rate = verified["rows"] / verified["seconds"]
     rows = [
-        _row(f"full verify of {full:,} rows: rows/s", "≥ 50,000", f"{rate:,.0f}", f"bare read {full / bare:,.0f}/s",
+        row(f"full verify of {full:,} rows: rows/s", "≥ 50,000", f"{rate:,.0f}", f"bare read {full / bare:,.0f}/s",
              verified["seconds"] / bare, rate >= 50_000 and verified["intact"]),
-        _row("full verify: peak memory, all its processes", "< 500 MB", f"{verified['peak_mb']:,.0f} MB",
+        row("full verify: peak memory, all its processes", "< 500 MB", f"{verified['peak_mb']:,.0f} MB",
              f"this process {verified['own_mb']:,.0f} MB, with {verified['helpers']} helper(s)", None,
              verified["peak_mb"] < 500),
-        _row(f"incremental verify of a day ({day:,} rows)", "< 30 s", f"{daily['seconds']:.1f} s",
+        row(f"incremental verify of a day ({day:,} rows)", "< 30 s", f"{daily['seconds']:.1f} s",
              f"full rate: {day / rate:.1f} s", daily["seconds"] / (day / rate), daily["seconds"] < 30 and daily["intact"]),
-        _row(f"linking {large:,} vs {small:,} rows", "≤ 5.5×", f"{link_large:.1f} s", f"{link_small:.1f} s",
+        row(f"linking {large:,} vs {small:,} rows", "≤ 5.5×", f"{link_large:.1f} s", f"{link_small:.1f} s",
              link_large / link_small, link_large / link_small <= 5.5),
     ]
-    _print(rows)
-    _save(rows, arguments.scale)
+    print_table(rows)
+    save("audit_chain", rows, scale=arguments.scale)
     if not arguments.keep:
         from django.db import connections
 

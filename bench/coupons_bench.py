@@ -24,6 +24,9 @@ PASSWORD = secrets.token_urlsafe(16)  # the bench people's password, new every r
 sys.path.insert(0, str(ROOT))
 
 from benchlib.database import configure  # noqa: E402 (bench/ is on the path: the script's directory)
+from benchlib.table import row, save  # noqa: E402
+
+MAX_RATIO = 2.0  # the work does not grow with the coupons: a thousand times the coupons, at most twice the time
 
 
 @dataclass
@@ -122,7 +125,7 @@ def _measure(ctx: dict[str, Any], label: str, received: int, issued: int, repeat
     return Figure(f"receive {received:,} + issue {issued:,}", best, queries)
 
 
-def main() -> None:
+def main() -> int:
     url = configure("coupons")
     import django
 
@@ -142,7 +145,13 @@ def main() -> None:
         print(f"  {figure.label:<30} {figure.seconds * 1000:8.1f} ms  {figure.queries:4d} queries")
     print(f"  ratio (large / small): time {large.seconds / small.seconds:.2f}×, "
           f"queries {large.queries / small.queries:.2f}×  (1,000× the coupons)")
+    ratio = large.seconds / small.seconds
+    met = large.queries == small.queries and ratio <= MAX_RATIO
+    save("coupons", [row("receiving 100,000 coupons and issuing 10,000", f"same queries, ≤ {MAX_RATIO:.0f}× the time",
+                         f"{large.seconds * 1000:.0f} ms, {large.queries} queries",
+                         f"100 and 100: {small.seconds * 1000:.0f} ms, {small.queries} queries", ratio, met)])
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

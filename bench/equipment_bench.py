@@ -172,7 +172,7 @@ def _board_queries(facility: Any, now: Any) -> tuple[int, int, float]:
     return queries, count, seconds
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=1000)
     parser.add_argument("--days", type=int, default=365)
@@ -235,9 +235,18 @@ def main() -> None:
     )
     print("(queries include BEGIN/COMMIT on SQLite; finding the due sets is ONE query, see due_in_play)")
     print(f"total run {time.perf_counter() - began:.1f} s")
-    if verdict != "PASS" or board_q_small != board_q_large:
-        raise SystemExit(1)
+    from benchlib.table import row, save
+
+    save("equipment", [
+        row(f"equipment sweep over {args.tables} tables (first run / rerun)", "< 1 s",
+            f"{first * 1000:.0f} / {again * 1000:.0f} ms, {q1} queries",
+            f"{BASELINE_TABLES} tables: {base_first * 1000:.0f} / {base_again * 1000:.0f} ms", ratio, verdict == "PASS"),
+        row(f"table board with readiness, {args.tables} tables", "queries constant",
+            f"{board_large_s * 1000:.0f} ms, {board_q_large} queries",
+            f"{BASELINE_TABLES} tables: {board_small_s * 1000:.0f} ms, {board_q_small} queries",
+            board_large_s / board_small_s if board_small_s else None, board_q_small == board_q_large)])
+    return 0 if verdict == "PASS" and board_q_small == board_q_large else 1
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

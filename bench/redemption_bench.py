@@ -183,6 +183,15 @@ def _report(args: argparse.Namespace, baseline: Figure, capacity: Figure, busy: 
     print(f"{'PASS' if met else 'MISS'}: {capacity.rate:.0f} redemptions/s (target >= {TARGET_RATE:.0f}/s), {p99} "
           f"(target < {TARGET_P99_MS:.0f} ms), errors {capacity.errors + offered.errors}; bare SQL "
           f"{baseline.rate:.0f}/s; ratio {ratio:.3f}")
+    from benchlib.table import row, save
+
+    save("redemption", [
+        row("redemptions a second through gunicorn (closed loop)", f"≥ {TARGET_RATE:.0f}/s, no error",
+            f"{capacity.rate:.0f}/s, {capacity.errors} errors", f"bare SQL update {baseline.rate:.0f}/s", ratio,
+            capacity.rate >= TARGET_RATE and capacity.errors == 0),
+        row(f"redemption p99 at {rate:.0f}/s offered (open loop)", f"< {TARGET_P99_MS:.0f} ms",
+            f"{offered.p99:.1f} ms", f"no queue: p99 {idle.p99:.1f} ms", offered.p99 / idle.p99 if idle.p99 else None,
+            offered.p99 < TARGET_P99_MS and rate >= TARGET_RATE and offered.errors == 0)])
 
 
 if __name__ == "__main__":

@@ -246,6 +246,11 @@ def _report(rows: int, bare: list[float], jobs: list[Job], warm: Job, on_redempt
     met = ratio <= TARGET_RATIO and len(aggregates) == 1 and agrees
     print(f"{'PASS' if met else 'FAIL'}: whole job {job_ms:.0f} ms vs bare aggregate {bare_ms:.0f} ms over {rows:,} "
           f"redemptions, ratio {ratio:.2f} (target <= {TARGET_RATIO}); figures from {len(aggregates)} aggregate")
+    from benchlib.table import row, save
+
+    save("reports", [row(f"quarterly coupon report over {rows:,} redemptions (figures, PDF, CSV, record)",
+                         f"≤ {TARGET_RATIO}× the bare aggregate, one aggregate", f"{job_ms:,.0f} ms",
+                         f"bare aggregate {bare_ms:,.0f} ms", ratio, met)])
     return met
 
 

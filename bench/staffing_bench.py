@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchlib.database import configure  # noqa: E402 (bench/ is on the path: the script's directory)
+from benchlib.table import row, save  # noqa: E402
 
 TARGET_MS = 100.0
 BLOCK = 20  # tables per block; the floor is 10 blocks, the small floor one
@@ -210,7 +211,7 @@ def _queries(function: Any, *args: Any) -> tuple[int, Any]:
     return len(captured.captured_queries), result
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--blocks", type=int, default=10, help="blocks of 20 tables (default 10: 200 tables)")
     parser.add_argument("--runs", type=int, default=15)
@@ -270,7 +271,12 @@ def main() -> None:
           f"queries {small_queries} at {BLOCK} tables and {large_queries} at {tables} "
           f"({'constant' if constant else 'NOT constant'})")
     print(f"total run {time.perf_counter() - began:.1f} s")
+    save("staffing", [row(f"staffing evaluation of {tables} tables", f"< {TARGET_MS:.0f} ms, queries constant",
+                          f"{large_ms:.1f} ms, {large_queries} queries",
+                          f"bare SQL {bare_ms:.1f} ms; {BLOCK} tables {small_ms:.1f} ms, {small_queries} queries",
+                          ratio, met)])
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

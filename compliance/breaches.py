@@ -15,6 +15,7 @@ elsewhere does not shorten a breach already on record.
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 from typing import Any
 
@@ -122,12 +123,15 @@ def _sync_after_commit(facility_id: int | None) -> None:
             _sync_as_system(facility)
 
     run.breach_facility = facility_id  # type: ignore[attr-defined]
-    # One sync per facility per transaction: skip when one is already queued by this savepoint or an enclosing one
-    # (it runs on the same commit); one queued inside a savepoint since released is not relied on.
+    # One sync per facility per transaction: skip when one is already queued in it. Any callback still pending runs
+    # whenever this one would: Django discards a callback only when a savepoint it was queued in rolls back; those
+    # of its savepoints no longer on the stack were released (a rolled-back one took the callback with it), and the
+    # ones still on the stack are enclosing ours, whose rollback would discard ours too. (Requiring the callback's
+    # savepoints to be enclosing ours ran one sync per service call of a transaction that makes several: a day of a
+    # floor's dice changes in one transaction evaluated the whole floor after each, issue 27.)
     pending = getattr(connection, "run_on_commit", [])
-    current = set(connection.savepoint_ids)
     if any(getattr(func, "breach_facility", object()) == facility_id and not getattr(func, "done", False)
-           and set(sids) <= current for sids, func, *_ in pending):
+           for _sids, func, *_ in pending):
         return
     transaction.on_commit(run)
 
@@ -144,6 +148,23 @@ def _saved(sender: type, instance: Any, raw: bool = False, **kwargs: Any) -> Non
     generation_bump(facility_id)  # cached verdicts (readiness.table_readiness_now) out of date now and at commit
     transaction.on_commit(lambda: generation_bump(facility_id))
     _sync_after_commit(facility_id)
+
+
+def bulk_written(model: type, instances: Any) -> None:
+    """What :func:`_saved` does for each row, for rows written in bulk (no ``post_save``): once per facility they
+    belong to (``compliance.models.regulated_bulk_create`` and ``regulated_bulk_update`` call it)."""
+    if model not in watched_models():
+        return
+    facilities = {getattr(i, "facility_id", None) for i in instances} - {None}
+    tables = {getattr(i, "table_id", None) for i in instances if not getattr(i, "facility_id", None)} - {None}
+    if tables:
+        from compliance.models import GamingTable
+
+        facilities |= set(GamingTable.objects.filter(pk__in=tables).values_list("facility_id", flat=True))
+    for facility_id in facilities or {None}:
+        generation_bump(facility_id)
+        transaction.on_commit(functools.partial(generation_bump, facility_id))
+        _sync_after_commit(facility_id)
 
 
 def connect_breach_receiver() -> None:

@@ -30,7 +30,7 @@ def scan_part(label: str, low: int | None, high: int | None, snapshot_pk: int, f
     from django.db import connection, transaction
 
     from compliance.chain.report import ChainReport, Clock, OutOfTime
-    from compliance.chain.rows import read_rows
+    from compliance.chain.rows import read_values
     from compliance.chain.scan import RowScan, links_by_first_row
 
     model = apps.get_model(label)
@@ -40,7 +40,7 @@ def scan_part(label: str, low: int | None, high: int | None, snapshot_pk: int, f
         cursor.execute("SET TRANSACTION SNAPSHOT %s", [snapshot])
         try:
             RowScan(model, report, Clock(seconds)).run(
-                read_rows(model, above=None if low is None else low - 1, upto=high),
+                read_values(model, above=None if low is None else low - 1, upto=high),
                 links_by_first_row(label, snapshot_pk, None, low=low, high=high), floor)
         except OutOfTime:
             complete = False

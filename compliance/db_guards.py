@@ -27,6 +27,7 @@ from django.db import models
 from compliance.db_guarantees import append_only_tables, regulated_models, signed_frozen_trigger_args
 
 __all__ = [
+    "ARCHIVE_SETTING",
     "PIN",
     "SCHEMA",
     "SHARED_FUNCTIONS",
@@ -40,11 +41,26 @@ SCHEMA = "public"
 # tables (which the application's role may not create anyway) from shadowing the real ones.
 PIN = "SET search_path = pg_catalog, public, pg_temp"
 _RAISE = "USING ERRCODE = 'integrity_constraint_violation'"
+# The setting (for its transaction only) under which the archive step, as the owner, moves rows out of a live
+# append-only table (compliance.archive).
+ARCHIVE_SETTING = "compliance.archive_move"
+# The append-only trigger's one way out, for the yearly archive (compliance.archive): a live row moved, by the
+# statement that deletes it, into its year's table in the archive schema (its chain and seal unchanged, read as
+# before through the live table). Only for the table's owner (who could switch the trigger off anyway; the
+# application's role has no DELETE privilege at all), only out of a table of the public schema (never out of the
+# archive), and only under ARCHIVE_SETTING, set by the archive step for its own transaction, naming that table.
+_ARCHIVE_WAY_OUT = """
+    IF TG_OP = 'DELETE' AND TG_TABLE_SCHEMA = 'public'
+            AND current_setting('compliance.archive_move', true) = TG_TABLE_NAME
+            AND pg_has_role(current_user, (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = TG_RELID),
+                            'USAGE') THEN
+        RETURN OLD;
+    END IF;"""
 
 # The functions the guards share, defined by compliance's migrations: name -> (arguments, returns, body).
 SHARED_FUNCTIONS: dict[str, tuple[str, str, str]] = {
     "compliance_refuse_change": ("()", "trigger", f"""
-BEGIN
+BEGIN{_ARCHIVE_WAY_OUT}
     RAISE EXCEPTION '% rows are append-only: % refused', TG_TABLE_NAME, TG_OP
         {_RAISE};
 END;

@@ -29,6 +29,7 @@ __all__ = [
     "Readiness",
     "Unmet",
     "facility_readiness",
+    "facility_readiness_now",
     "generation_bump",
     "open_refusal",
     "register_override_consumer",
@@ -240,15 +241,48 @@ def generation_bump(facility_id: int | None) -> None:
 
 
 def table_readiness_now(table: GamingTable) -> Readiness:
-    """:func:`table_readiness` now, reused for at most a few seconds while nothing it reads was written."""
+    """:func:`table_readiness` now, reused for at most a few seconds while nothing it reads was written.
+
+    A verdict is kept with the generation it was computed under, and both are read in one round trip (a redemption
+    asks on every scan): a verdict of another generation is computed again. One table found wanting computes every
+    table of its facility at once (:func:`facility_readiness`, each source asked once for all of them) and keeps each:
+    a floor of 200 tables scanning computes its verdicts once every few seconds, not 200 times."""
     from django.core.cache import cache
 
     at = timezone.now()
-    generation = cache.get(_generation_key(table.facility_id)) or 0
-    key = f"readiness:{table.facility_id}:{generation}:{table.pk}:{int(at.timestamp()) // CACHE_SECONDS}"
-    found = cache.get(key)
-    if isinstance(found, Readiness):
-        return found
-    state = table_readiness(table, at)
-    cache.set(key, state, CACHE_SECONDS * 2)
+    generation_key = _generation_key(table.facility_id)
+    bucket = int(at.timestamp()) // CACHE_SECONDS
+    found = cache.get_many([generation_key, _verdict_key(table.facility_id, table.pk, bucket)])
+    generation = found.get(generation_key) or 0
+    kept = found.get(_verdict_key(table.facility_id, table.pk, bucket))
+    if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == generation and isinstance(kept[1], Readiness):
+        return kept[1]
+    states = facility_readiness(table.facility, at)
+    state = states.get(table.pk) or table_readiness(table, at)
+    cache.set_many({_verdict_key(table.facility_id, pk, bucket): (generation, each) for pk, each in states.items()},
+                   CACHE_SECONDS * 2)
     return state
+
+
+def facility_readiness_now(facility: Facility, every_table: Iterable[GamingTable] | None = None
+                           ) -> dict[int, Readiness]:
+    """:func:`facility_readiness` now, reused like :func:`table_readiness_now` (the facility's generation, a
+    few-second bucket of the clock): the live screens — each role's dashboard panels, the table board, the table
+    chooser — ask it several times a request and every few seconds, and over a large floor each answer reads the whole
+    floor (issue 27: a dashboard computed it three times, 0.5 s each at 200 tables). ``every_table``: the facility's
+    tables, when the caller has read them all already (the board), to spare reading them again."""
+    from django.core.cache import cache
+
+    at = timezone.now()
+    generation = cache.get(_generation_key(facility.pk)) or 0
+    key = f"readiness:{facility.pk}:{generation}:all:{int(at.timestamp()) // CACHE_SECONDS}"
+    found = cache.get(key)
+    if isinstance(found, dict):
+        return found
+    states = facility_readiness(facility, at) if every_table is None else tables_readiness(facility, every_table, at)
+    cache.set(key, states, CACHE_SECONDS * 2)
+    return states
+
+
+def _verdict_key(facility_id: int, table_id: int, bucket: int) -> str:
+    return f"readiness:{facility_id}:{table_id}:{bucket}"

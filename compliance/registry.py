@@ -14,6 +14,8 @@ declaration                   what it is, and who reads it
                               hands :func:`beat_schedule` to beat when it starts; settings name no task)
 ``demo``                      :class:`DemoSeeder` functions ``fn(facility) -> words`` (``manage.py seed_demo --all``,
                               which ``make run`` calls)
+``scale``                     :class:`ScaleSeeder` functions ``fn(plan) -> words``: the app's part of a generated year
+                              of a large casino (``manage.py generate_casino``, :mod:`compliance.scale`)
 ``report_kinds``              modules whose import registers report kinds on the reports framework
 ``readiness``                 :class:`ReadinessSource` requirement sources (``compliance.readiness``)
 ``override_consumers``        who uses a signed internal-control override when a table opens (``compliance.readiness``)
@@ -48,11 +50,13 @@ __all__ = [
     "NavItem",
     "PluggableApp",
     "ReadinessSource",
+    "ScaleSeeder",
     "administered_labels",
     "beat_schedule",
     "demo_seeders",
     "navigation",
     "pluggable_apps",
+    "scale_seeders",
 ]
 
 # The sections of the menu, in the order a person reads them (compliance/navigation.py groups a long menu by them).
@@ -80,6 +84,16 @@ class DemoSeeder:
 
 
 @dataclass(frozen=True)
+class ScaleSeeder:
+    """``function(plan)`` fills the app's part of a generated casino (``manage.py generate_casino``,
+    :mod:`compliance.scale`): the records of every day of ``plan`` as the application would have written them.
+    Returns what it did, in words. ``stage``: as for :class:`DemoSeeder`."""
+
+    function: str
+    stage: int = 1
+
+
+@dataclass(frozen=True)
 class ReadinessSource:
     """A requirement a table must meet to open or keep gaming (``compliance.readiness.register_source``)."""
 
@@ -96,6 +110,7 @@ class PluggableApp(AppConfig):
     panels: ClassVar[tuple[str, ...]] = ()
     beat: ClassVar[dict[str, dict[str, Any]]] = {}
     demo: ClassVar[tuple[DemoSeeder, ...]] = ()
+    scale: ClassVar[tuple[ScaleSeeder, ...]] = ()
     report_kinds: ClassVar[tuple[str, ...]] = ()
     readiness: ClassVar[tuple[ReadinessSource, ...]] = ()
     override_consumers: ClassVar[tuple[str, ...]] = ()
@@ -182,6 +197,12 @@ def beat_schedule() -> dict[str, dict[str, Any]]:
 def demo_seeders() -> list[tuple[PluggableApp, DemoSeeder]]:
     """Every app's demo seeders in the order they run: by stage, then app order."""
     found = [(config, seeder) for config in pluggable_apps() for seeder in config.demo]
+    return sorted(found, key=lambda pair: pair[1].stage)
+
+
+def scale_seeders() -> list[tuple[PluggableApp, ScaleSeeder]]:
+    """Every app's parts of a generated casino, in the order they run: by stage, then app order."""
+    found = [(config, seeder) for config in pluggable_apps() for seeder in config.scale]
     return sorted(found, key=lambda pair: pair[1].stage)
 
 

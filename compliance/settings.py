@@ -340,7 +340,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        {"BACKEND": "compliance.cache.RedisCache", "LOCATION": REDIS_URL}  # Django's, one client a pool
         if REDIS_URL
         # The embedded worker and the web server are two processes: what one caches (a table's readiness
         # generation, a report's heartbeat) the other must see.

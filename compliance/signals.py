@@ -3,6 +3,7 @@ department."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 from axes.signals import user_locked_out
@@ -47,23 +48,32 @@ _NOT_SHOWN_ON_CREATION = ("password", "secret", "token", "seal", "mac", "digest"
 
 def _created_values(instance: Any) -> dict[str, Any]:
     """The values a record was created with, in words ("Created" alone told a reader nothing)."""
+    return created_values(type(instance), lambda attname: getattr(instance, attname, None),
+                          lambda name, value: _in_words(instance, name, value))
+
+
+def created_values(model: type[models.Model], value_of: Callable[[str], Any],
+                   words_of: Callable[[str, Any], Any]) -> dict[str, Any]:
+    """:func:`_created_values` of a row given by ``value_of(attname)``, a foreign key's value put in words by
+    ``words_of(field name, value)`` (the generator of a year, :mod:`compliance.scale`, writes rows without
+    instances and names their related records from a dictionary)."""
     values: dict[str, Any] = {}
-    for model_field in instance._meta.concrete_fields:
+    for model_field in model._meta.concrete_fields:
         name = model_field.name
         if model_field.primary_key or name == "facility" or any(word in name for word in _NOT_SHOWN_ON_CREATION):
             continue
-        value = getattr(instance, model_field.attname, None)
+        value = value_of(model_field.attname)
         if value is None or value == "" or value == [] or value == {}:
             continue
-        words = _in_words(instance, name, value)
+        words = words_of(name, value)
         values[name] = words[:200] + "…" if isinstance(words, str) and len(words) > 200 else words
     return values
 
 
-# ``@receiver``, not ``@signal.connect``: ``connect`` returns None, so the module kept no reference and the
-# weakly held receiver died as soon as nothing else held it (with DEBUG off, in production, at once).
-@receiver(post_create_historical_record)
-def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwargs: Any) -> None:
+def audit_event_of(instance: Any, history_instance: Any) -> AuditEvent | None:
+    """The audit trail's row for one history row of ``instance``, not saved yet; None for a save that changed no
+    field. :func:`index_history_row` saves it after every history row; ``compliance.raw_writes`` writes it beside
+    the history row it builds the same way (the coupon scan's one statement)."""
     changes: dict[str, Any] = {}
     if history_instance.history_type == "+":
         changes = _created_values(instance)
@@ -79,8 +89,8 @@ def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwarg
             # A save that changed no field (the admin saves a person before granting a facility, the
             # grant itself being a many-to-many change indexed below) is no change: an empty "changed"
             # row said nothing. simple_history keeps the row itself.
-            return
-    AuditEvent.objects.create(
+            return None
+    return AuditEvent(
         occurred_at=history_instance.history_date,
         facility_id=AuditEvent.facility_id_of(instance),
         actor=history_instance.history_user,
@@ -93,6 +103,15 @@ def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwarg
         changes=changes,
         reason=history_instance.history_change_reason or "",
     )
+
+
+# ``@receiver``, not ``@signal.connect``: ``connect`` returns None, so the module kept no reference and the
+# weakly held receiver died as soon as nothing else held it (with DEBUG off, in production, at once).
+@receiver(post_create_historical_record)
+def index_history_row(sender: Any, instance: Any, history_instance: Any, **kwargs: Any) -> None:
+    event = audit_event_of(instance, history_instance)
+    if event is not None:
+        event.save(force_insert=True)
 
 
 def _m2m_field(model: type[models.Model], through: Any) -> Any:

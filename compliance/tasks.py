@@ -35,10 +35,15 @@ def link_audit_chain() -> int:
     return chain_link_all()
 
 
-@shared_task(soft_time_limit=_VERIFY_LIMIT + 120, time_limit=_VERIFY_LIMIT + 300)
+# Acknowledged when a worker takes it (acks_late off, unlike every other task): a full verification of tens of
+# millions of rows may outlast the broker's visibility timeout (CELERY_BROKER_TRANSPORT_OPTIONS, 35 minutes), after
+# which Redis would hand the unacknowledged message to a second worker while the first still verifies. A run whose
+# worker dies is not redelivered: the next beat runs it again (daily the increment, weekly everything), and the
+# advisory lock (compliance.chain.verify) still turns away a second run started by hand or by an overlapping beat.
+@shared_task(acks_late=False, soft_time_limit=_VERIFY_LIMIT + 120, time_limit=_VERIFY_LIMIT + 300)
 def verify_audit_chain(incremental: bool = False) -> bool | None:
     """Beat: daily the increment since the last intact verification, weekly everything. The result is kept;
-    on a finding (or a run cut short by its time limit) compliance is alerted. ``None``: another ran."""
+    on a finding (or a run cut short by its time limit) compliance is alerted. ``None``: another was running."""
     from compliance.chain import VerificationBusy, chain_verify, verification_record
 
     try:

@@ -3,7 +3,7 @@ from typing import Any, ClassVar
 from celery.schedules import crontab
 
 from compliance import registry
-from compliance.registry import DemoSeeder, NavItem
+from compliance.registry import DemoSeeder, NavItem, ScaleSeeder
 from compliance.roles import FINANCE, MARKETING, OVERSIGHT, Role
 
 _FS, _MS = Role.FINANCE_SUPERVISOR, Role.MARKETING_SUPERVISOR
@@ -48,6 +48,8 @@ class CouponsConfig(registry.PluggableApp):
         DemoSeeder("coupons.demo.mailing_demo_seed", stage=1),
         DemoSeeder("coupons.demo.redemptions_demo_seed", stage=4),
     )
+    scale = (ScaleSeeder("coupons.scale.coupons_scale_seed", stage=4),  # a year of coupons (generate_casino)
+             ScaleSeeder("coupons.scale_mailing.mailing_scale_seed", stage=5))  # its quarterly mailings
     report_kinds = ("coupons.report_kinds",)
     reference_data = ("coupons.reference.seed_coupon_programs",)
     # The verification replays the sealed ledger against the coupons' state.

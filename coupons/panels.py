@@ -71,7 +71,7 @@ def coupon_panel(request: HttpRequest) -> Panel | None:
 def dealer_panel(request: HttpRequest) -> Panel | None:
     """A dealer's work: the tables taking wagers now, each a link to its scanner screen (§ 525.22(b)); the tables
     that may not take wagers are named with why, as the table chooser shows them."""
-    from compliance.readiness import tables_readiness
+    from compliance.readiness import facility_readiness_now
     from coupons.selectors import redemption as reads
 
     user = request.user
@@ -79,7 +79,8 @@ def dealer_panel(request: HttpRequest) -> Panel | None:
     if facility is None or not has_capability(user, Capability.REDEEM_COUPONS):
         return None
     tables = list(reads.banking_tables(facility).filter(is_open=True).select_related("game").order_by("pit", "number"))
-    states = tables_readiness(facility, tables)
+    states = facility_readiness_now(facility)  # the board's and the chooser's answer, shared for a few seconds
+    tables = [t for t in tables if t.pk in states]
     lines = [PanelLine(f"Table {t.number} ({t.game.name}): scan coupons here" if states[t.pk].takes_wagers
                        else f"Table {t.number}: may not take wagers — {states[t.pk].sentence()}",
                        reverse("coupons:table-screen", args=[t.pk]) if states[t.pk].takes_wagers else "",

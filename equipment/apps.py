@@ -3,7 +3,7 @@ from typing import Any, ClassVar
 from celery.schedules import crontab
 
 from compliance import registry
-from compliance.registry import DemoSeeder, NavItem, ReadinessSource
+from compliance.registry import DemoSeeder, NavItem, ReadinessSource, ScaleSeeder
 from compliance.roles import FLOOR_SUPERVISION, OVERSIGHT, Role
 
 
@@ -35,6 +35,7 @@ class EquipmentConfig(registry.PluggableApp):
     # The approvals, then the floor's morning: equipment in play, tables open, one clock overdue.
     demo = (DemoSeeder("equipment.demo.equipment_demo_seed", stage=3),
             DemoSeeder("equipment.demo.floor_demo_seed", stage=3))
+    scale = (ScaleSeeder("equipment.scale.equipment_scale_seed", stage=3),)  # a year of logs (generate_casino)
     report_kinds = ("equipment.report_kinds",)
     # Dice, cards, the opening inspection, the table's configuration and approved equipment.
     readiness = (ReadinessSource("equipment", "equipment.readiness.equipment_unmet", models=(

@@ -23,7 +23,7 @@ from django.db import connection, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from compliance.chain.rows import read_ids, read_runs, sealed_models, uncovered_runs
+from compliance.chain.rows import read_ids, read_value_runs, row_reader, sealed_models, uncovered_runs
 from compliance.models import ChainLink, Facility, Sealed
 from compliance.models.chain import encode_ids, row_digest
 from compliance.seal_keys import seal_of
@@ -154,11 +154,13 @@ def chain_link(model: type[Sealed]) -> int:
     coverage = Coverage.of_links(linker.label, floor)
     runs = uncovered_runs(read_ids(model, above=floor), coverage.covers)  # the ids alone: an index-only scan
     pending: dict[int | None, list[tuple[int, bytes]]] = defaultdict(list)
-    for row in read_runs(model, runs):  # then only the rows to link, whole
-        batch = pending[row.facility_id]
-        batch.append((row.id, row_digest(row.payload, row.seal)))
+    encode = row_reader(model).encode
+    for values in read_value_runs(model, runs):  # then only the rows to link, whole: (id, seal, ..., facility)
+        facility_id = values[-1]
+        batch = pending[facility_id]
+        batch.append((values[0], row_digest(encode(values).encode(), values[1])))
         if len(batch) >= BATCH:
-            linker.emit(row.facility_id, batch, new_floor)
+            linker.emit(facility_id, batch, new_floor)
             batch.clear()
     for facility_id, batch in pending.items():
         if batch:

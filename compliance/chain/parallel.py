@@ -60,7 +60,7 @@ def _bounds(model: type[Sealed], parts: int) -> list[tuple[int | None, int | Non
 
 def scan_in_parallel(model: type[Sealed], report: ChainReport, clock: Clock, snapshot_pk: int, floor: int) -> None:
     """The first range of ids is scanned here, the others each by a process of its own, all at once."""
-    from compliance.chain.rows import read_rows
+    from compliance.chain.rows import read_values
     from compliance.chain.scan import RowScan, links_by_first_row
 
     with connection.cursor() as cursor:
@@ -76,7 +76,7 @@ def scan_in_parallel(model: type[Sealed], report: ChainReport, clock: Clock, sna
                                clock.remaining()) for other_low, other_high in others]
         complete = True
         try:
-            RowScan(model, report, clock).run(read_rows(model, above=None if low is None else low - 1, upto=high),
+            RowScan(model, report, clock).run(read_values(model, above=None if low is None else low - 1, upto=high),
                                               links_by_first_row(label, snapshot_pk, None, low=low, high=high), floor)
         except OutOfTime:
             complete = False

@@ -10,22 +10,25 @@ content is built only when asked for (to name a record in a finding, to put it i
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, date, datetime
-from json.encoder import encode_basestring_ascii
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
 from django.apps import apps
 from django.db import connection, models, transaction
+from psycopg.types.datetime import TimestamptzLoader
+from psycopg.types.string import TextLoader
 
 from compliance.models import Sealed
 from compliance.models.chain import _stored
 
-__all__ = ["SealedRow", "read_ids", "read_rows", "read_runs", "row_reader", "sealed_models", "uncovered_runs"]
+__all__ = ["SealedRow", "read_ids", "read_rows", "read_value_runs", "read_values", "row_reader", "sealed_models",
+           "uncovered_runs"]
 
 CHUNK = 5000
-_dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
 
 
 def sealed_models() -> list[type[Sealed]]:
@@ -48,45 +51,61 @@ class SealedRow:
         return self.reader.content(self._values)
 
 
-# Each field's value as the canonical JSON writes it (json.dumps with sort_keys, no spaces, default=str).
-def _text(value: Any) -> str:
-    return "null" if value is None else encode_basestring_ascii(value)
+# Each field's value as the canonical JSON writes it (json.dumps with sort_keys, no spaces, default=str): the
+# Python source of an expression of the value ``{x}`` (never None there), inlined into each model's encoder.
+_MOMENT = "'\"' + {x}.astimezone(UTC).isoformat() + '\"'"
+_DAY = "'\"' + {x}.isoformat() + '\"'"
+_BOOLEAN = "('true' if {x} else 'false')"
+_NUMBER = "str(int({x}))"
+_TEXT = "text({x})"
+_JSON = "as_json({x})"
+# json.dumps(value, sort_keys=True, separators=(",", ":"), default=str) without its per-call set-up: the C encoder
+# made once (no circular check: a value parsed from JSON has no cycles; one from Python is sealed the same way).
+_c_encoder = c_make_encoder(None, str, encode_basestring_ascii, None, ":", ",", True, False, True) \
+    if c_make_encoder is not None else None
+_scan_once = json.decoder.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner json.loads calls
 
 
-def _number(value: Any) -> str:
-    return "null" if value is None else str(int(value))
-
-
-def _boolean(value: Any) -> str:
-    return "null" if value is None else ("true" if value else "false")
-
-
-def _moment(value: Any) -> str:
-    return "null" if value is None else '"' + value.astimezone(UTC).isoformat() + '"'
-
-
-def _day(value: Any) -> str:
-    return "null" if value is None else '"' + value.isoformat() + '"'
+def _dumps(value: Any) -> str:
+    if _c_encoder is None or isinstance(value, str | int | float | bool) or value is None:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return "".join(_c_encoder(value, 0))
 
 
 def _json(value: Any) -> str:
-    return _dumps(json.loads(value) if isinstance(value, str) else value)
+    """A JSON column's canonical text: PostgreSQL and SQLite give it as text (``_cursor_rows``), parsed here
+    once (the scanner without ``json.loads``'s wrapping; anything it does not take whole, by ``json.loads``)."""
+    if value.__class__ is not str:
+        return _dumps(value)
+    try:
+        parsed, end = _scan_once(value, 0)
+    except StopIteration:  # leading whitespace
+        parsed, end = json.loads(value), len(value)
+    if end != len(value):
+        parsed = json.loads(value)
+    if _c_encoder is not None and parsed.__class__ in (dict, list):
+        return "".join(_c_encoder(parsed, 0))
+    return _dumps(parsed)
 
 
-def _encoder(field: models.Field[Any, Any]) -> Callable[[Any], str]:
+def _other(field: models.Field[Any, Any], value: Any) -> str:
+    return _dumps(_stored(field, value))
+
+
+def _encoder(field: models.Field[Any, Any]) -> str | None:
     if isinstance(field, models.DateTimeField):
-        return _moment
+        return _MOMENT
     if isinstance(field, models.DateField):
-        return _day
+        return _DAY
     if isinstance(field, models.BooleanField):
-        return _boolean
+        return _BOOLEAN
     if isinstance(field, models.JSONField):
-        return _json
+        return _JSON
     if isinstance(field, models.IntegerField | models.ForeignKey):
-        return _number
+        return _NUMBER
     if isinstance(field, models.CharField | models.TextField):
-        return _text
-    return lambda value: _dumps(_stored(field, value))
+        return _TEXT
+    return None  # through the field's own conversion (_stored), then JSON
 
 
 def _plain(field: models.Field[Any, Any]) -> Callable[[Any], Any]:
@@ -137,19 +156,27 @@ class RowReader:
 
     def _compiled(self, pieces: list[tuple[str, int]]) -> Callable[[tuple[Any, ...]], str]:
         """One function writing a row's canonical JSON from its columns (values[2:] are the fields), generated
-        from the model's fields once: the keys in order, each value through its field's encoder."""
-        names: dict[str, Any] = {}
-        terms = []
+        from the model's fields once: the keys in order, each value through its field's encoder, inlined."""
+        names: dict[str, Any] = {"UTC": UTC, "text": encode_basestring_ascii, "as_json": _json}
+        unpacked = ", ".join(["_id", "_seal", *(f"x{i}" for i in range(len(self.fields))), "_facility"])
+        lines, template = ["def encode(v):", f"    {unpacked} = v"], ""
         for number, (name, index) in enumerate(pieces):
-            key = encode_basestring_ascii(name) + ":"
-            prefix = ("{" if number == 0 else ",") + key
+            literal = ("{" if number == 0 else ",") + encode_basestring_ascii(name) + ":"
             if index < 0:
-                terms.append(repr(prefix + encode_basestring_ascii(self.label)))
-            else:
-                names[f"e{index}"] = _encoder(self.fields[index])
-                terms.append(f"{prefix!r} + e{index}(v[{index + 2}])")
-        source = f"def encode(v):\n    return {' + '.join(terms)} + '}}'\n"
-        exec(compile(source, f"<canonical {self.label}>", "exec"), names)  # noqa: S102 - our own fields' names
+                template += literal + encode_basestring_ascii(self.label)
+                continue
+            expression = _encoder(self.fields[index])
+            if expression is None:
+                names[f"other_{index}"] = functools.partial(_other, self.fields[index])
+                expression = f"other_{index}({{x}})"
+            lines.append(f"    p{index} = 'null' if x{index} is None else {expression.format(x=f'x{index}')}")
+            template += literal + "\0" + f"p{index}" + "\0"
+        if "'" in template or "\\" in template:
+            raise ValueError(f"{self.label}: a field name or label that is not an identifier")
+        parts = template.replace("{", "{{").replace("}", "}}").split("\0")
+        fstring = "".join(part if n % 2 == 0 else "{" + part + "}" for n, part in enumerate(parts))
+        lines.append(f"    return f'{fstring}}}}}'")
+        exec(compile("\n".join(lines) + "\n", f"<canonical {self.label}>", "exec"), names)  # noqa: S102 - our fields
         return names["encode"]
 
     def row(self, values: tuple[Any, ...]) -> SealedRow:
@@ -171,7 +198,9 @@ def row_reader(model: type[Sealed]) -> RowReader:
 
 
 def _cursor_rows(sql: str, params: list[Any], chunk: int) -> Iterator[tuple[Any, ...]]:
-    """Rows from a server-side cursor (PostgreSQL, binary: datetimes decoded in C), else a plain one."""
+    """Rows from a server-side cursor (PostgreSQL: in text, each column read by psycopg's loaders in C: JSON
+    kept as its text for the encoder to parse once, a timestamptz without Django's wrapper in Python), else a
+    plain one."""
     connection.ensure_connection()
     if connection.vendor != "postgresql":
         with connection.cursor() as cursor:
@@ -179,10 +208,13 @@ def _cursor_rows(sql: str, params: list[Any], chunk: int) -> Iterator[tuple[Any,
             while batch := cursor.fetchmany(chunk):
                 yield from batch
         return
-    with transaction.atomic(), connection.connection.cursor(name=f"sealed_rows_{id(sql)}", binary=True) as cursor:
-        cursor.itersize = chunk
+    with transaction.atomic(), connection.connection.cursor(name=f"sealed_rows_{id(sql)}") as cursor:
+        for name in ("json", "jsonb"):
+            cursor.adapters.register_loader(name, TextLoader)
+        cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
         cursor.execute(sql, params)
-        yield from cursor
+        while batch := cursor.fetchmany(chunk):  # a list at a time: no call into psycopg for each row
+            yield from batch
 
 
 def _datetimes_aware(model: type[Sealed], values: Iterator[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
@@ -209,29 +241,36 @@ def read_rows(model: type[Sealed], *, above: int | None = None, upto: int | None
     """The model's rows with ids above ``above`` (every row: None) and up to ``upto``, or exactly ``ids``, in
     id order."""
     reader = row_reader(model)
-    where, params = ["TRUE"], []
     if ids is not None:
         wanted = sorted(set(ids))
         for start in range(0, len(wanted), 10_000):
             part = wanted[start:start + 10_000]
             if connection.vendor == "postgresql":
-                yield from _read(reader, 't."id" = ANY(%s)', [part], chunk)
+                values = _values(reader, 't."id" = ANY(%s)', [part], chunk)
             else:
-                yield from _read(reader, f't."id" IN ({", ".join(["%s"] * len(part))})', part, chunk)
+                values = _values(reader, f't."id" IN ({", ".join(["%s"] * len(part))})', part, chunk)
+            yield from map(reader.row, values)
         return
+    yield from map(reader.row, read_values(model, above=above, upto=upto, chunk=chunk))
+
+
+def read_values(model: type[Sealed], *, above: int | None = None, upto: int | None = None,
+                chunk: int = CHUNK) -> Iterator[tuple[Any, ...]]:
+    """The rows of :func:`read_rows` as they come from the database, for the scans of millions of rows: tuples of
+    the id, the seal, the fields (``row_reader(model).encode`` writes their canonical JSON) and the facility."""
+    where, params = ["TRUE"], []
     if above is not None:
         where.append('t."id" > %s')
         params.append(above)
     if upto is not None:
         where.append('t."id" <= %s')
         params.append(upto)
-    yield from _read(reader, " AND ".join(where), params, chunk)
+    return _values(row_reader(model), " AND ".join(where), params, chunk)
 
 
-def _read(reader: RowReader, where: str, params: list[Any], chunk: int) -> Iterator[SealedRow]:
+def _values(reader: RowReader, where: str, params: list[Any], chunk: int) -> Iterator[tuple[Any, ...]]:
     sql = f'{reader.select()} WHERE {where} ORDER BY t."id"'
-    for values in _datetimes_aware(reader.model, _cursor_rows(sql, params, chunk)):
-        yield reader.row(values)
+    return _datetimes_aware(reader.model, _cursor_rows(sql, params, chunk))
 
 
 def read_ids(model: type[Sealed], *, above: int | None = None) -> Iterator[int]:
@@ -262,7 +301,7 @@ def uncovered_runs(ids: Iterator[int], covered: Callable[[int], bool]) -> list[t
     return [(first, last) for first, last in runs]
 
 
-def read_runs(model: type[Sealed], runs: Iterable[tuple[int, int]]) -> Iterator[SealedRow]:
-    """The rows in these runs of ids (ascending, not overlapping), in id order."""
+def read_value_runs(model: type[Sealed], runs: Iterable[tuple[int, int]]) -> Iterator[tuple[Any, ...]]:
+    """The rows in these runs of ids (ascending, not overlapping), in id order, as :func:`read_values` gives them."""
     for first, last in runs:
-        yield from read_rows(model, above=first - 1, upto=last)
+        yield from read_values(model, above=first - 1, upto=last)

@@ -8,23 +8,34 @@ of the database (:mod:`compliance.chain.parallel`).
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 import heapq
 import hmac
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Q
 
 from compliance.chain.link import LINKS_AT_ONCE, Coverage, runs_of
 from compliance.chain.parallel import parallel_worth_it, scan_in_parallel
 from compliance.chain.report import ChainReport, Clock, named
-from compliance.chain.rows import SealedRow, read_ids, read_rows, read_runs, uncovered_runs
+from compliance.chain.rows import read_ids, read_value_runs, read_values, row_reader, uncovered_runs
 from compliance.models import ChainLink, Sealed, Signature
-from compliance.models.chain import decode_ids, row_digest
 from compliance.seal_keys import LEGACY_KEY_ID, key_ring, seal_check
 
 __all__ = ["Expected", "RowScan", "after", "links_by_first_row", "verify_rows"]
+
+try:  # OpenSSL's HMAC object itself: its copy, update and hexdigest in C, without hmac.HMAC's wrapping in Python
+    from _hashlib import hmac_new as _openssl_hmac
+
+    def _keyed(key: bytes) -> Any:
+        return _openssl_hmac(key, digestmod="sha256")
+except ImportError:  # a Python built without OpenSSL
+    def _keyed(key: bytes) -> Any:
+        return hmac.new(key, digestmod=hashlib.sha256)
 
 
 @dataclass
@@ -41,12 +52,15 @@ class Expected:
 
 def _clipped(ids: str, low: int | None, high: int | None) -> tuple[Iterator[int], int]:
     """A link's ids within ``low``–``high``, and how many of its ids come before ``low`` (its digests' offset)."""
-    if low is None and high is None:
-        return decode_ids(ids), 0
+    if "-" not in ids:  # no run longer than one id (the chains of facilities whose rows interleave): parsed in C
+        listed = list(map(int, filter(None, ids.split(","))))
+        start = 0 if low is None else bisect.bisect_left(listed, low)
+        end = len(listed) if high is None else bisect.bisect_right(listed, high)
+        return iter(listed[start:end]), start
     runs = list(runs_of(ids))
     before = sum(min(last, low - 1) - first + 1 for first, last in runs if low is not None and first < low)
     inside = ((max(first, low or first), min(last, high if high is not None else last)) for first, last in runs)
-    return (pk for first, last in inside for pk in range(first, last + 1)), before
+    return itertools.chain.from_iterable(range(first, last + 1) for first, last in inside), before
 
 
 def links_by_first_row(label: str, snapshot: int, chains: dict[str, int] | None, *, low: int | None = None,
@@ -67,12 +81,16 @@ def links_by_first_row(label: str, snapshot: int, chains: dict[str, int] | None,
 
 
 class RowScan:
-    """Rows in id order against the links expecting them."""
+    """Rows in id order, as :func:`~compliance.chain.rows.read_values` gives them, against the links expecting
+    them: each row's seal recomputed under the key it names, its digest against the one its link keeps."""
 
     def __init__(self, model: type[Sealed], report: ChainReport, clock: Clock) -> None:
         self.model, self.report, self.clock = model, report, clock
+        self.reader = row_reader(model)
         self.ring = key_ring()
-        self.keys = self.ring.keys
+        # Each key's HMAC with the key absorbed once: a row's is a copy of it fed the row's content (hmac.digest
+        # would absorb the key anew for every row, twice the work for a row's few hundred bytes).
+        self.macs = {key_id: _keyed(key) for key_id, key in self.ring.keys.items()}
         self.heap: list[tuple[int, int, Expected]] = []
         self.order = itertools.count()
 
@@ -88,34 +106,24 @@ class RowScan:
                                            f"({self.model._meta.label} #{pk} deleted)")
         expected.index += 1
 
-    def match(self, row: SealedRow) -> bool:
-        matched = False
-        while self.heap and self.heap[0][0] == row.id:
-            _, _, expected = heapq.heappop(self.heap)
-            if matched:
-                self.report.add("BROKEN LINK", f"{expected.chain} link {expected.sequence}: row #{row.id} is linked twice")
-            else:
-                stored = expected.digests[expected.index * 32:(expected.index + 1) * 32]
-                if stored != row_digest(row.payload, row.seal) and not seal_check(row.seal, row.payload, self.ring):
-                    self.report.add("ALTERED", f"{named(self.model, row)}: changed since it was linked in "
-                                               f"{expected.chain} link {expected.sequence} (its seal was made anew: "
-                                               "someone holding the key rewrote it)")
-                matched = True
-            expected.index += 1
-            self.push(expected)
-        return matched
+    def linked_twice(self, pk: int) -> None:
+        while self.heap and self.heap[0][0] == pk:
+            _, _, twice = heapq.heappop(self.heap)
+            self.report.add("BROKEN LINK", f"{twice.chain} link {twice.sequence}: row #{pk} is linked twice")
+            twice.index += 1
+            self.push(twice)
 
-    def sealed(self, row: SealedRow) -> bool:
-        """The row's seal is the HMAC of its content under the key it names (inline: the hottest line)."""
-        seal = row.seal
-        if not seal:
-            return False
-        key_id, colon, mac = seal.partition(":")
-        key = self.keys.get(key_id) if colon else self.keys.get(LEGACY_KEY_ID)
-        return key is not None and hmac.compare_digest(mac if colon else seal,
-                                                       hmac.digest(key, row.payload, "sha256").hex())
+    def unlinked(self, values: tuple[Any, ...], floor: int) -> None:
+        if values[0] <= floor:
+            self.report.add("BROKEN LINK", f"{self.named(values)}: appeared among the linked rows without a link "
+                                           "(inserted behind the chain's back)")
+        else:
+            self.report.pending += 1
 
-    def run(self, rows: Iterator[SealedRow], links: Iterator[tuple[Expected, int]], floor: int) -> None:
+    def named(self, values: tuple[Any, ...]) -> str:
+        return named(self.model, self.reader.row(values))
+
+    def run(self, rows: Iterator[tuple[Any, ...]], links: Iterator[tuple[Expected, int]], floor: int) -> None:
         try:
             self._run(rows, links, floor)
         finally:  # stopped early (the time limit): close the cursors now, inside the transaction they belong to
@@ -124,32 +132,63 @@ class RowScan:
                 if close is not None:
                     close()
 
-    def _run(self, rows: Iterator[SealedRow], links: Iterator[tuple[Expected, int]], floor: int) -> None:
+    def _run(self, rows: Iterator[tuple[Any, ...]], links: Iterator[tuple[Expected, int]], floor: int) -> None:
         upcoming = next(links, None)
-        heap, clock = self.heap, self.clock
-        for row in rows:
-            clock.tick()
-            self.report.rows += 1
-            while upcoming is not None and upcoming[1] <= row.id:
-                self.push(upcoming[0])
-                upcoming = next(links, None)
-            while heap and heap[0][0] < row.id:
-                pk, _, expected = heapq.heappop(heap)
-                self.gone(pk, expected)
-                self.push(expected)
-            if not self.sealed(row):  # missing, of an unknown key, or wrong: the application never makes such a row
-                self.report.add("FORGED", f"{named(self.model, row)}: {seal_check(row.seal, row.payload, self.ring)}")
-            if not (heap and heap[0][0] == row.id and self.match(row)):
-                if row.id <= floor:
-                    self.report.add("BROKEN LINK", f"{named(self.model, row)}: appeared among the linked rows "
-                                                   "without a link (inserted behind the chain's back)")
+        heap, clock, report, order = self.heap, self.clock, self.report, self.order
+        encode, sha256, compare = self.reader.encode, hashlib.sha256, hmac.compare_digest
+        macs, legacy = self.macs, self.macs.get(LEGACY_KEY_ID)
+        seen = 0
+        try:
+            for values in rows:  # the hottest loop of a verification: inlined, locals only
+                pk, seal = values[0], values[1]
+                clock.tick()
+                seen += 1
+                while upcoming is not None and upcoming[1] <= pk:
+                    self.push(upcoming[0])
+                    upcoming = next(links, None)
+                while heap and heap[0][0] < pk:
+                    missing, _, expected = heapq.heappop(heap)
+                    self.gone(missing, expected)
+                    self.push(expected)
+                payload = encode(values).encode()
+                intact = False
+                if seal:  # the seal is the HMAC of the content under the key it names (inlined: the hottest lines)
+                    key_id, colon, mac = seal.partition(":")
+                    keyed = macs.get(key_id) if colon else legacy
+                    if keyed is not None:
+                        digest = keyed.copy()
+                        digest.update(payload)
+                        intact = compare(mac if colon else seal, digest.hexdigest())
+                if not intact:  # missing, of an unknown key, or wrong: the application never makes such a row
+                    report.add("FORGED", f"{self.named(values)}: {seal_check(seal, payload, self.ring)}")
+                if heap and heap[0][0] == pk:
+                    expected = heap[0][2]
+                    at = expected.index * 32
+                    if intact and expected.digests[at:at + 32] != sha256(payload + b"\n" + seal.encode()).digest():
+                        report.add("ALTERED", f"{self.named(values)}: changed since it was linked in {expected.chain} "
+                                              f"link {expected.sequence} (its seal was made anew: someone holding the "
+                                              "key rewrote it)")
+                    expected.index += 1
+                    following = next(expected.ids, None)
+                    if following is None:
+                        heapq.heappop(heap)
+                    else:
+                        heapq.heapreplace(heap, (following, next(order), expected))
+                    if heap and heap[0][0] == pk:
+                        self.linked_twice(pk)
                 else:
-                    self.report.pending += 1
+                    self.unlinked(values, floor)
+        finally:
+            report.rows += seen
+        self.finish(upcoming, links)
+
+    def finish(self, upcoming: tuple[Expected, int] | None, links: Iterator[tuple[Expected, int]]) -> None:
+        """After the last row: whatever the links still expect is gone."""
         while upcoming is not None:
             self.push(upcoming[0])
             upcoming = next(links, None)
-        while heap:
-            pk, _, expected = heapq.heappop(heap)
+        while self.heap:
+            pk, _, expected = heapq.heappop(self.heap)
             self.gone(pk, expected)
             self.push(expected)
 
@@ -166,14 +205,14 @@ def verify_rows(model: type[Sealed], report: ChainReport, clock: Clock, snapshot
         scan_in_parallel(model, report, clock, snapshot, floor)
         return set()
     if start is None:
-        rows = read_rows(model)
+        rows = read_values(model)
     else:  # the rows the new links cover, and those no link covers yet: nothing else is read
         every_link = Coverage.of_links(label, floor, before_pk=snapshot)
         waiting = uncovered_runs(read_ids(model, above=floor), every_link.covers)
         new_links = ChainLink.objects.filter(after(start), model=label, scheme=2, pk__lte=snapshot)
         runs = Coverage([*waiting, *(run for ids in new_links.values_list("ids", flat=True).iterator()
                                      for run in runs_of(ids))]).runs
-        rows = read_runs(model, [(first, last) for first, last in runs])
+        rows = read_value_runs(model, [(first, last) for first, last in runs])
     seen: set[int] = set()
     scan = RowScan(model, report, clock)
     scan.run(_noting(rows, seen) if model is Signature else rows, links, floor)
@@ -187,9 +226,9 @@ def after(start: dict[str, int]) -> Q:
     return wanted
 
 
-def _noting(rows: Iterator[SealedRow], seen: set[int]) -> Iterator[SealedRow]:
-    for row in rows:
-        seen.add(row.id)
-        yield row
+def _noting(rows: Iterator[tuple[Any, ...]], seen: set[int]) -> Iterator[tuple[Any, ...]]:
+    for values in rows:
+        seen.add(values[0])
+        yield values
 
 

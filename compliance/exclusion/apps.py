@@ -1,5 +1,5 @@
 from compliance import registry
-from compliance.registry import DemoSeeder, NavItem
+from compliance.registry import DemoSeeder, NavItem, ScaleSeeder
 from compliance.roles import MARKETING, OVERSIGHT
 
 
@@ -17,3 +17,5 @@ class ExclusionConfig(registry.PluggableApp):
     )
     panels = ("compliance.exclusion.panels.exclusion_panel",)
     demo = (DemoSeeder("compliance.exclusion.demo.exclusion_demo_seed", stage=1),)  # the Board's lists, imported
+    # A year of the Board's lists, imported each quarter (generate_casino)
+    scale = (ScaleSeeder("compliance.exclusion.scale.exclusion_scale_seed", stage=1),)

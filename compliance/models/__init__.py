@@ -9,6 +9,7 @@ from compliance.models.base import (
     SignedPart,
     SignedRecordError,
     regulated_bulk_create,
+    regulated_bulk_update,
 )
 from compliance.models.breaches import TableBreach
 from compliance.models.chain import ChainLink, Sealed
@@ -48,4 +49,5 @@ __all__ = [
     "email_lines",
     "heads_digest",
     "regulated_bulk_create",
+    "regulated_bulk_update",
 ]

@@ -267,6 +267,33 @@ class AuditEvent(Sealed, AppendOnly):
             _bulk_with_history.reset(token)
 
 
+    @classmethod
+    def record_bulk_changed(cls, instances: Sequence[models.Model], fields: Sequence[str], *,
+                            before: dict[Any, dict[str, Any]], actor: Any) -> None:
+        """The "changed" events of rows updated in bulk (``compliance.models.regulated_bulk_update``), each naming the
+        fields that changed, old and new, in the words the audit receiver uses for one row's save."""
+        from compliance.signals import _in_words
+
+        if not instances:
+            return
+        now = timezone.now()
+        meta = instances[0]._meta
+        events = []
+        for obj in instances:
+            old = before.get(obj.pk, {})
+            changes = {name: [_in_words(obj, name, old.get(name)), _in_words(obj, name, getattr(obj, name))]
+                       for name in fields if old.get(name) != getattr(obj, name)}
+            if changes:
+                events.append(cls(occurred_at=now, facility_id=cls.facility_id_of(obj), actor=actor,
+                                  action=cls.Action.CHANGED, model_label=meta.label, model_name=str(meta.verbose_name),
+                                  object_id=str(obj.pk), object_repr=str(obj)[:200], changes=changes))
+        token = _bulk_with_history.set(True)
+        try:
+            cls.objects.bulk_create(events, batch_size=1000)
+        finally:
+            _bulk_with_history.reset(token)
+
+
 def _field(model: type[models.Model] | None, name: str) -> Any:
     if model is None:
         return None

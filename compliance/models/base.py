@@ -28,7 +28,7 @@ from django.contrib.contenttypes.fields import GenericRelation
 from django.db import models
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
-from simple_history.utils import bulk_create_with_history
+from simple_history.utils import bulk_create_with_history, bulk_update_with_history
 
 from compliance.actors import current_actor, history_user_getter
 from compliance.citations import Citation, cite
@@ -45,6 +45,7 @@ __all__ = [
     "SignedPart",
     "SignedRecordError",
     "regulated_bulk_create",
+    "regulated_bulk_update",
 ]
 
 
@@ -63,12 +64,17 @@ M = TypeVar("M", bound=models.Model)
 
 class RegulatedQuerySet(models.QuerySet[M, M]):
     def update(self, **kwargs: Any) -> int:
+        if _bulk_with_history.get():  # bulk_update's own statement, its history written beside it
+            return super().update(**kwargs)
         raise RegulatedWriteError(
             f"{self.model.__name__}: QuerySet.update() skips history; save each record through its service"
         )
 
     def bulk_update(self, objs: Iterable[M], fields: Iterable[str], batch_size: int | None = None) -> int:
-        raise RegulatedWriteError(f"{self.model.__name__}: bulk_update() skips history")
+        if not _bulk_with_history.get():
+            raise RegulatedWriteError(
+                f"{self.model.__name__}: bulk_update() skips history; use compliance.models.regulated_bulk_update()")
+        return super().bulk_update(objs, fields, batch_size=batch_size)
 
     def bulk_create(self, objs: Iterable[M], *args: Any, **kwargs: Any) -> list[M]:
         if not _bulk_with_history.get():
@@ -102,7 +108,39 @@ def regulated_bulk_create(model: type[M], objs: list[M], *, batch_size: int = 10
     finally:
         _bulk_with_history.reset(token)
     AuditEvent.record_bulk_created(created, actor=actor)
+    _bulk_written(model, created)
     return created
+
+
+def regulated_bulk_update(model: type[M], objs: list[M], fields: list[str], *, before: dict[Any, dict[str, Any]],
+                          batch_size: int = 1000) -> int:
+    """Update ``fields`` of many rows of a regulated model with their history rows and audit events ("changed", each
+    field's old and new value in words as ``compliance.signals`` writes them), in few queries. ``before``: each row's
+    values of ``fields`` before the change, by primary key. Not for append-only or signed rows (their ``save``
+    refuses; so does this)."""
+    from compliance.models.audit import AuditEvent
+
+    if issubclass(model, AppendOnly) or getattr(model, "signed_part_of", None) is not None \
+            or issubclass(model, RegulatedRecord):
+        raise RegulatedWriteError(f"{model.__name__}: rows of signed or append-only records are not updated")
+    if not objs:
+        return 0
+    actor = current_actor()
+    token = _bulk_with_history.set(True)
+    try:
+        updated = bulk_update_with_history(objs, model, fields, batch_size=batch_size, default_user=actor)
+    finally:
+        _bulk_with_history.reset(token)
+    AuditEvent.record_bulk_changed(objs, fields, before=before, actor=actor)
+    _bulk_written(model, objs)
+    return int(updated or 0)
+
+
+def _bulk_written(model: type[models.Model], objs: list[Any]) -> None:
+    """Readiness's caches and breach periods, told of rows written without ``post_save`` (compliance.breaches)."""
+    from compliance.breaches import bulk_written
+
+    bulk_written(model, objs)
 
 
 class AppendOnly(models.Model):

@@ -3,7 +3,7 @@ from typing import Any, ClassVar
 from celery.schedules import crontab
 
 from compliance import registry
-from compliance.registry import DemoSeeder, NavItem
+from compliance.registry import DemoSeeder, NavItem, ScaleSeeder
 from compliance.roles import OVERSIGHT, Role
 
 
@@ -23,6 +23,8 @@ class ReportsConfig(registry.PluggableApp):
     panels = ("compliance.reports.panels.reports_panel",)
     report_kinds = ("compliance.reports.kinds.audit_extract",)
     demo = (DemoSeeder("compliance.reports.demo.reports_demo_seed", stage=5),)
+    # The quarters' and months' reports a compliance office makes (generate_casino)
+    scale = (ScaleSeeder("compliance.reports.scale.reports_scale_seed", stage=6),)
     signed = {"reports.ReportSignoff": "compliance.reports.services.signoff_signed"}
     beat: ClassVar[dict[str, dict[str, Any]]] = {
         # Hourly: each facility's quarter is produced in the first hour after its last gaming day ends.

@@ -1,5 +1,5 @@
 from compliance import registry
-from compliance.registry import DemoSeeder, NavItem, ReadinessSource
+from compliance.registry import DemoSeeder, NavItem, ReadinessSource, ScaleSeeder
 from compliance.roles import FLOOR_SUPERVISION, OVERSIGHT, Role
 
 
@@ -20,6 +20,7 @@ class StaffingConfig(registry.PluggableApp):
     )
     panels = ("compliance.staffing.panels.staffing_panel",)
     demo = (DemoSeeder("compliance.staffing.demo.staffing_demo_seed", stage=2),)
+    scale = (ScaleSeeder("compliance.staffing.scale.staffing_scale_seed", stage=2),)  # rosters (generate_casino)
     report_kinds = ("compliance.staffing.report_kinds",)
     # The violation periods start and end with the table's opening and closing.
     table_listeners = ("compliance.staffing.services.staffing_table_changed",)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from django.http import HttpRequest
-from django.utils import timezone
 
 from compliance.dashboard import Panel, PanelLine
-from compliance.readiness import facility_readiness
+from compliance.readiness import facility_readiness_now
 from compliance.roles import Role, is_inspector, roles_of
 from compliance.staffing import selectors
 from compliance.times import when
@@ -26,7 +25,7 @@ def staffing_panel(request: HttpRequest) -> Panel | None:
     # the periods on record give when each began.
     since = {(p.table_id, p.rule): p.started_at for p in selectors.open_violations(facility)}
     lines = []
-    for state in facility_readiness(facility, timezone.now()).values():
+    for state in facility_readiness_now(facility).values():
         for unmet in (u for u in state.unmet if state.is_open and u.code.startswith(("staffing:", "cameras", "span:"))):
             began = since.get((state.table_id, unmet.code))
             lines.append(PanelLine(f"Table {state.number}{f' since {when(began, facility)}' if began else ''}: {unmet.words}",

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from compliance.actors import acts_as_user
 from compliance.gaming_day import day_bounds, gaming_day
-from compliance.models import Facility, GamingTable
+from compliance.models import Facility, GamingTable, regulated_bulk_create, regulated_bulk_update
 from compliance.people import person_name
 from compliance.roles import Capability, Role, require_capability, roles_of
 from compliance.service_checks import require_at_facility
@@ -105,13 +105,18 @@ def roster_create(*, facility: Facility, gaming_date: date, shift: Shift, user: 
                                    copied_from=previous)
     if previous is not None:
         # Only places still held are carried: one that ended (a dealer who left) stays ended.
-        carried = list(previous.assignments.filter(ends_at__isnull=True))
-        for a in carried:
-            if a.starts_at < handover:  # the hand-over: the old shift's place ends as this one's begins
-                a.ends_at = handover
-                a.save()
-            Assignment.objects.create(roster=roster, person_id=a.person_id, position=a.position, table_id=a.table_id,
-                                      starts_at=max(handover, a.starts_at), note=f"Copied from the roster of {previous}")
+        carried = list(previous.assignments.filter(ends_at__isnull=True).select_related("roster"))
+        # The hand-over: the old shift's places end as this one's begin. In bulk, each with its history row and audit
+        # event (a 200-table floor's roster took 400 saves one by one, seconds for the shift manager, issue 27).
+        ending = [a for a in carried if a.starts_at < handover]
+        before = {a.pk: {"ends_at": a.ends_at} for a in ending}
+        for a in ending:
+            a.ends_at = handover
+        regulated_bulk_update(Assignment, ending, ["ends_at"], before=before)
+        regulated_bulk_create(Assignment, [
+            Assignment(roster=roster, person_id=a.person_id, position=a.position, table_id=a.table_id,
+                       starts_at=max(handover, a.starts_at), note=f"Copied from the roster of {previous}")
+            for a in carried])
         if carried and handover <= timezone.now():
             violations_sync(facility=facility, at=handover)
     return roster

@@ -3,7 +3,7 @@ from typing import Any, ClassVar
 from celery.schedules import crontab
 
 from compliance import registry
-from compliance.registry import DemoSeeder, NavItem, ReadinessSource
+from compliance.registry import DemoSeeder, NavItem, ReadinessSource, ScaleSeeder
 from compliance.roles import FLOOR_SUPERVISION, OVERSIGHT, Role
 
 
@@ -23,6 +23,8 @@ class SubmissionsConfig(registry.PluggableApp):
     )
     panels = ("compliance.submissions.panels.submissions_panel",)
     demo = (DemoSeeder("compliance.submissions.demo.submissions_demo_seed", stage=1),)
+    # A year of versions, amendments and weekend limit changes (generate_casino)
+    scale = (ScaleSeeder("compliance.submissions.scale.submissions_scale_seed", stage=1),)
     # § 521.7(a) limits in force, § 521.8(b) an approved version in force and the tables inside it, § 521.7(d).
     readiness = (ReadinessSource("submissions", "compliance.submissions.readiness.submission_unmet", models=(
         "submissions.WagerLimitChange", "submissions.TableSetting", "submissions.RulesSubmission",

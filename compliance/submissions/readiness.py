@@ -17,7 +17,8 @@ Each is a regulation's requirement: none is overridable. Three queries whatever 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
+from functools import lru_cache
 
 from django.urls import reverse
 
@@ -38,16 +39,27 @@ def _limits(table: GamingTable) -> Unmet:
     return Unmet(code="limits", clause="521.7(a)", short="no wager limits", who=FLOOR,
                  words=f"Table {table.number} {state} (§ 521.7(a)): {FLOOR} sets them on the wager limits page"
                        f"{'' if table.is_open else ' before it opens'}.",
-                 link=reverse("submissions:limit-request", args=[table.pk]))
+                 link=_limit_link(table.pk))
 
 
-def _submission(table: GamingTable, facility: Facility, at: datetime) -> Unmet:
-    day = gaming_day(facility, at)
+@lru_cache(maxsize=1)
+def _list_link() -> str:
+    return reverse("submissions:list")
+
+
+@lru_cache(maxsize=8192)
+def _limit_link(table_id: int) -> str:
+    """The table's wager-limits page (a board of 200 tables reversed 200 URLs on every view; the URLs never change
+    while the process runs)."""
+    return reverse("submissions:limit-request", args=[table_id])
+
+
+def _submission(table: GamingTable, day: date) -> Unmet:
     return Unmet(code="submission", clause="521.8(b)", short="no approved rules", who=COMPLIANCE,
                  words=f"No approved Rules Submission is in force on the gaming day of {day:%-d %b %Y}: table "
                        f"{table.number} may be operated only under rules the Board approved (§ 521.8(b)); "
                        f"{COMPLIANCE} files a version and records the Board's approval.",
-                 link=reverse("submissions:list"))
+                 link=_list_link())
 
 
 def _conflict(table: GamingTable, conflict: catalogue.Conflict) -> Unmet:
@@ -66,12 +78,13 @@ def _conflict(table: GamingTable, conflict: catalogue.Conflict) -> Unmet:
 def submission_unmet(facility: Facility, tables: Sequence[GamingTable], at: datetime) -> dict[int, list[Unmet]]:
     """Per table, what chapter 521 requires and is not met at ``at`` (three queries for any number of tables)."""
     found: dict[int, list[Unmet]] = {}
+    day = gaming_day(facility, at)  # once, not once a table
     for rules in selectors.tables_rules(facility, tables=tables, at=at):
         table, unmet = rules.table, []
         if rules.limits is None:
             unmet.append(_limits(table))
         if rules.submission is None:
-            unmet.append(_submission(table, facility, at))
+            unmet.append(_submission(table, day))
         unmet += [_conflict(table, conflict) for conflict in rules.conflicts]
         if unmet:
             found[table.pk] = unmet

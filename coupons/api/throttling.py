@@ -6,7 +6,8 @@ They stop a runaway client — a scanner retrying in a loop, a script gone wrong
 limit is answered 429 in the one error shape with ``Retry-After`` (whole seconds to the end of the window,
 ``coupons.api.errors``). The count is kept in the default cache: Redis in production, so every gunicorn worker
 on every host counts against the same number (a counter in each process would multiply the limit by their
-number). Redis's INCR is atomic: two workers counting at once both count.
+number). Redis's INCR is atomic: two workers counting at once both count; with its expiry it is one round trip
+(``compliance.cache.count_in_window``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import time
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from rest_framework.throttling import BaseThrottle
 
+from compliance.cache import count_in_window
 from compliance.env import parse_rate
 from coupons.models import ScannerDevice
 
@@ -43,13 +44,7 @@ class _WindowThrottle(BaseThrottle):
         count, period = rate
         now = time.time()
         window = int(now // period)
-        key = f"api-throttle:{self.scope}:{client}:{period}:{window}"
-        cache.add(key, 0, timeout=period + 5)
-        try:
-            used = cache.incr(key)
-        except ValueError:  # evicted between add and incr: this request opens the window again
-            cache.add(key, 1, timeout=period + 5)
-            used = 1
+        used = count_in_window(f"api-throttle:{self.scope}:{client}:{period}:{window}", period + 5)
         if used <= count:
             return True
         self.seconds_left = (window + 1) * period - now

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from compliance import accounts
 from compliance.actors import acts_as_system, acts_as_user
 from compliance.bounds import require_count, require_day_between, years
 from compliance.models import Facility, regulated_bulk_create
@@ -253,6 +254,17 @@ def finance_day_process(
     not_in_future(facility, gaming_date, "Finance processes a gaming day once it has happened, not")
     require_day_between(gaming_date, today(facility) - years(1), today(facility), "the gaming day processed")
     _require_counts(counted)
+    # The facility's exclusive lock holds up every scan on the floor until this commits: finance's password is
+    # checked before it is taken, not while the tables wait (issue 27: the busy floor's lock waits).
+    with accounts.password_checked_first(user, password):
+        return _process_locked(facility=facility, gaming_date=gaming_date, counted=counted, user=user,
+                               password=password, restock_location=restock_location, notes=notes,
+                               count_explanation=count_explanation, first_count=first_count)
+
+
+def _process_locked(*, facility: Facility, gaming_date: date, counted: Counts, user: Any, password: str,
+                    restock_location: StorageLocation | None, notes: str, count_explanation: str,
+                    first_count: Counts | None) -> FinanceDayProcessing:
     lock_facility(facility)
     _require_next_in_order(facility, gaming_date)
     figures = day_figures(facility, gaming_date)

@@ -29,11 +29,12 @@ from datetime import date
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 
 from compliance.actors import acting_as
 from compliance.gaming_day import local_time
 from compliance.models import Facility, GamingTable
+from compliance.raw_writes import audited_insert
 from compliance.readiness import table_readiness_now
 from compliance.roles import Capability, require_capability
 from coupons.days import day_words, today
@@ -238,17 +239,20 @@ AnswerOf = Callable[[Accepted], RedemptionAnswer | None]
 
 def _write(facility: Facility, redemption: Redemption, row: CouponRange, number: int, scan: Scan,
            account: Any, answer_of: AnswerOf) -> Accepted:
-    """The redemption row — the electronic cancellation — and the Idempotency-Key answer, in one transaction.
+    """The redemption row — the electronic cancellation — with its history row and audit event, and the
+    Idempotency-Key answer, in one transaction (on PostgreSQL one statement: ``compliance.raw_writes``).
     The insert's trigger (migrations 0024, 0028) takes the facility's share lock on PostgreSQL, then checks
     what the scan read before its transaction: the coupon still *distributed*, its day not processed by
     finance. The ledger's move is posted later (:mod:`coupons.services.redemption_posting`)."""
     accepted = _accepted(redemption, row.series, scan)
+
+    def stored_answer(_: Any) -> list[RedemptionAnswer]:  # it names the redemption's id: built once the row has it
+        return [found] if (found := answer_of(accepted)) is not None else []
+
     try:
-        with acting_as(account), transaction.atomic():
-            redemption.save(force_insert=True)
-            answer = answer_of(accepted)
-            if answer is not None:
-                answer.save(force_insert=True)
+        with acting_as(account):
+            # The row, its history row and audit event, and the stored answer: one statement (compliance.raw_writes).
+            audited_insert(redemption, then=stored_answer)
     except IntegrityError as clash:
         if "coupon_answer_key_once" in str(clash):
             raise

@@ -56,9 +56,12 @@ def _take_turns(facility: Facility) -> None:
 
 
 def _contradictions(facility: Facility, rows: list[AwaitingPosting]) -> None:
-    wrong = [(r.redemption, r.held_state) for r in rows if r.held_state != S.DISTRIBUTED]
-    if not wrong:
+    held = {r.redemption.pk: r.held_state for r in rows if r.held_state != S.DISTRIBUTED}
+    if not held:
         return
+    whole = Redemption.objects.filter(pk__in=list(held)).select_related("series", "table").order_by(
+        "gaming_date", "series_id", "serial")
+    wrong = [(r, held[r.pk]) for r in whole]
     words = "; ".join(
         f"{r.coupon} (redeemed at table {r.table.number} on {r.gaming_date:%d %b %Y}) is "
         + (f"{S(held).label.lower()} in the ledger" if held else "in no range of the ledger")
@@ -93,10 +96,9 @@ def pending_redemptions_post(facility: Facility, *, settled_only: bool = False) 
     posting = create(RedemptionPosting, current_actor(), facility=facility, gaming_date=today(facility),
                      quantity=len(rows))
     runs: dict[tuple[date, int], list[int]] = defaultdict(list)
-    series_of: dict[int, CouponSeries] = {}
     for row in rows:
         runs[(row.gaming_date, row.series_id)].append(row.serial)
-        series_of[row.series_id] = row.series
+    series_of: dict[int, CouponSeries] = CouponSeries.objects.in_bulk({row.series_id for row in rows})
     for (day, series_id), serials in sorted(runs.items()):  # earlier days first: the ledger runs forward
         spans = spans_.merge([(n, n) for n in serials])
         for start in range(0, len(spans), SPANS_PER_MOVE):

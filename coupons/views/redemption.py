@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.generic import TemplateView
 
-from compliance.readiness import table_readiness, tables_readiness
+from compliance.readiness import facility_readiness_now, table_readiness
 from compliance.roles import Capability, has_capability
 from compliance.views import REFUSED, ServiceFormView, found_or_404
 from coupons import redemption_forms as forms
@@ -36,8 +36,8 @@ class TableChooserView(CouponPage, TemplateView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         tables = list(reads.banking_tables(self.facility).order_by("pit", "number"))
-        states = tables_readiness(self.facility, tables)  # the board's and the API's answer, in one pass
-        return super().get_context_data(tables=[(t, states[t.pk]) for t in tables], **kwargs)
+        states = facility_readiness_now(self.facility)  # the board's and the API's answer, shared a few seconds
+        return super().get_context_data(tables=[(t, states[t.pk]) for t in tables if t.pk in states], **kwargs)
 
 
 class TableScreenView(CouponPage, ServiceFormView):

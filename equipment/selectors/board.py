@@ -12,7 +12,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from compliance.models import Facility, GamingTable
-from compliance.readiness import Readiness, Unmet, tables_readiness
+from compliance.readiness import Readiness, Unmet, facility_readiness_now, tables_readiness
 from compliance.times import when
 from equipment.clocks import DUE_SOON, INSPECTION_VALID_FOR, format_duration
 from equipment.models import (
@@ -201,9 +201,11 @@ def board_rows(facility: Facility, now: datetime | None = None) -> list[BoardRow
     """Every table of the facility, open ones first, in a fixed number of queries whatever the number of tables:
     open tables with their clocks and any breach, closed ones with what each needs before it may open — both
     from the one readiness service (``compliance.readiness``) that Open obeys."""
-    now = now or timezone.now()
+    live, now = now is None, now or timezone.now()
     tables = list(_with_facts(GamingTable.objects.filter(facility=facility), now).order_by("-is_open", "pit", "number"))
-    states = tables_readiness(facility, tables, now)
+    # The live board shares the facility's verdict of the last few seconds (compliance.readiness); a board asked
+    # at an instant computes it at that instant.
+    states = facility_readiness_now(facility, tables) if live else tables_readiness(facility, tables, now)
     rows = []
     table: Any
     for table in tables:

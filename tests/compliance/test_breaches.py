@@ -97,3 +97,33 @@ def test_dice_overdue_are_found_by_the_minute_sweep(facility, open_tdf):
     assert TableBreach.objects.get().started_at == due
     assert breaches_sync(facility, due) == []  # once: a second sweep opens nothing new
 
+
+
+def test_a_transaction_of_several_service_calls_syncs_the_facility_once_and_a_rolled_back_one_not_at_all(
+    facility, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks
+):
+    """Each write queues a sync of its facility at commit; a transaction making several writes, each in a savepoint
+    of its own (one service call each), runs one (issue 27: a day of dice changes evaluated the floor after each).
+    A sync queued in a savepoint that rolls back goes with it, and a later write queues it again."""
+    from django.db import transaction
+
+    from compliance import breaches
+
+    synced: list[int] = []
+    monkeypatch.setattr(breaches, "_sync_as_system", lambda f: synced.append(f.pk))
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        for number in ("T-1", "T-2", "T-3"):
+            with transaction.atomic():
+                make_table(facility, "three-dice-football", number)
+    assert synced == [facility.pk]
+    synced.clear()
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        try:
+            with transaction.atomic():
+                make_table(facility, "three-dice-football", "T-4")
+                raise RuntimeError("the call failed")
+        except RuntimeError:
+            pass
+        with transaction.atomic():
+            make_table(facility, "three-dice-football", "T-5")
+    assert synced == [facility.pk]

@@ -220,6 +220,27 @@ def test_two_verifications_never_run_at_once(facility):
         other.close()
 
 
+def test_the_verification_task_is_never_handed_to_a_second_worker_and_a_second_copy_verifies_nothing(facility):
+    """Issue 27: a full verification of 20 million rows and more outlives the broker's visibility timeout; an
+    unacknowledged task would then be handed to a second worker while the first still runs."""
+    from django.conf import settings
+
+    from compliance.tasks import verify_audit_chain
+
+    assert settings.CELERY_TASK_ACKS_LATE and verify_audit_chain.acks_late is False  # acknowledged when taken
+    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] < verify_audit_chain.time_limit
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s)", [_verify_lock_key()])
+        before = ChainVerification.objects.count()
+        assert verify_audit_chain.apply(kwargs={"incremental": False}).get() is None  # one is running: turned away
+        assert ChainVerification.objects.count() == before
+    finally:
+        other.close()
+    assert verify_audit_chain.apply().get() is True  # the lock released: it runs
+
+
 def _verify_lock_key() -> int:
     import hashlib
 

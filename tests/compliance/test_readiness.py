@@ -242,3 +242,24 @@ def test_only_the_floorperson_assigned_to_the_table_signs_its_inspection_and_car
         staffing.assignment_add(roster=world.roster, person=world.floorperson, position="floorperson", table=table,
                                 user=world.manager, starts_at=T0)
     assert inspect().passed and cards().pk
+
+
+def test_one_table_asked_now_keeps_the_verdict_of_every_table_of_its_facility(world):
+    """The redemption API asks on every scan (compliance.readiness.table_readiness_now): one table found wanting
+    computes the whole facility's verdicts at once, so the next table's scan reads its own from the cache."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from compliance.readiness import generation_bump, table_readiness_now
+
+    first, second = world.table("craps", "CR-1"), world.table("craps", "CR-2")
+    cache.clear()
+    assert table_readiness_now(first) == table_readiness(first, table_readiness_now(first).at)
+    with CaptureQueriesContext(connection) as captured:
+        kept = table_readiness_now(second)
+    assert captured.captured_queries == [] and kept == table_readiness(second, kept.at)
+    generation_bump(second.facility_id)  # a write a source reads: every verdict of the facility computed again
+    with CaptureQueriesContext(connection) as captured:
+        table_readiness_now(second)
+    assert captured.captured_queries

@@ -4,6 +4,7 @@ and the shift manager's override (§ 577.9)."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 import time_machine
@@ -163,6 +164,42 @@ def test_the_next_roster_starts_from_the_people_still_assigned(facility, staff_t
         T0 + timedelta(minutes=30), T0 + timedelta(minutes=56)}
     with pytest.raises(ValidationError, match="already has a roster"):
         services.roster_create(facility=facility, gaming_date=roster.gaming_date, shift=grave, user=shift_manager)
+
+
+def test_the_hand_over_writes_each_place_s_history_and_audit_event_in_a_few_queries(
+        facility, staff_table, roster, shift_manager):
+    """The copy is written in bulk (a 200-table floor's roster made 400 saves one by one), each ended place with its
+    history row and a "changed" audit event naming the hand-over, each new place with its own "created" ones, by the
+    shift manager, and the number of queries does not grow with the floor."""
+    from compliance.actors import acting_as
+    from compliance.models import AuditEvent
+
+    def copy(name: str, hour: int) -> tuple[Any, int]:
+        shift = services.shift_create(facility=facility, name=name, starts_at=T0.time().replace(hour=hour, minute=0),
+                                      hours=8, user=shift_manager)
+        with acting_as(shift_manager), CaptureQueriesContext(connection) as captured:
+            made = services.roster_create(facility=facility, gaming_date=roster.gaming_date, shift=shift,
+                                          user=shift_manager)
+        return made, len(captured)
+
+    staff_table(make_table(facility, "three-dice-football", "TDF-1"))
+    first, few = copy("Grave", 22)
+    ended = list(Assignment.objects.filter(roster=roster, ends_at__isnull=False))
+    assert ended and all(a.history.first().history_user == shift_manager for a in ended)
+    events = AuditEvent.objects.filter(model_label="staffing.Assignment", action="changed",
+                                       object_id__in=[str(a.pk) for a in ended])
+    assert events.count() == len(ended) and {e.actor for e in events} == {shift_manager}
+    assert all(list(e.changes) == ["ends_at"] and e.changes["ends_at"][0] is None for e in events)
+    new = list(Assignment.objects.filter(roster=first))
+    assert AuditEvent.objects.filter(model_label="staffing.Assignment", action="created",
+                                     object_id__in=[str(a.pk) for a in new]).count() == len(new)
+    for n in range(10):  # ten more tables on the grave shift's roster, then its hand-over to the next
+        table = make_table(facility, "blackjack", f"BJ-{n}")
+        services.assignment_add(roster=first, person=make_person(Role.DEALER, facility), position="dealer",
+                                table=table, user=shift_manager, starts_at=first.created_at)
+    second, many = copy("Dawn", 23)
+    assert Assignment.objects.filter(roster=second).count() == len(new) + 10
+    assert many == few
 
 
 def test_the_inspector_and_the_floor_change_nothing(facility, roster, inspector, dealer, floorperson):

@@ -11,7 +11,8 @@ twice changes nothing. ``--migrate`` migrates first, as the owner. The applicati
 * only read ``django_migrations``, ``django_content_type`` and the roles (``auth_group``,
   ``auth_permission``, ``auth_group_permissions``): roles are code, made by migrations as the owner; and
   ``auth_user_user_permissions``: no one holds a permission directly, only through a role;
-* use the sequences.
+* use the sequences;
+* only read the archive (``archive`` schema, :mod:`compliance.archive`): a closed year's audit events and history.
 
 It gets no TRUNCATE, REFERENCES or TRIGGER privilege, no CREATE on the schema and no TEMPORARY on the
 database (revoked from PUBLIC), so it cannot run DDL (``ALTER TABLE … DISABLE TRIGGER``), empty a table,
@@ -31,6 +32,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections, transaction
 from psycopg import sql
 
+from compliance.archive import archive_grants
 from compliance.db_guarantees import append_only_tables
 
 _CREDENTIALS = ("USER", "PASSWORD", "HOST", "PORT")  # the database itself (NAME) stays the application's
@@ -130,6 +132,7 @@ def grant_application_role(connection: Any, role: str, password: str) -> None:
         tables = set(connection.introspection.table_names(cursor))
         _ensure_role(cursor, role, password)
         _grant(cursor, role, current_owner, schema, tables)
+        archive_grants(cursor, role)
         _check_owns_nothing(cursor, role)
 
 

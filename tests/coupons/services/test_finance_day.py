@@ -157,3 +157,28 @@ def test_processing_refuses_coupons_brought_in_by_an_unsigned_document_of_an_ear
             user=finance_staff, password=PASSWORD,
         )
     assert processing.variance == 0
+
+
+def test_finances_password_is_checked_once_and_before_the_facility_is_locked(
+    program, returned_day, finance_staff, monkeypatch
+):
+    """Issue 27 (the busy floor): the processing holds the facility's exclusive lock, every scan waiting on it; the
+    signer's password (a third of a second of hashing) is checked before the lock, once, and the signature takes that
+    answer. A wrong password is still refused by the signature, with nothing written."""
+    from coupons.services import finance_day
+
+    happened: list[str] = []
+    locking, checking = finance_day.lock_facility, type(finance_staff).check_password
+    monkeypatch.setattr(finance_day, "lock_facility", lambda facility: (happened.append("lock"), locking(facility)))
+    monkeypatch.setattr(type(finance_staff), "check_password",
+                        lambda user, raw: (happened.append("hash"), checking(user, raw))[1])
+    counted = {2500: {"returned": 20, "voided": 0, "redeemed": 0}}
+    with pytest.raises(ValidationError, match="password is not correct"):
+        services.finance_day_process(facility=program.facility, gaming_date=TODAY, counted=counted,
+                                     user=finance_staff, password="not the password", restock_location=program.vault)
+    assert not FinanceDayProcessing.objects.exists()
+    happened.clear()
+    services.finance_day_process(facility=program.facility, gaming_date=TODAY, counted=counted, user=finance_staff,
+                                 password=PASSWORD, restock_location=program.vault)
+    assert happened == ["hash", "lock"]
+    assert FinanceDayProcessing.objects.get().signatures.filter(slot="reviewed", signer=finance_staff).exists()

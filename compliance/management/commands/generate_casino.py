@@ -1,0 +1,97 @@
+"""``manage.py generate_casino``: a year (or more) of a large casino in PostgreSQL, as the application would have
+written it (issue 27; :mod:`compliance.scale`).
+
+    manage.py generate_casino --years 1 --tables 200 --redemptions-per-quarter 5000000 --seed 1
+
+On a fresh database (migrated; no facility of ``--facility`` yet): the foundation's demo people and a floor of
+``--tables`` tables, then each app's part (its ``apps.py`` declares it) for every gaming day ending yesterday, then
+the audit chain linked. The same seed gives the same casino. Prints each part's time and the rows of each table.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
+from django.test.utils import override_settings
+from django.utils.module_loading import import_string
+
+from compliance.actors import acting_as, system_user
+from compliance.chain import chain_link_all
+from compliance.gaming_day import day_bounds, gaming_day
+from compliance.models import Facility
+from compliance.registry import scale_seeders
+from compliance.scale import ScalePlan, travel
+from compliance.scale_floor import floor_scale_seed
+
+# Signatures check the signer's password each time: the generator's people sign with a throwaway password
+# (compliance.demo.signing_passwords) hashed fast, or a year's signatures would take half an hour of PBKDF2.
+_FAST = ["django.contrib.auth.hashers.MD5PasswordHasher", "django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+
+
+class Command(BaseCommand):
+    help = "Fill PostgreSQL with a year of a large casino, sealed and chained, reproducible from its seed."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--years", type=float, default=1.0, help="gaming days ending yesterday: 365 × years")
+        parser.add_argument("--days", type=int, default=None, help="or a number of gaming days (overrides --years)")
+        parser.add_argument("--tables", type=int, default=200)
+        parser.add_argument("--redemptions-per-quarter", type=int, default=5_000_000)
+        parser.add_argument("--exclusion-entries", type=int, default=200_000)
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--facility", default="demo", help="the facility's code (it must not exist yet)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if connection.vendor != "postgresql":
+            raise CommandError("generate_casino fills PostgreSQL (it writes by COPY): set DATABASE_URL to a "
+                               "postgres:// database, migrated and empty")
+        if Facility.objects.filter(code=options["facility"]).exists():
+            raise CommandError(f"Facility {options['facility']!r} exists already: generate into a fresh database "
+                               "(createdb, migrate) or name another facility with --facility")
+        days = options["days"] or round(365 * options["years"])
+        for name in ("tables", "redemptions_per_quarter", "exclusion_entries"):
+            if options[name] < 1:
+                raise CommandError(f"--{name.replace('_', '-')} must be at least 1")
+        if not 1 <= days <= 3660:
+            raise CommandError("between 1 and 3,660 gaming days (ten years)")
+        started = time.perf_counter()
+        with override_settings(PASSWORD_HASHERS=_FAST):
+            plan = self._floor(options, days)
+            for config, seeder in scale_seeders():
+                began = time.perf_counter()
+                self.stdout.write(f"  {config.verbose_name} ({seeder.function.rsplit('.', 1)[-1]}) …")
+                words = import_string(seeder.function)(plan=plan)
+                self.stdout.write(f"  {config.verbose_name}: {words} ({time.perf_counter() - began:,.0f} s)")
+        began = time.perf_counter()
+        links = chain_link_all()
+        self.stdout.write(f"  audit chain: {links:,} link(s) ({time.perf_counter() - began:,.0f} s)")
+        self._analyze()
+        self.stdout.write(self.style.SUCCESS(
+            f"Generated {days} gaming days of {plan.facility.name} ({plan.first_day} to {plan.last_day}), "
+            f"{plan.tables} tables, seed {plan.seed}, in {time.perf_counter() - started:,.0f} s"))
+        self._counts()
+
+    def _floor(self, options: dict[str, Any], days: int) -> ScalePlan:
+        facility_day = gaming_day(Facility(code="-", name="-"))
+        first_day = facility_day - timedelta(days=days)
+        plan = ScalePlan(facility=Facility(code=options["facility"]), first_day=first_day, days=days,
+                         tables=options["tables"], redemptions_per_quarter=options["redemptions_per_quarter"],
+                         seed=options["seed"], exclusion_entries=options["exclusion_entries"],
+                         say=lambda words: self.stdout.write(words))
+        with travel(day_bounds(plan.facility, first_day)[0] - timedelta(hours=12)), acting_as(system_user()):
+            self.stdout.write(f"  floor: {floor_scale_seed(plan=plan)}")
+        return plan
+
+    def _analyze(self) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+
+    def _counts(self) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT relname, n_live_tup FROM pg_stat_user_tables WHERE n_live_tup >= 1000 "
+                           "ORDER BY n_live_tup DESC LIMIT 25")
+            for name, rows in cursor.fetchall():
+                self.stdout.write(f"    {name:<48} {rows:>14,}")

@@ -1,0 +1,198 @@
+"""The coupon ledger's part of a generated year (``manage.py generate_casino``, :mod:`compliance.scale`).
+
+Every gaming day of the plan, as its people would have done it, through the services (each signature, ledger line,
+history row and audit event as the application writes them), the clock set to the moment:
+
+* at the start of each quarter, a $10 and a $25 series approved by the Bureau (§ 525.21(b)) and a printer's shipment
+  of each received and examined (§ 525.21(e)–(f)), sized for the quarter;
+* each day at 10:00, a requisition authorized and issued to marketing for each series (§ 525.21(g)–(h)); at 11:00
+  the coupons handed to patrons (§ 525.21(d));
+* the day's redemptions at the craps, roulette and blackjack tables (§ 525.22), through the day: their rows, history
+  rows and audit events as a scan writes them (:func:`compliance.scale.rows_as_saved`; the database's trigger checks
+  each coupon is distributed and its day open, as for a scan), by the table's dealer;
+* the next morning, marketing's reconciliation form with the coupons it kept returned (§ 525.21(j)–(k)), and
+  finance's processing of the day (§ 525.21(m)): the redemptions posted to the ledger, the redeemed coupons
+  cancelled, the returned ones restocked;
+* on the last day of each month, finance's inventory of every coupon still in its ledger (§ 525.21(n)).
+
+Redeemed serials are the first of the day's distributed block of each series, in order: a day's redemptions post as
+one ledger line per series, and the ranges grow by a few rows a day. (Coupons come back in any order in life; each
+out-of-order redemption splits a range in two, the growth issue 27 names: the generated year does not show it.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+
+from compliance.actors import acting_as
+from compliance.demo import signing_passwords
+from compliance.gaming_day import day_bounds
+from compliance.models import Game, GamingTable
+from compliance.reports.periods import quarter_of
+from compliance.roles import Role
+from compliance.scale import ScalePlan, rows_as_saved, travel
+from coupons import services
+from coupons.demo import _EVEN_MONEY, _issued, _locations, _received
+from coupons.models import CouponProgram, CouponSeries, ReconciliationForm, Redemption, StorageLocation
+from coupons.redemption_rules import EVEN_MONEY_POSITIONS, allowed_positions
+from coupons.scale_mailing import quarter_mailing
+from coupons.selectors.stock import expected_inventory
+
+__all__ = ["coupons_scale_seed"]
+
+# Each series' share of the day's redemptions, and its denomination.
+SERIES = (("mp10", 1000, "MA", 0.6), ("mp25", 2500, "MB", 0.4))
+HANDED_OUT_MORE = 0.04  # patrons keep some coupons for another day (they are never redeemed here)
+KEPT_BY_MARKETING = 0.01  # what marketing did not hand out, returned with the form
+GAMES = ("craps", "roulette", "blackjack")
+
+
+def _at(plan: ScalePlan, day: date, hours: float) -> datetime:
+    return day_bounds(plan.facility, day)[0] + timedelta(hours=hours)
+
+
+def _people(plan: ScalePlan) -> dict[Role, Any]:
+    return {role: plan.people[role] for role in (Role.COMPLIANCE_OFFICER, Role.FINANCE_SUPERVISOR, Role.FINANCE_STAFF,
+                                                  Role.MARKETING_SUPERVISOR, Role.MARKETING_STAFF)}
+
+
+class _Floor:
+    """The coupon tables, their dealers and the positions a coupon takes there (§ 525.22(c), even money)."""
+
+    def __init__(self, plan: ScalePlan) -> None:
+        self.tables = list(GamingTable.objects.filter(facility=plan.facility, game__code__in=GAMES)
+                           .select_related("game").order_by("number"))
+        if not self.tables:
+            raise SystemExit("generate_casino: the facility has no craps, roulette or blackjack table for coupons")
+        dealers = plan.people["dealers"]
+        self.dealer = {t.pk: dealers[n % len(dealers)] for n, t in enumerate(self.tables)}
+        self.positions = {t.pk: sorted(p for p in allowed_positions(t.game.code) if p in EVEN_MONEY_POSITIONS)
+                          for t in self.tables}
+
+
+class _Quarter:
+    """A quarter's series, received at its start, and the next serial of each to issue."""
+
+    def __init__(self, plan: ScalePlan, start: date, people: dict[Role, Any], password: str,
+                 vault: StorageLocation) -> None:
+        quarter_days = (quarter_of(start).end - start).days + 1
+        self.series: list[tuple[CouponSeries, float]] = []
+        self.next: dict[int, int] = {}
+        for code, cents, prefix, share in SERIES:
+            per_day = plan.redemptions_per_day * share * (1 + HANDED_OUT_MORE + KEPT_BY_MARKETING) * 1.3
+            size = int(per_day * min(quarter_days, plan.days)) + 1000
+            first = 1_000_001
+            series = _series(plan, people, password, code=f"{code}-{start:%Y%m}", cents=cents,
+                             prefix=f"{prefix}{start:%y}{quarter_of(start).start.month:02d}", start=start)
+            _received(plan.facility, series, people, password, on=start, serials=(first, first + size - 1),
+                      vault=vault, invoice=f"KGP-{start:%Y%m}-{code.upper()}")
+            self.series.append((series, share))
+            self.next[series.pk] = first
+
+
+def _series(plan: ScalePlan, people: dict[Role, Any], password: str, *, code: str, cents: int, prefix: str,
+            start: date) -> CouponSeries:
+    """A quarter's series, good through a month after the quarter, its design and the program's internal controls
+    approved by the Bureau a month before (§ 525.21(b)); a prefix of its own, so no serial is printed twice."""
+    officer, finsup = people[Role.COMPLIANCE_OFFICER], people[Role.FINANCE_SUPERVISOR]
+    program = CouponProgram.objects.get(code="match-play")
+    approved_on = start - timedelta(days=30)
+    with acting_as(finsup):
+        series = services.series_create(
+            facility=plan.facility, program=program, code=code, name=f"${cents // 100} Match Play {start:%b %Y}",
+            denomination_cents=cents, expires_on=quarter_of(start).end + timedelta(days=30),
+            games=list(Game.objects.filter(code__in=GAMES)), wager_restrictions=_EVEN_MONEY, even_money_only=True,
+            user=finsup, serial_prefix=prefix)
+    for kind in ("design", "internal_controls"):
+        services.approval_record(facility=plan.facility, program=program, kind=kind, approved_on=approved_on,
+                                 reference=f"BGO-{approved_on:%Y}-{kind[:3].upper()}-{code.upper()}", series=series,
+                                 user=officer, password=password)
+    return series
+
+
+def _redemptions(plan: ScalePlan, floor: _Floor, series: CouponSeries, day: date, first: int, count: int,
+                 rng: Any) -> None:
+    """The day's redemptions of ``series``, serials ``first`` on, as each table's scan writes them, by its dealer."""
+    opens = _at(plan, day, 4)  # the tables' busy hours: from 10:00 (the day starts at 06:00) for 18 hours
+    by_dealer: dict[int, list[dict[str, Any]]] = {}
+    for n in range(count):
+        table = floor.tables[rng.randrange(len(floor.tables))]
+        dealer = floor.dealer[table.pk]
+        by_dealer.setdefault(dealer.pk, []).append({
+            "facility_id": plan.facility.pk, "series_id": series.pk, "serial": first + n,
+            "denomination_cents": series.denomination_cents, "gaming_date": day,
+            "redeemed_at": opens + timedelta(seconds=int(64_800 * (n + rng.random()) / count)),
+            "table_id": table.pk, "game_id": table.game_id, "position": rng.choice(floor.positions[table.pk]),
+            "chips_cents": series.denomination_cents + 500 * rng.randrange(0, 4), "wager": "",
+            "channel": Redemption.Channel.TABLE.value, "device_id": None, "redeemed_by_id": dealer.pk,
+            "drop_count_id": None})
+    numbers = {t.pk: t.number for t in floor.tables}
+
+    def described(row: dict[str, Any]) -> str:  # Redemption.__str__
+        return f"{series.serial(row['serial'])} redeemed at table {numbers[row['table_id']]}"
+
+    for dealer_id, rows in by_dealer.items():
+        rows.sort(key=lambda row: row["redeemed_at"])
+        rows_as_saved(Redemption, rows, actor_id=dealer_id, moment="redeemed_at", describe=described)
+
+
+def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: dict[Role, Any], password: str,
+         vault: StorageLocation, rng: Any) -> int:
+    """One gaming day: issue, hand out, redeem; the next morning the form and finance's processing."""
+    kept: dict[int, int] = {}
+    redeemed: dict[int, int] = {}
+    with travel(_at(plan, day, 4)), transaction.atomic():
+        for series, share in quarter.series:
+            count = max(1, round(plan.redemptions_per_day * share * rng.uniform(0.8, 1.2)))
+            handed = count + max(1, round(count * HANDED_OUT_MORE))
+            keep = max(1, round(count * KEPT_BY_MARKETING))
+            first = quarter.next[series.pk]
+            quarter.next[series.pk] = first + handed + keep
+            _issued(plan.facility, series, people, password, on=day, serials=(first, first + handed + keep - 1))
+            services.distribution_record(facility=plan.facility, series=series, spans=[(first, first + handed - 1)],
+                                         user=people[Role.MARKETING_STAFF], gaming_date=day)
+            _redemptions(plan, floor, series, day, first, count, rng)
+            kept[series.denomination_cents] = kept.get(series.denomination_cents, 0) + keep
+            redeemed[series.denomination_cents] = redeemed.get(series.denomination_cents, 0) + count
+    with travel(_at(plan, day, 25)), transaction.atomic():  # 07:00 the next morning
+        services.reconciliation_complete(
+            facility=plan.facility, gaming_date=day, counted_remaining=kept, user=people[Role.MARKETING_SUPERVISOR],
+            password=password, disposition=ReconciliationForm.Disposition.RETURN,
+            receiver=services.CoSigner(people[Role.FINANCE_SUPERVISOR], password))
+        services.finance_day_process(
+            facility=plan.facility, gaming_date=day, user=people[Role.FINANCE_STAFF], password=password,
+            counted={cents: {"returned": kept[cents], "redeemed": redeemed[cents]} for cents in kept},
+            restock_location=vault)
+        if (day + timedelta(days=1)).month != day.month:
+            counted: dict[CouponSeries, Sequence[tuple[int, int]]] = dict(expected_inventory(plan.facility))
+            services.inventory_record(facility=plan.facility, user=people[Role.FINANCE_STAFF], password=password,
+                                      counted=counted)
+    return sum(redeemed.values())
+
+
+def coupons_scale_seed(*, plan: ScalePlan) -> str:
+    people = _people(plan)
+    floor = _Floor(plan)
+    rng = plan.rng("coupons")
+    redeemed = days = 0
+    with signing_passwords(people.values()) as password:
+        with travel(_at(plan, plan.first_day, 2)):
+            vault, _cabinet = _locations(plan.facility, people[Role.COMPLIANCE_OFFICER])
+        quarter: _Quarter | None = None
+        for day in plan.each_day():
+            if quarter is None or quarter_of(day).start == day:
+                with travel(_at(plan, day, 2)), transaction.atomic():
+                    quarter = _Quarter(plan, day, people, password, vault)
+            # The quarter's mailing, on its day before the day's issuance (coupons/scale_mailing.py)
+            quarter_mailing(plan=plan, day=day, series=[s for s, _share in quarter.series], people=people,
+                            password=password, vault=vault)
+            redeemed += _day(plan, quarter, floor, day, people, password, vault, rng)
+            days += 1
+            if days % 7 == 0:
+                plan.say(f"    coupons: {days} of {plan.days} gaming days, {redeemed:,} redeemed")
+    plan.shared["redeemed"] = redeemed
+    return f"{days} gaming days reconciled and processed, {redeemed:,} coupons redeemed at {len(floor.tables)} tables"

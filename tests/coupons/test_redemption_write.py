@@ -1,0 +1,108 @@
+"""The scan's write (``compliance.raw_writes.audited_insert``): in one statement, exactly the rows ``save()`` writes —
+the redemption, its history row naming the acting account, its audit event, each sealed — and ``save()`` itself
+wherever one statement would skip something (a receiver the write does not know)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.db.models.signals import post_save
+from django.test.utils import CaptureQueriesContext
+
+from compliance.actors import acting_as
+from compliance.models import AuditEvent
+from compliance.raw_writes import audited_insert, history_model_of, takes_one_statement
+from coupons.models import Redemption, RedemptionAnswer
+from tests.coupons.conftest import TODAY
+
+pytestmark = pytest.mark.django_db
+
+# What differs between two redemptions of two coupons written a moment apart.
+_OWN = {"id", "serial", "wager", "seal", "redeemed_at", "history_id", "history_date", "occurred_at", "object_id", "object_repr"}
+
+
+def _columns(row: Any) -> dict[str, Any]:
+    return {f.attname: getattr(row, f.attname) for f in row._meta.concrete_fields if f.attname not in _OWN}
+
+
+def _redemption(program: Any, table: Any, user: Any, serial: int) -> Redemption:
+    return Redemption(facility=program.facility, series=program.series, serial=serial, denomination_cents=2500,
+                      gaming_date=TODAY, table=table, game=table.game, position="pass_line", chips_cents=4000,
+                      wager=f"R1-S{serial}", redeemed_by=user)
+
+
+def _written(redemption: Redemption) -> tuple[Redemption, Any, AuditEvent]:
+    row = Redemption.objects.get(pk=redemption.pk)
+    history = history_model_of(Redemption).objects.get(id=redemption.pk)
+    event = AuditEvent.objects.get(model_label="coupons.Redemption", object_id=str(redemption.pk))
+    return row, history, event
+
+
+def test_one_statement_writes_the_rows_save_writes(program, handed_out, craps_table, dealer):
+    handed_out(1, 10)
+    assert takes_one_statement(Redemption)
+    fast, saved = _redemption(program, craps_table, dealer, 3), _redemption(program, craps_table, dealer, 4)
+    with acting_as(dealer):
+        with CaptureQueriesContext(connection) as captured:
+            audited_insert(fast)
+        saved.save(force_insert=True)
+    assert [q["sql"].split()[0] for q in captured.captured_queries if "INSERT" in q["sql"]] == ["WITH"]
+    (row, history, event), (row_saved, history_saved, event_saved) = _written(fast), _written(saved)
+    assert _columns(row) == _columns(row_saved) and row.seal_intact() and row.seal == fast.seal
+    assert _columns(history) == _columns(history_saved)
+    assert history.history_user_id == dealer.pk and history.history_type == "+" and history.seal == row.seal
+    assert _columns(event) | {"changes": None} == _columns(event_saved) | {"changes": None}
+    assert event.changes == event_saved.changes | {"serial": 3, "wager": "R1-S3", "redeemed_at": str(fast.redeemed_at)}
+    assert event.history_id == history.history_id and event.actor_id == dealer.pk and event.seal_intact()
+    assert event.object_repr == "MP-0000003 redeemed at table CR-1"
+    assert not fast._state.adding and fast.pk == row.pk
+
+
+def test_the_rows_that_follow_get_the_redemptions_id_in_the_same_statement(program, handed_out, craps_table, dealer):
+    handed_out(1, 10)
+    redemption = _redemption(program, craps_table, dealer, 5)
+
+    def answer(row: Redemption) -> list[RedemptionAnswer]:
+        return [RedemptionAnswer(account=dealer, key="k-5", request_sha256="f", status=201,
+                                 body={"redemption": {"id": row.pk}}, redemption=row)]
+
+    with acting_as(dealer), CaptureQueriesContext(connection) as captured:
+        audited_insert(redemption, then=answer)
+    stored = RedemptionAnswer.objects.get(key="k-5")
+    assert stored.redemption_id == redemption.pk and stored.body == {"redemption": {"id": redemption.pk}}
+    assert [q["sql"].split()[0] for q in captured.captured_queries if "INSERT" in q["sql"]] == ["WITH"]
+
+
+def test_a_refused_insert_writes_nothing(program, handed_out, craps_table, dealer):
+    handed_out(1, 10)
+    with acting_as(dealer):
+        audited_insert(_redemption(program, craps_table, dealer, 6))
+        before = AuditEvent.objects.count(), history_model_of(Redemption).objects.count()
+        from django.db import IntegrityError
+
+        with pytest.raises(IntegrityError, match="coupon_redeemed_once"):
+            audited_insert(_redemption(program, craps_table, dealer, 6))
+    assert (AuditEvent.objects.count(), history_model_of(Redemption).objects.count()) == before
+    assert Redemption.objects.filter(serial=6).count() == 1
+
+
+def test_a_receiver_the_write_does_not_know_gets_the_row_through_save(program, handed_out, craps_table, dealer):
+    handed_out(1, 10)
+    heard: list[Any] = []
+
+    def listener(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
+        heard.append(instance.pk)
+
+    post_save.connect(listener, sender=Redemption, weak=False, dispatch_uid="test-raw-writes")
+    try:
+        assert not takes_one_statement(Redemption)
+        redemption = _redemption(program, craps_table, dealer, 7)
+        with acting_as(dealer):
+            audited_insert(redemption)
+    finally:
+        post_save.disconnect(sender=Redemption, dispatch_uid="test-raw-writes")
+    assert heard == [redemption.pk] and takes_one_statement(Redemption)
+    row, history, event = _written(redemption)
+    assert history.history_user_id == dealer.pk and event.history_id == history.history_id and row.seal_intact()
