@@ -82,8 +82,8 @@ def _tables_ready(facility: Any, count: int, people: dict[str, Any], password: s
 
 def _coupons(facility: Any, people: dict[str, Any], password: str, today: date, *, coupons: int, prefix: str,
              code: str, games: list[Any], yesterday: bool) -> tuple[Any, list[tuple[int, int]]]:
-    """A $25 series (its approvals, its coupons received two days ago), yesterday's issue if asked, and today's
-    ``coupons`` issued; the ranges of 4,000 to hand out today."""
+    """A $25 series (its approvals, its coupons received two days ago — today in an existing database), yesterday's
+    issue if asked, and today's ``coupons`` issued; the ranges of 4,000 to hand out today."""
     from compliance.actors import acting_as, system_user
     from compliance.roles import Role
     from coupons import demo, services
@@ -110,8 +110,9 @@ def _coupons(facility: Any, people: dict[str, Any], password: str, today: date, 
         # examination's line dated the day it was done, the requisition prepared the day before it was needed).
         by_role = {Role.FINANCE_SUPERVISOR: people["finsup"], Role.FINANCE_STAFF: people["finance"],
                    Role.MARKETING_SUPERVISOR: people["mktsup"], Role.MARKETING_STAFF: people["marketing"]}
-        demo._received(facility, series, by_role, password, on=today - 2 * day, serials=(1, total), vault=vault,
-                       invoice=code)
+        # An existing database's earlier days may be closed by finance: its shipment comes in today.
+        demo._received(facility, series, by_role, password, on=today - 2 * day if yesterday else today,
+                       serials=(1, total), vault=vault, invoice=code)
         if yesterday:
             demo._issued(facility, series, by_role, password, on=today - day, serials=(1, YESTERDAY["issued"]))
         demo._issued(facility, series, by_role, password, on=today, serials=(first_today, total))
