@@ -118,24 +118,27 @@ def _amendment(plan: ScalePlan, number: int, day: date, officer: Any, password: 
 
 
 def _weekend(plan: ScalePlan, friday: date, tables: list[GamingTable], floorperson: Any) -> int:
-    """Friday evening's raised limits, scheduled with 30 minutes' notice, and Sunday morning's return to them."""
+    """Friday evening's raised limits, scheduled with 30 minutes' notice, and Sunday morning's return to them.
+
+    One transaction from Friday's request to Sunday's return, committed then: what runs at commit (the facility's
+    breach sync, which reads every table's readiness) runs once a weekend, not after each step."""
     at = _at(plan, friday, 13)  # 19:00
-    changes = []
-    with travel(at), transaction.atomic():
-        for table in tables:
-            low, high = _limits(table)
-            changes.append(limits.limit_change_request(
-                table=table, minimum=str(int(low) * 5 // 2 // 5 * 5), maximum=high, patrons_playing=True,
-                effective_at=at + timedelta(minutes=35), user=floorperson))
-    for minutes, step in ((1, limits.limit_change_post), (5, limits.limit_change_announce)):
-        with travel(at + timedelta(minutes=minutes)), transaction.atomic():
-            for change in changes:
-                step(change=change, user=floorperson)
-    with travel(at + timedelta(minutes=35)):
-        limits.limit_changes_apply()  # beat, at the change's time
     sunday = friday + timedelta(days=2)
-    if sunday <= plan.last_day:
-        with travel(_at(plan, sunday, 1 / 6)), transaction.atomic():
+    changes = []
+    with travel(_at(plan, min(sunday, plan.last_day), 1 / 6)), transaction.atomic():
+        with travel(at):
+            for table in tables:
+                low, high = _limits(table)
+                changes.append(limits.limit_change_request(
+                    table=table, minimum=str(int(low) * 5 // 2 // 5 * 5), maximum=high, patrons_playing=True,
+                    effective_at=at + timedelta(minutes=35), user=floorperson))
+        for minutes, step in ((1, limits.limit_change_post), (5, limits.limit_change_announce)):
+            with travel(at + timedelta(minutes=minutes)):
+                for change in changes:
+                    step(change=change, user=floorperson)
+        with travel(at + timedelta(minutes=35)):
+            limits.limit_changes_apply()  # beat, at the change's time
+        if sunday <= plan.last_day:  # 06:10, before play
             for table in tables:
                 low, high = _limits(table)
                 limits.limit_change_request(table=table, minimum=low, maximum=high, patrons_playing=False,
