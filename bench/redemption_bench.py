@@ -172,6 +172,8 @@ def _report(args: argparse.Namespace, baseline: Figure, capacity: Figure, busy: 
     print(f"  queries per redemption: {len(profile['queries'])} without Idempotency-Key, "
           f"{len(profile['queries_key'])} with; in-process (test client, no HTTP, one at a time) "
           f"{profile['ms_per_request']:.1f} ms wall, {profile['cpu_ms_per_request']:.1f} ms CPU")
+    print(f"  Python function calls per redemption (cProfile's count, the same on a busy machine): "
+          f"{profile.get('calls_per_request', 0):,.0f}")
     top = ", ".join(f"{name} {ms:.1f}" for name, ms in profile["profile_top"][:6])
     print(f"  in-process own time per redemption (cProfile, inflated), ms: {top}")
     slowest = sorted(queries, key=lambda q: -q["ms"])[:3]
