@@ -60,6 +60,6 @@ def test_a_code_used_twice_is_named_at_sign_in(page, live_server, facility, fina
     page.wait_for_url(f"{live_server.url}/")
     page.context.clear_cookies()
     fill_sign_in(page, live_server, finance_supervisor)
-    assert page.get_by_text("That code was already used to sign in").is_visible()
+    page.get_by_text("That code was already used to sign in").wait_for()  # the refusal page has loaded
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "sign-in-code-used.png"), full_page=True)

@@ -24,7 +24,7 @@ def test_a_supervisor_signs_a_record_from_the_dashboard(login, live_server, faci
 
     page.get_by_label("Your password").fill("wrong password")
     page.get_by_role("button", name="Sign as").click()
-    assert page.get_by_text("That password is not correct").is_visible()
+    page.get_by_text("That password is not correct").wait_for()  # the refused form has come back
     assert not Signature.objects.exists()
 
     page.get_by_label("Your password").fill(PASSWORD)
