@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum
 
+from compliance.keyset import Keyset
 from compliance.models import Facility, GamingTable
 from coupons.models import (
     CouponRange,
@@ -18,11 +19,13 @@ from coupons.models import (
     Redemption,
     RedemptionAnswer,
     ScannerDevice,
+    format_cents,
 )
 from coupons.selectors.scan_reads import answer_sql, coupon_ranges_sql, scanner_sql
 
 __all__ = [
     "AwaitingPosting",
+    "DayAtTable",
     "awaiting_posting_by_denomination",
     "banking_tables",
     "coupon_ranges_at",
@@ -32,13 +35,14 @@ __all__ = [
     "drop_count_summary",
     "drop_counts_of",
     "redemption_answer_for",
+    "redemption_day_page",
+    "redemption_day_tables",
     "redemption_in",
     "redemption_of",
     "redemption_page",
     "redemptions_at_table",
     "redemptions_awaiting_posting",
     "redemptions_of_coupons",
-    "redemptions_of_day",
     "scanner_by_token_sha256",
     "scanner_in",
     "scanners_of",
@@ -76,10 +80,38 @@ def redemptions_at_table(table: GamingTable, gaming_date: date, *, limit: int = 
     )
 
 
-def redemptions_of_day(facility: Facility, gaming_date: date) -> QuerySet[Redemption]:
-    return (Redemption.objects.filter(facility=facility, gaming_date=gaming_date)
-            .select_related("series", "table", "game", "device", "redeemed_by__profile")
-            .order_by("table__number", "redeemed_at", "pk"))
+@dataclass(frozen=True)
+class DayAtTable:
+    """One table's redemptions of a gaming day: how many, and their face value."""
+
+    table_id: int
+    number: str
+    count: int
+    cents: int
+
+    @property
+    def value(self) -> str:
+        return format_cents(self.cents)
+
+
+def redemption_day_tables(facility: Facility, gaming_date: date) -> list[DayAtTable]:
+    """Each table's count and value of the day's redemptions, by table number: one grouped read on the index
+    (facility, gaming_date), however many thousands the day holds (issue 27: the page shows these, not the rows)."""
+    rows = (Redemption.objects.filter(facility=facility, gaming_date=gaming_date)
+            .values("table_id", "table__number").annotate(count=Count("pk"), cents=Sum("denomination_cents"))
+            .order_by("table__number"))
+    return [DayAtTable(r["table_id"], r["table__number"], r["count"], r["cents"] or 0) for r in rows]
+
+
+def redemption_day_page(facility: Facility, gaming_date: date, keyset: Keyset, limit: int, *,
+                        table_id: int | None = None) -> list[Redemption]:
+    """Up to ``limit`` of a gaming day's redemptions (one table's, or all) from where ``keyset`` starts, newest
+    first: keyset pagination on (redeemed_at, id), no count and no OFFSET (issue 27)."""
+    rows = Redemption.objects.filter(facility=facility, gaming_date=gaming_date)
+    if table_id is not None:
+        rows = rows.filter(table_id=table_id)
+    return list(keyset.applied(rows, "redeemed_at")
+                .select_related("series", "table", "game", "device", "redeemed_by__profile")[:limit])
 
 
 def redemption_page(facility: Facility, gaming_date: date, *, table: GamingTable | None = None,

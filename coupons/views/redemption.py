@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.generic import TemplateView
 
+from compliance.keyset import keyset_of, keyset_page, stale_link_words
 from compliance.readiness import facility_readiness_now, table_readiness
 from compliance.roles import Capability, has_capability
 from compliance.views import REFUSED, ServiceFormView, found_or_404
@@ -89,18 +90,47 @@ class RedemptionDetailView(CouponPage, TemplateView):
         return super().get_context_data(redemption=redemption, **kwargs)
 
 
+REDEMPTION_CURSOR = "coupons.redemptions"
+
+
 class RedemptionDayView(CouponPage, TemplateView):
+    """A gaming day's redemptions (§ 525.22, § 525.21(m)(3)): each table's count and value, then the coupons newest
+    first a page at a time by keyset (issue 27: a busy day holds tens of thousands), all tables or one."""
+
     template_name = "coupons/redemptions.html"
     title = "Redemptions of a gaming day"
     citation = ("525.22", "525.21(m)(3)")
+    page_size = 100
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         kwargs.pop("day", None)
         asked = self.kwargs.get("day") or self.request.GET.get("day", "")
         day = parse_day(asked) if asked else today(self.facility)
-        rows = list(reads.redemptions_of_day(self.facility, day))
-        total = sum(r.denomination_cents for r in rows)
-        return super().get_context_data(day=day, redemptions=rows, total=format_cents(total), **kwargs)
+        tables = reads.redemption_day_tables(self.facility, day)
+        chosen = self._chosen_table(tables)
+        keyset, stale, query = keyset_of(self.request.GET, purpose=REDEMPTION_CURSOR)
+        if stale:
+            messages.warning(self.request, stale_link_words("redemptions"))
+        page = keyset_page(
+            lambda at, limit: reads.redemption_day_page(self.facility, day, at, limit,
+                                                        table_id=chosen.table_id if chosen else None),
+            keyset, size=self.page_size, key=lambda r: (r.redeemed_at, r.pk), purpose=REDEMPTION_CURSOR)
+        shown = [chosen] if chosen else tables
+        return super().get_context_data(
+            day=day, tables=tables, chosen=chosen, page=page, query=query,
+            count=sum(t.count for t in shown), total=format_cents(sum(t.cents for t in shown)), **kwargs)
+
+    def _chosen_table(self, tables: list[reads.DayAtTable]) -> reads.DayAtTable | None:
+        """The table the page is narrowed to (``?table=`` its id), if it redeemed coupons that day; a table that
+        did not, or no table at all, is said in words and the page shows every table."""
+        asked = self.request.GET.get("table", "")
+        if not asked:
+            return None
+        for table in tables:
+            if asked == str(table.table_id):
+                return table
+        messages.warning(self.request, "No coupons were redeemed at that table this gaming day; showing every table.")
+        return None
 
 
 class ScannerListView(CouponPage, ServiceFormView):

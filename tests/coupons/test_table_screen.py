@@ -56,3 +56,31 @@ def test_redemption_pages_for_the_inspector(program, handed_out, craps_table, de
     assert day.status_code == 200 and b"MP-0000001" in day.content and b"$25" in day.content
     assert reader.get("/coupons/redemptions/day/2026-11-03/").status_code == 200
     assert reader.get("/coupons/redemptions/day/9999-99-99/").status_code == 404
+
+
+def test_the_day_of_redemptions_is_paged_newest_first_and_narrowed_to_a_table(
+        program, handed_out, craps_table, dealer, inspector, client_for, monkeypatch):
+    """Issue 27: a busy day holds tens of thousands of redemptions; the page shows each table's count and value
+    and the coupons a page at a time (keyset, newest first), one table's if asked; a foreign table is said."""
+    from coupons.views.redemption import RedemptionDayView
+
+    monkeypatch.setattr(RedemptionDayView, "page_size", 2)
+    handed_out(1, 10)
+    for n in (1, 2, 3):
+        client_for(dealer).post(f"/coupons/redeem/tables/{craps_table.pk}/",
+                                {"serial": f"MP-000000{n}", "position": "pass_line", "chips": "30"})
+    reader = client_for(inspector)
+    first = reader.get("/coupons/redemptions/")
+    body = first.content.decode()
+    assert "3 coupons redeemed" in body and "$75" in body
+    assert "MP-0000003" in body and "MP-0000002" in body and "MP-0000001" not in body
+    older = first.context["page"].older
+    second = reader.get(f"/coupons/redemptions/?older={older}").content.decode()
+    assert "MP-0000001" in second and "MP-0000003" not in second
+    narrowed = reader.get(f"/coupons/redemptions/?table={craps_table.pk}").content.decode()
+    assert f"at table {craps_table.number}" in narrowed
+    for hostile in ("999999", "x' OR 1=1", "-1"):
+        response = reader.get("/coupons/redemptions/", {"table": hostile})
+        assert response.status_code == 200 and "showing every table" in response.content.decode()
+    forged = reader.get("/coupons/redemptions/?older=AAAA.BBBB")
+    assert forged.status_code == 200 and "no longer valid" in forged.content.decode()
