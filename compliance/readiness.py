@@ -257,7 +257,9 @@ def table_readiness_now(table: GamingTable) -> Readiness:
     kept = found.get(_verdict_key(table.facility_id, table.pk, bucket))
     if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == generation and isinstance(kept[1], Readiness):
         return kept[1]
-    states = facility_readiness(table.facility, at)
+    # The facility's whole answer of this bucket and generation, if a screen computed it already (one computation
+    # a bucket, whichever of the two kinds of caller asks first).
+    states = facility_readiness_now(table.facility)
     state = states.get(table.pk) or table_readiness(table, at)
     cache.set_many({_verdict_key(table.facility_id, pk, bucket): (generation, each) for pk, each in states.items()},
                    CACHE_SECONDS * 2)

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils import timezone
 
 from compliance.dashboard import Panel, PanelLine
-from compliance.readiness import facility_readiness
+from compliance.readiness import facility_readiness_now
 from compliance.roles import Capability, Role, has_capability, is_inspector, roles_of
 
 __all__ = ["readiness_panel"]
@@ -23,7 +22,7 @@ def readiness_panel(request: HttpRequest) -> Panel | None:
     if facility is None or not (roles_of(user) & _WHO or is_inspector(user)
                                 or has_capability(user, Capability.RUN_REPORTS)):
         return None
-    states = facility_readiness(facility, timezone.now())
+    states = facility_readiness_now(facility)  # the board's answer of the last few seconds, shared
     lines = []
     for state in states.values():
         if state.in_breach:
