@@ -12,6 +12,7 @@ from compliance.bounds import EARLIEST_DAY, LATEST_DAY, require_filter_day
 from compliance.gaming_day import gaming_day
 from compliance.models import AuditEvent
 from compliance.people import person_name
+from compliance.quick_select import QuickSelect
 
 
 class BoundedDateField(forms.DateField):
@@ -45,10 +46,12 @@ class PersonChoiceField(forms.ModelChoiceField):
 class AuditFilterForm(forms.Form):
     date_from = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
-    actor = PersonChoiceField(queryset=get_user_model().objects.none(), required=False, label="User")
-    model = forms.ChoiceField(required=False, label="Record type")
+    actor = PersonChoiceField(queryset=get_user_model().objects.none(), required=False, label="User",
+                              widget=QuickSelect)
+    model = forms.ChoiceField(required=False, label="Record type", widget=QuickSelect)
     object_id = forms.CharField(required=False, label="Record number", max_length=40)
-    action = forms.ChoiceField(required=False, choices=[("", "Any change"), *AuditEvent.Action.choices], label="Change")
+    action = forms.ChoiceField(required=False, choices=[("", "Any change"), *AuditEvent.Action.choices], label="Change",
+                               widget=QuickSelect)
 
     def __init__(self, *args: Any, models: list[tuple[str, str]], facility: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
