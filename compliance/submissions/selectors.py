@@ -11,7 +11,8 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db import connection
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from compliance.games.math.core import OptionError
@@ -378,17 +379,13 @@ def tables_rules(facility: Facility, day: date | None = None, *, tables: Iterabl
     if not listed:
         return []
     current = in_force(facility, day or gaming_day(facility, at))
-    scope = Q(table__facility=facility) if tables is None else Q(table_id__in=[t.pk for t in listed])
-    newest_setting = (TableSetting.objects.filter(table_id=OuterRef("table_id"), since__lte=at)
-                      .order_by("-since", "-pk").values("pk")[:1])
-    settings = {row.table_id: dict(row.options)
-                for row in TableSetting.objects.filter(scope, pk=Subquery(newest_setting))}
-    applied = WagerLimitChange.State.APPLIED
-    newest_limits = (WagerLimitChange.objects.filter(table_id=OuterRef("table_id"), state=applied,
-                                                     applied_at__lte=at)
-                     .order_by("-applied_at", "-pk").values("pk")[:1])
-    limits = {row.table_id: row
-              for row in WagerLimitChange.objects.filter(scope, state=applied, pk=Subquery(newest_limits))}
+    scope = GamingTable.objects.filter(facility=facility) if tables is None else GamingTable.objects.filter(
+        pk__in=[t.pk for t in listed])
+    settings = {row.table_id: dict(row.options) for row in _newest_of_each_table(
+        TableSetting.objects.filter(since__lte=at), scope, "-since", "-pk")}
+    limits = {row.table_id: row for row in _newest_of_each_table(
+        WagerLimitChange.objects.filter(state=WagerLimitChange.State.APPLIED, applied_at__lte=at), scope,
+        "-applied_at", "-pk")}
     found = []
     for table in listed:
         approved = dict(current.rules.get(table.game.code, {})) if current is not None else None
@@ -399,6 +396,16 @@ def tables_rules(facility: Facility, day: date | None = None, *, tables: Iterabl
             conflicts += _limit_conflicts(table, approved, in_force_limits)
         found.append(TableRules(table, current, approved, setting, in_force_limits, conflicts))
     return found
+
+
+def _newest_of_each_table(rows: QuerySet[Any], scope: QuerySet[GamingTable], *order: str) -> list[Any]:
+    """The first of ``rows`` in ``order`` for each table of ``scope``, in one query whatever the year holds (issue 27:
+    a subquery per row of the year's changes grew with them). PostgreSQL: ``DISTINCT ON (table_id)``; elsewhere a
+    subquery per table."""
+    if connection.features.can_distinct_on_fields:
+        return list(rows.filter(table__in=scope).order_by("table_id", *order).distinct("table_id"))
+    newest = rows.filter(table_id=OuterRef("pk")).order_by(*order).values("pk")[:1]
+    return list(rows.filter(pk__in=scope.annotate(newest=Subquery(newest)).values("newest")).order_by())
 
 
 def _limit_conflicts(table: GamingTable, approved: dict[str, Any], limits: WagerLimitChange) -> list[catalogue.Conflict]:
