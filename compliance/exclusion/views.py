@@ -15,6 +15,7 @@ from compliance.exclusion import selectors, services
 from compliance.exclusion.business_days import MAX_LIST_AGE_BUSINESS_DAYS
 from compliance.exclusion.forms import DecisionForm, ImportForm
 from compliance.exclusion.models import ScreeningMatch
+from compliance.key_pages import start_asked
 from compliance.roles import Capability
 from compliance.views import CapabilityRequiredMixin, ServiceFormView, found_or_404
 
@@ -74,7 +75,10 @@ class ListDetailView(ExclusionPage, TemplateView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         imported = found_or_404(selectors.list_in(self.facility, kwargs["pk"]), "list in this facility")
-        context.update(record=imported, page=selectors.entries_page(imported, self.request.GET.get("page")))
+        start, refusal = start_asked(self.request.GET)
+        if refusal:
+            messages.warning(self.request, refusal)
+        context.update(record=imported, page=selectors.entries_page(imported, start))
         return context
 
 

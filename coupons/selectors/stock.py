@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import F, Q, QuerySet, Sum
 
+from compliance.key_pages import KeyPage, key_page
 from compliance.models import Facility
 from coupons import ranges as spans_
 from coupons.models import (
@@ -99,20 +100,24 @@ def serial_path(series: CouponSeries, serial: int) -> list[LedgerLine]:
     )
 
 
-def series_ranges(series: CouponSeries, page: int | str | None = None, per_page: int = 100) -> tuple[Any, list[dict[str, Any]]]:
-    """A page of the series' current ranges, each with the path of states its serials went through.
+def series_ranges(series: CouponSeries, start: int | None = None, per_page: int = 100
+                  ) -> tuple[KeyPage[CouponRange], list[dict[str, Any]]]:
+    """A page of the series' current ranges from serial ``start`` (the range holding it first; None: the lowest),
+    each with the path of states its serials went through.
 
-    Three queries a page: the open ranges, the movement lines overlapping the page's serials, and the
-    redemptions among them still awaiting posting (``awaiting_posting``: redeemed, § 525.21(q)(6)). The
-    path of a range is the lines that contain it, the same for every serial in it (a range is split
-    whenever its serials part ways), so the work is bounded by the page, not the series' history.
+    By keyset on the open ranges' index (series, first_serial) — no count, no OFFSET (issue 27: out-of-order
+    redemptions split a series into many ranges). Four queries a page at most: the range holding ``start``, the
+    open ranges (and the start of the page before), the movement lines overlapping the page's serials, and the
+    redemptions among them still awaiting posting (``awaiting_posting``: redeemed, § 525.21(q)(6)). The path of a
+    range is the lines that contain it, the same for every serial in it (a range is split whenever its serials part
+    ways), so the work is bounded by the page, not the series' history.
     """
-    from django.core.paginator import Paginator
-
-    rows_page = Paginator(
-        series.ranges.filter(closed_by__isnull=True).select_related("location", "since").order_by("first_serial"),
-        per_page,
-    ).get_page(page)
+    open_ranges = series.ranges.filter(closed_by__isnull=True)
+    if start is not None:
+        holding = open_ranges.filter(first_serial__lte=start).order_by("-first_serial").values_list(
+            "first_serial", "last_serial").first()
+        start = holding[0] if holding is not None and holding[1] >= start else start
+    rows_page = key_page(open_ranges.select_related("location", "since"), "first_serial", start, per_page)
     rows = list(rows_page.object_list)
     if not rows:
         return rows_page, []

@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.urls import reverse
 from django.views.generic import TemplateView
 
+from compliance.key_pages import start_asked
 from compliance.roles import Capability
 from compliance.views import ServiceFormView, found_or_404
 from coupons import forms as f
@@ -121,12 +122,23 @@ class SeriesDetailView(CouponPage, TemplateView):
         context = super().get_context_data(**kwargs)
         series = found_or_404(selectors.series_in(self.facility, kwargs["pk"]), "series")
         today = gaming_today(self.facility)
-        page, ranges = selectors.series_ranges(series, self.request.GET.get("page"))
+        start, refusal = start_asked(_without_prefix(self.request.GET, series.serial_prefix))
+        if refusal:
+            messages.warning(self.request, refusal)
+        page, ranges = selectors.series_ranges(series, start)
         context.update(
             series=series, ranges=ranges, page=page, holders=HOLDER_OF_STATE,
             refusals=issue_refusals(series, today), expired=series.is_expired_on(today),
         )
         return context
+
+
+def _without_prefix(query: Any, prefix: str) -> dict[str, str]:
+    """The ``from`` a person typed, as printed ("MA2610-0001234") or as a number: the number."""
+    text = str(query.get("from", "")).strip()
+    if prefix and text.upper().startswith(prefix.upper()):
+        text = text[len(prefix):].lstrip("-")
+    return {"from": text}
 
 
 class ExpireView(CouponPage, ServiceFormView):

@@ -147,3 +147,32 @@ def test_no_generated_input_breaks_a_form(form, run, compliance_officer, client_
         assert client.post(url, data).status_code < 500
 
     post()
+
+
+def test_a_long_list_is_read_a_page_at_a_time_from_a_line_anyone_can_type(facility, import_list, compliance_officer,
+                                                                          client_for, monkeypatch):
+    """Issue 27: 200,000 entries a list; pages by keyset on (list, line), no count; "Go to line" jumps; anything
+    typed that is not a line number is said in words and the list starts at its beginning."""
+    from compliance.exclusion import selectors
+    from tests.keyset_pages import assert_no_count
+
+    real = selectors.entries_page
+    monkeypatch.setattr(selectors, "entries_page", lambda listed, start: real(listed, start, per_page=2))
+    listed = import_list()
+    client = client_for(compliance_officer)
+    first = client.get(listed.get_absolute_url())
+    # The file's lines: its header is line 1, the five people lines 2 to 6.
+    assert [e.line for e in first.context["page"]] == [2, 3] and first.context["page"].next_from == 4
+    second = client.get(listed.get_absolute_url(), {"from": "4"})
+    assert [e.line for e in second.context["page"]] == [4, 5]
+    assert second.context["page"].previous_from == 2 and second.context["page"].next_from == 6
+    assert 'href="?from=2"' in second.content.decode() and 'href="?from=6"' in second.content.decode()
+    last = client.get(listed.get_absolute_url(), {"from": "6"})
+    assert [e.line for e in last.context["page"]] == [6] and last.context["page"].next_from is None
+    past = client.get(listed.get_absolute_url(), {"from": "1,000"})
+    assert list(past.context["page"]) == [] and past.context["page"].previous_from == 5
+    assert_no_count(client, listed.get_absolute_url(), [{}, {"from": "4"}])
+    for hostile in ("x", "-1", "1e9", "٣", "9" * 30, "1; DROP TABLE"):
+        response = client.get(listed.get_absolute_url(), {"from": hostile})
+        assert response.status_code == 200 and "not a number to start from" in response.content.decode(), hostile
+        assert [e.line for e in response.context["page"]] == [2, 3]

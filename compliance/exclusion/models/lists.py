@@ -112,6 +112,8 @@ class ExclusionEntry(AppendOnly):
         verbose_name_plural = "exclusion list entries"
         constraints = [
             models.UniqueConstraint(fields=["exclusion_list", "board_id"], name="exclusion_entry_board_id_once"),
+            # A line of the file once; and the index the list's pages walk (issue 27: 200,000 entries a list).
+            models.UniqueConstraint(fields=["exclusion_list", "line"], name="exclusion_entry_line_once"),
             *COUNT_FROM_ONE.checks("line"),
         ]
 

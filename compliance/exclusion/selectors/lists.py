@@ -8,7 +8,6 @@ from datetime import date
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 
 from compliance.exclusion.business_days import MAX_LIST_AGE_BUSINESS_DAYS, business_days_after
@@ -16,6 +15,7 @@ from compliance.exclusion.matching import ExclusionIndex, ListEntry, collector_p
 from compliance.exclusion.models import KEYS_VERSION, ExclusionEntry, ExclusionList, ListKind
 from compliance.exclusion.names import address_key, entry_names
 from compliance.gaming_day import local_time
+from compliance.key_pages import KeyPage, key_page
 from compliance.models import Facility
 
 __all__ = [
@@ -104,9 +104,10 @@ def require_lists_current(facility: Facility, on: date) -> dict[ListKind, Exclus
     return {s.kind: s.in_force for s in statuses if s.in_force is not None}
 
 
-def entries_page(exclusion_list: ExclusionList, page: str | int | None, per_page: int = 100) -> Page:
-    entries = ExclusionEntry.objects.filter(exclusion_list=exclusion_list).order_by("line")
-    return Paginator(entries, per_page).get_page(page)
+def entries_page(exclusion_list: ExclusionList, start: int | None, per_page: int = 100) -> KeyPage[ExclusionEntry]:
+    """A page of the list's entries in the order of its file, from line ``start`` (issue 27: 200,000 entries; by
+    keyset on (list, line), no count)."""
+    return key_page(ExclusionEntry.objects.filter(exclusion_list=exclusion_list), "line", start, per_page)
 
 
 _SCREENING_COLUMNS = ("id", "name_keys", "date_of_birth", "address_key", "block_keys", "short_names")
