@@ -29,16 +29,17 @@ from compliance.chain.link import chain_link_digests
 from compliance.chain.rows import read_rows, row_reader
 from compliance.models import AuditEvent, Sealed
 from compliance.models.chain import row_digest
-from compliance.scale import _copy, reserve_ids
+from compliance.scale import reserve_ids
 from compliance.seal_keys import key_ring
 from compliance.signals import _NOT_SHOWN_ON_CREATION
 
 __all__ = ["hmac_pads", "payload_sql", "rows_as_saved_sql", "seal_sql"]
 
-ROWS, WORDS = "scale_sql_rows", "scale_sql_words"
-# The columns the rows' table adds to the model's: the ids of the history row and audit event, the actor, the
-# record's str() (the audit event's object_repr).
+# The columns the rows add to the model's: the ids of the history row and audit event, the actor, the record's str()
+# (the audit event's object_repr); the words of the related records, by field and id.
 EXTRA = (("_history_id", "bigint"), ("_event_id", "bigint"), ("_actor", "bigint"), ("_repr", "text"))
+WORDS = (("field", "text"), ("id", "bigint"), ("words", "text"))
+SEPARATOR, NULL = chr(31), chr(30)  # never in the values sent: text is printable ASCII, words are JSON
 
 
 def hmac_pads() -> tuple[bytes, bytes]:
@@ -82,6 +83,12 @@ def _column(model: type[models.Model], name: str) -> str:
     return str(field.column)
 
 
+def _db_type(model: type[models.Model], name: str) -> str:
+    field = model._meta.get_field(name)
+    assert isinstance(field, models.Field)
+    return str(field.db_type(connection))
+
+
 def _literal(text: str) -> str:
     if "'" in text or "\\" in text or "%" in text:
         raise ValueError(f"not a plain SQL literal: {text!r}")
@@ -115,15 +122,18 @@ def _shown(model: type[models.Model]) -> list[models.Field[Any, Any]]:
                    and not any(word in f.name for word in _NOT_SHOWN_ON_CREATION)), key=lambda f: f.name)
 
 
-def _changes_sql(model: type[models.Model], alias: str) -> str:
-    """``created_values`` of each row in canonical JSON: a foreign key in words (the words table), other values as
-    ``_jsonable`` makes them (a datetime as ``str()`` of a UTC one); nothing for a null or empty value."""
-    entries = []
+def _changes_sql(model: type[models.Model], alias: str) -> tuple[str, str]:
+    """``created_values`` of each row in canonical JSON: a foreign key in words (the words, ``w``), other values as
+    ``_jsonable`` makes them (a datetime as ``str()`` of a UTC one); nothing for a null or empty value. The SQL, and
+    the joins to the words it needs."""
+    entries, joins = [], []
     for field in _shown(model):
         column = f'{alias}."{field.column}"'
         empty = f"{column} IS NULL"
         if isinstance(field, models.ForeignKey):
-            value = f"(SELECT w.words FROM {WORDS} w WHERE w.field = '{field.name}' AND w.id = {column})"  # noqa: S608
+            words = f'"w_{field.name}"'
+            joins.append(f"LEFT JOIN w {words} ON {words}.field = {_literal(field.name)} AND {words}.id = {column}")
+            value = f"{words}.words"
         elif isinstance(field, models.DateTimeField):
             utc = f"({column} AT TIME ZONE 'UTC')"
             value = (f"'\"' || to_char({utc}, 'YYYY-MM-DD HH24:MI:SS') || CASE WHEN to_char({utc}, 'US') = '000000' "
@@ -137,7 +147,7 @@ def _changes_sql(model: type[models.Model], alias: str) -> str:
             raise NotImplementedError(f"{field}: no SQL of its created value (compliance.scale_sql)")
         entries.append(f"CASE WHEN {empty} THEN NULL ELSE {_literal(encode_basestring_ascii(field.name) + ':')} || "
                        f"{value} END")
-    return "('{' || concat_ws(',', " + ", ".join(entries) + ") || '}')"
+    return "('{' || concat_ws(',', " + ", ".join(entries) + ") || '}')", " ".join(joins)
 
 
 def _plain_ascii(texts: Any, what: str) -> None:
@@ -163,54 +173,51 @@ def _words(model: type[models.Model], names: Sequence[str], rows: Sequence[Seque
     return words
 
 
-def _tables(model: type[models.Model], names: Sequence[str]) -> None:
-    table = model._meta.db_table
-    columns = ", ".join(f'"{_column(model, n)}"' for n in ["id", *names])
-    extra = ", ".join(f"ADD COLUMN {name} {kind}" for name, kind in EXTRA)
-    with connection.cursor() as cursor:
-        cursor.execute(f"DROP TABLE IF EXISTS {ROWS}, {WORDS}")
-        cursor.execute(f'CREATE TEMP TABLE {ROWS} ON COMMIT DROP AS SELECT {columns} FROM "{table}" WITH NO DATA')  # noqa: S608
-        cursor.execute(f"ALTER TABLE {ROWS} {extra}")
-        cursor.execute(f"CREATE TEMP TABLE {WORDS} (field text, id bigint, words text, PRIMARY KEY (field, id)) "
-                       "ON COMMIT DROP")
+def _unnest(name: str, columns: Sequence[tuple[str, str]]) -> str:
+    """A CTE of rows sent as one text parameter a column (``%(name_n)s``, :func:`_texts`), each cast to its type."""
+    arrays = ", ".join(f"string_to_array(%({name}_{n})s, chr(31), chr(30))::{kind}[]"
+                       for n, (_column_name, kind) in enumerate(columns))
+    names = ", ".join(f'"{column}"' for column, _kind in columns)
+    first = columns[0][0]
+    return f'{name} AS MATERIALIZED (SELECT * FROM unnest({arrays}) AS {name}({names}) WHERE "{first}" IS NOT NULL)'  # noqa: S608
 
 
-def _rows_statement(model: type[Sealed], moment: str) -> str:
-    """The rows and their history rows, sealed; each row's id, facility and chain digest."""
-    fields = [f.column for f in model._meta.concrete_fields]
-    history = model.history.model._meta  # type: ignore[attr-defined]
+def _texts(name: str, columns: Sequence[Sequence[Any]]) -> dict[str, str]:
+    """Each column as one text: its values' ``str()`` (a datetime's or date's as PostgreSQL reads it back) between
+    unit separators, None as a record separator, and a last None (an array of one empty string would be empty)."""
+    return {f"{name}_{n}": SEPARATOR.join([NULL if value is None else str(value) for value in values]) +
+            SEPARATOR + NULL for n, values in enumerate(columns)}
+
+
+def _statement(model: type[Sealed], names: Sequence[str], moment: str) -> str:
+    """The rows, their history rows and their audit events, sealed; each row's and event's id, facility and chain
+    digest (0 for a row, 1 for an event)."""
+    meta, history = model._meta, model.history.model._meta  # type: ignore[attr-defined]
+    fields = [f.column for f in meta.concrete_fields]
     own = [f.column for f in history.concrete_fields if not f.name.startswith("history_")]
     quoted = lambda columns: ", ".join(f'"{c}"' for c in columns)  # noqa: E731
     facility = f'"{_column(model, model.chain_facility)}"' if model.chain_facility else "NULL::bigint"
+    typed = [(_column(model, n), _db_type(model, n)) for n in ["id", *names]]
+    changes, joins = _changes_sql(model, "t")
+    events = [f.column for f in AuditEvent._meta.concrete_fields]
+    inserted = ", ".join(f'"{c}"' if c != "changes" else "changes::jsonb" for c in events)
     return (
-        f"WITH p AS MATERIALIZED (SELECT t.*, {payload_sql(model, 't')} AS payload FROM {ROWS} t), "  # noqa: S608 - the models' names
+        f"WITH {_unnest('t', [*typed, *EXTRA])}, {_unnest('w', WORDS)}, "  # noqa: S608 - the models' names
+        f"p AS MATERIALIZED (SELECT t.*, {payload_sql(model, 't')} AS payload FROM t), "
         f"s AS (SELECT p.*, {seal_sql('p.payload')} AS seal FROM p), "
-        f'r AS (INSERT INTO "{model._meta.db_table}" ({quoted(fields)}) SELECT {quoted(fields)} FROM s ORDER BY id), '
+        f'r AS (INSERT INTO "{meta.db_table}" ({quoted(fields)}) SELECT {quoted(fields)} FROM s ORDER BY id), '
         f'h AS (INSERT INTO "{history.db_table}" ({quoted(own)}, history_id, history_date, history_change_reason, '
-        f"history_type, history_user_id) SELECT {quoted(own)}, _history_id, \"{moment}\", NULL, '+', _actor FROM s) "
-        f"SELECT id, {facility}, sha256(convert_to(payload || chr(10) || seal, 'UTF8')) FROM s ORDER BY id"
-    )
-
-
-def _events_statement(model: type[Sealed], moment: str) -> str:
-    """The rows' audit events, sealed; each event's id, facility and chain digest."""
-    columns = [f.column for f in AuditEvent._meta.concrete_fields]
-    meta = model._meta
-    event = (
-        f"SELECT t._event_id AS id, t.\"{moment}\" AS occurred_at, t.facility_id AS facility_id, "  # noqa: S608
+        f"history_type, history_user_id) SELECT {quoted(own)}, _history_id, \"{moment}\", NULL, '+', _actor FROM s), "
+        f"e AS MATERIALIZED (SELECT t._event_id AS id, t.\"{moment}\" AS occurred_at, t.facility_id AS facility_id, "
         f"t._actor AS actor_id, {_literal(AuditEvent.Action.CREATED.value)}::text AS action, "
         f"{_literal(meta.label)}::text AS model_label, {_literal(str(meta.verbose_name))}::text AS model_name, "
-        f"t.id::text AS object_id, t._repr AS object_repr, t._history_id AS history_id, "
-        f"{_changes_sql(model, 't')} AS changes, ''::text AS reason FROM {ROWS} t"
-    )
-    inserted = ", ".join(f'"{c}"' if c != "changes" else "changes::jsonb" for c in columns)
-    quoted = ", ".join(f'"{c}"' for c in columns)
-    return (
-        f"WITH e AS MATERIALIZED ({event}), p AS MATERIALIZED (SELECT e.*, {payload_sql(AuditEvent, 'e', {'changes': 'e.changes'})} AS payload "  # noqa: S608
-        f"FROM e), s AS (SELECT p.*, {seal_sql('p.payload')} AS seal FROM p), "
-        f"i AS (INSERT INTO \"{AuditEvent._meta.db_table}\" ({quoted}) SELECT {inserted} FROM s "
-        "ORDER BY id) "
-        "SELECT id, facility_id, sha256(convert_to(payload || chr(10) || seal, 'UTF8')) FROM s ORDER BY id"
+        f"t.id::text AS object_id, t._repr AS object_repr, t._history_id AS history_id, {changes} AS changes, "
+        f"''::text AS reason FROM t {joins}), "
+        f"ep AS MATERIALIZED (SELECT e.*, {payload_sql(AuditEvent, 'e', {'changes': 'e.changes'})} AS payload FROM e), "
+        f"es AS (SELECT ep.*, {seal_sql('ep.payload')} AS seal FROM ep), "
+        f'i AS (INSERT INTO "{AuditEvent._meta.db_table}" ({quoted(events)}) SELECT {inserted} FROM es ORDER BY id) '
+        f"SELECT 0, id, {facility}, sha256(convert_to(payload || chr(10) || seal, 'UTF8')) FROM s UNION ALL "
+        "SELECT 1, id, facility_id, sha256(convert_to(payload || chr(10) || seal, 'UTF8')) FROM es ORDER BY 1, 2"
     )
 
 
@@ -235,22 +242,20 @@ def rows_as_saved_sql(model: type[Sealed], names: Sequence[str], rows: Sequence[
     ids = reserve_ids(meta.db_table, len(rows))
     history_ids = reserve_ids(model.history.model._meta.db_table, len(rows), "history_id")  # type: ignore[attr-defined]
     event_ids = reserve_ids(AuditEvent._meta.db_table, len(rows))
-    _tables(model, names)
-    _copy(ROWS, ["id", *(_column(model, n) for n in names), *(name for name, _ in EXTRA)],
-          ([pk, *row[:-2], hid, eid, row[-2], row[-1][:200]]
-           for pk, row, hid, eid in zip(ids, rows, history_ids, event_ids, strict=True)))
-    _copy(WORDS, ["field", "id", "words"], _words(model, names, rows))
+    *values, actors, names_of = zip(*rows, strict=True)
+    columns = [ids, *values, history_ids, event_ids, actors, [text[:200] for text in names_of]]  # as t's, EXTRA's
     ipad, opad = hmac_pads()
-    params: dict[str, Any] = {"key_id": key_ring().current_id, "ipad": ipad, "opad": opad}
+    params: dict[str, Any] = {"key_id": key_ring().current_id, "ipad": ipad, "opad": opad,
+                              **_texts("t", columns), **_texts("w", list(zip(*_words(model, names, rows), strict=True)) or [[], [], []])}
     with connection.cursor() as cursor:
         # Compiling these long expressions with LLVM takes longer than running them (seconds a batch); the
         # materialized steps held in memory.
         cursor.execute("SET LOCAL jit = off")
         cursor.execute("SET LOCAL work_mem = '64MB'")
-        cursor.execute(_rows_statement(model, _column(model, moment)), params)
-        row_digests = cursor.fetchall()
-        cursor.execute(_events_statement(model, _column(model, moment)), params)
-        event_digests = cursor.fetchall()
+        cursor.execute(_statement(model, names, _column(model, moment)), params)
+        digested = cursor.fetchall()
+    row_digests = [(pk, facility, digest) for kind, pk, facility, digest in digested if kind == 0]
+    event_digests = [(pk, facility, digest) for kind, pk, facility, digest in digested if kind == 1]
     _check(model, row_digests, event_digests)
     for linked, digests in ((model, row_digests), (AuditEvent, event_digests)):
         by_facility: dict[int | None, list[tuple[int, bytes]]] = defaultdict(list)
