@@ -29,15 +29,14 @@ from compliance.chain.link import chain_link_digests
 from compliance.chain.rows import read_rows, row_reader
 from compliance.models import AuditEvent, Sealed
 from compliance.models.chain import row_digest
-from compliance.scale import reserve_ids
 from compliance.seal_keys import key_ring
 from compliance.signals import _NOT_SHOWN_ON_CREATION
 
 __all__ = ["hmac_pads", "payload_sql", "rows_as_saved_sql", "seal_sql"]
 
-# The columns the rows add to the model's: the ids of the history row and audit event, the actor, the record's str()
-# (the audit event's object_repr); the words of the related records, by field and id.
-EXTRA = (("_history_id", "bigint"), ("_event_id", "bigint"), ("_actor", "bigint"), ("_repr", "text"))
+# The columns the rows add to the model's: the actor, the record's str() (the audit event's object_repr); the words
+# of the related records, by field and id.
+EXTRA = (("_actor", "bigint"), ("_repr", "text"))
 WORDS = (("field", "text"), ("id", "bigint"), ("words", "text"))
 SEPARATOR, NULL = chr(31), chr(30)  # never in the values sent: text is printable ASCII, words are JSON
 
@@ -173,20 +172,36 @@ def _words(model: type[models.Model], names: Sequence[str], rows: Sequence[Seque
     return words
 
 
-def _unnest(name: str, columns: Sequence[tuple[str, str]]) -> str:
-    """A CTE of rows sent as one text parameter a column (``%(name_n)s``, :func:`_texts`), each cast to its type."""
+def _unnest(name: str, columns: Sequence[tuple[str, str]], ids: str = "") -> str:
+    """A CTE of rows sent as one text parameter a column (``%(name_n)s``, :func:`_texts`), each cast to its type, in
+    the order sent (``_n``), the rows' count in ``%(name_count)s``; ``ids``: columns to select first (ids taken
+    from their sequences in that order)."""
     arrays = ", ".join(f"string_to_array(%({name}_{n})s, chr(31), chr(30))::{kind}[]"
                        for n, (_column_name, kind) in enumerate(columns))
     names = ", ".join(f'"{column}"' for column, _kind in columns)
-    first = columns[0][0]
-    return f'{name} AS MATERIALIZED (SELECT * FROM unnest({arrays}) AS {name}({names}) WHERE "{first}" IS NOT NULL)'  # noqa: S608
+    rows = f"SELECT * FROM unnest({arrays}) WITH ORDINALITY AS u({names}, _n) WHERE _n <= %({name}_count)s ORDER BY _n"  # noqa: S608
+    return f"{name} AS MATERIALIZED (SELECT {ids} u.* FROM ({rows}) u)"  # noqa: S608
 
 
-def _texts(name: str, columns: Sequence[Sequence[Any]]) -> dict[str, str]:
+def _texts(name: str, columns: Sequence[Sequence[Any]]) -> dict[str, Any]:
     """Each column as one text: its values' ``str()`` (a datetime's or date's as PostgreSQL reads it back) between
     unit separators, None as a record separator, and a last None (an array of one empty string would be empty)."""
-    return {f"{name}_{n}": SEPARATOR.join([NULL if value is None else str(value) for value in values]) +
-            SEPARATOR + NULL for n, values in enumerate(columns)}
+    texts = {f"{name}_{n}": SEPARATOR.join([NULL if value is None else str(value) for value in values]) +
+             SEPARATOR + NULL for n, values in enumerate(columns)}
+    return texts | {f"{name}_count": len(columns[0])}
+
+
+def _sequences(model: type[Sealed]) -> dict[str, str]:
+    """The sequences the row's, its history row's and its audit event's ids are taken from."""
+    history = model.history.model._meta  # type: ignore[attr-defined]
+    tables = {"row_ids": (model._meta.db_table, "id"), "history_ids": (history.db_table, "history_id"),
+              "event_ids": (AuditEvent._meta.db_table, "id")}
+    with connection.cursor() as cursor:
+        found = {}
+        for name, (table, column) in tables.items():
+            cursor.execute("SELECT pg_get_serial_sequence(%s, %s)", [f'"{table}"', column])
+            found[name] = str(cursor.fetchone()[0])
+    return found
 
 
 def _statement(model: type[Sealed], names: Sequence[str], moment: str) -> str:
@@ -197,12 +212,14 @@ def _statement(model: type[Sealed], names: Sequence[str], moment: str) -> str:
     own = [f.column for f in history.concrete_fields if not f.name.startswith("history_")]
     quoted = lambda columns: ", ".join(f'"{c}"' for c in columns)  # noqa: E731
     facility = f'"{_column(model, model.chain_facility)}"' if model.chain_facility else "NULL::bigint"
-    typed = [(_column(model, n), _db_type(model, n)) for n in ["id", *names]]
+    typed = [(_column(model, n), _db_type(model, n)) for n in names]
+    ids = "nextval(%(row_ids)s::regclass) AS id, nextval(%(history_ids)s::regclass) AS _history_id, " \
+          "nextval(%(event_ids)s::regclass) AS _event_id,"
     changes, joins = _changes_sql(model, "t")
     events = [f.column for f in AuditEvent._meta.concrete_fields]
     inserted = ", ".join(f'"{c}"' if c != "changes" else "changes::jsonb" for c in events)
     return (
-        f"WITH {_unnest('t', [*typed, *EXTRA])}, {_unnest('w', WORDS)}, "  # noqa: S608 - the models' names
+        f"WITH {_unnest('t', [*typed, *EXTRA], ids)}, {_unnest('w', WORDS)}, "  # noqa: S608 - the models' names
         f"p AS MATERIALIZED (SELECT t.*, {payload_sql(model, 't')} AS payload FROM t), "
         f"s AS (SELECT p.*, {seal_sql('p.payload')} AS seal FROM p), "
         f'r AS (INSERT INTO "{meta.db_table}" ({quoted(fields)}) SELECT {quoted(fields)} FROM s ORDER BY id), '
@@ -238,14 +255,10 @@ def rows_as_saved_sql(model: type[Sealed], names: Sequence[str], rows: Sequence[
         if isinstance(model._meta.get_field(name), models.CharField | models.TextField):
             _plain_ascii({row[at] for row in rows} - {None}, name)
     _plain_ascii((row[-1][:200] for row in rows), "a record's name")
-    meta = model._meta
-    ids = reserve_ids(meta.db_table, len(rows))
-    history_ids = reserve_ids(model.history.model._meta.db_table, len(rows), "history_id")  # type: ignore[attr-defined]
-    event_ids = reserve_ids(AuditEvent._meta.db_table, len(rows))
     *values, actors, names_of = zip(*rows, strict=True)
-    columns = [ids, *values, history_ids, event_ids, actors, [text[:200] for text in names_of]]  # as t's, EXTRA's
+    columns = [*values, actors, [text[:200] for text in names_of]]  # as t's: the fields', then EXTRA's
     ipad, opad = hmac_pads()
-    params: dict[str, Any] = {"key_id": key_ring().current_id, "ipad": ipad, "opad": opad,
+    params: dict[str, Any] = {"key_id": key_ring().current_id, "ipad": ipad, "opad": opad, **_sequences(model),
                               **_texts("t", columns), **_texts("w", list(zip(*_words(model, names, rows), strict=True)) or [[], [], []])}
     with connection.cursor() as cursor:
         # Compiling these long expressions with LLVM takes longer than running them (seconds a batch); the
@@ -263,7 +276,7 @@ def rows_as_saved_sql(model: type[Sealed], names: Sequence[str], rows: Sequence[
             by_facility[facility_id].append((pk, bytes(digest)))
         for facility_id, batch in by_facility.items():
             chain_link_digests(linked, facility_id, batch)
-    return ids
+    return [pk for pk, _facility, _digest in row_digests]
 
 
 def _check(model: type[Sealed], *digested: list[tuple[int, int | None, bytes]]) -> None:
