@@ -3,8 +3,9 @@
 :func:`rows_as_saved_sql` writes what :func:`compliance.scale.rows_as_saved` writes — each row sealed, its history
 row ("+", by the actor) and its audit event ("created", the values in the receiver's words) — but builds the rows'
 canonical content, their seals (HMAC-SHA256 as two SHA-256 with the key's pads, RFC 2104), the audit events' content
-and seals, and each row's chain digest in PostgreSQL, from a table of the rows' plain values sent by COPY: Python's
-work a row is one tuple. The links are filed from those digests as the linker files them
+and seals, and each row's chain digest in PostgreSQL, in one statement a batch, from the rows' plain values sent as
+one text a column (the application's role may not create a temporary table); the ids are taken from their sequences
+in the rows' order within the statement. Python's work a row is one tuple. The links are filed from those digests as the linker files them
 (:func:`compliance.chain.link.chain_link_digests`), so the linker does not read the rows back.
 
 One source of truth: the SQL of a value is chosen by the field's type as :mod:`compliance.chain.rows` chooses its
