@@ -5,10 +5,10 @@ Each app declares its part in its ``apps.py`` (``scale = (ScaleSeeder("app.scale
 :mod:`compliance.registry`); the command runs them by stage. A part writes through the application's own services
 where the application writes few rows (a day's reconciliation form, finance's processing, a report), travelling in
 time to the moment the people would have done it, so every row, history row, audit event, signature and seal is the
-one the application writes. Where it writes millions (redemptions at the tables, dice and deck logs), it uses
-:func:`rows_as_saved`: the rows, their history rows and their audit events exactly as ``Model.save()`` and the audit
-receiver (``compliance.signals.index_history_row``) write them, sealed with the chain key as ``Sealed.save`` seals
-them, sent by COPY. The database's own checks and triggers run on every row (nothing is disabled), so the generated
+one the application writes. Where it writes millions, it uses :func:`compliance.scale_sql.rows_as_saved_sql` (the
+redemptions at the tables: built, sealed and linked in SQL) or :func:`rows_as_saved`: the rows, their history rows
+and their audit events exactly as ``Model.save()`` and the audit receiver (``compliance.signals.index_history_row``)
+write them, sealed with the chain key as ``Sealed.save`` seals them, sent by COPY. The database's own checks and triggers run on every row (nothing is disabled), so the generated
 year is held to the guarantees a real one is. Afterwards the command links the audit chain, and ``verify_audit_chain``
 must find it intact.
 

@@ -8,7 +8,8 @@ history row and audit event as the application writes them), the clock set to th
 * each day at 10:00, a requisition authorized and issued to marketing for each series (§ 525.21(g)–(h)); at 11:00
   the coupons handed to patrons (§ 525.21(d));
 * the day's redemptions at the craps, roulette and blackjack tables (§ 525.22), through the day: their rows, history
-  rows and audit events as a scan writes them (:func:`compliance.scale.rows_as_saved`; the database's trigger checks
+  rows and audit events as a scan writes them (:func:`compliance.scale_sql.rows_as_saved_sql`, in SQL, linked to
+  the audit chain as they are written; the database's trigger checks
   each coupon is distributed and its day open, as for a scan), by the table's dealer;
 * the next morning, marketing's reconciliation form with the coupons it kept returned (§ 525.21(j)–(k)), and
   finance's processing of the day (§ 525.21(m)): the redemptions posted to the ledger, the redeemed coupons
@@ -29,12 +30,14 @@ from typing import Any
 from django.db import transaction
 
 from compliance.actors import acting_as
+from compliance.chain import chain_link_all
 from compliance.demo import signing_passwords
 from compliance.gaming_day import day_bounds
 from compliance.models import Game, GamingTable
 from compliance.reports.periods import quarter_of
 from compliance.roles import Role
-from compliance.scale import ScalePlan, rows_as_saved, travel
+from compliance.scale import ScalePlan, travel
+from compliance.scale_sql import rows_as_saved_sql
 from coupons import services
 from coupons.demo import _EVEN_MONEY, _issued, _locations, _received
 from coupons.models import CouponProgram, CouponSeries, ReconciliationForm, Redemption, StorageLocation
@@ -72,6 +75,7 @@ class _Floor:
         self.dealer = {t.pk: dealers[n % len(dealers)] for n, t in enumerate(self.tables)}
         self.positions = {t.pk: sorted(p for p in allowed_positions(t.game.code) if p in EVEN_MONEY_POSITIONS)
                           for t in self.tables}
+        self.numbers = {t.pk: t.number for t in self.tables}
 
 
 class _Quarter:
@@ -114,30 +118,31 @@ def _series(plan: ScalePlan, people: dict[Role, Any], password: str, *, code: st
     return series
 
 
+# A redemption's fields as _redemptions gives them, then the dealer's id and the record's str()
+# (compliance.scale_sql.rows_as_saved_sql; a field added to Redemption stops the generator until it is named here).
+REDEMPTION = ("facility_id", "series_id", "serial", "denomination_cents", "gaming_date", "redeemed_at", "table_id",
+              "game_id", "position", "chips_cents", "wager", "channel", "device_id", "redeemed_by_id", "drop_count_id")
+
+
 def _redemptions(plan: ScalePlan, floor: _Floor, series: CouponSeries, day: date, first: int, count: int,
                  rng: Any) -> None:
-    """The day's redemptions of ``series``, serials ``first`` on, as each table's scan writes them, by its dealer."""
+    """The day's redemptions of ``series``, serials ``first`` on, as each table's scan writes them, by its dealer:
+    each dealer's in the order of the day, the dealers in the order of their first."""
     opens = _at(plan, day, 4)  # the tables' busy hours: from 10:00 (the day starts at 06:00) for 18 hours
-    by_dealer: dict[int, list[dict[str, Any]]] = {}
+    cents, table_channel = series.denomination_cents, Redemption.Channel.TABLE.value
+    by_dealer: dict[int, list[tuple[Any, ...]]] = {}
     for n in range(count):
         table = floor.tables[rng.randrange(len(floor.tables))]
-        dealer = floor.dealer[table.pk]
-        by_dealer.setdefault(dealer.pk, []).append({
-            "facility_id": plan.facility.pk, "series_id": series.pk, "serial": first + n,
-            "denomination_cents": series.denomination_cents, "gaming_date": day,
-            "redeemed_at": opens + timedelta(seconds=int(64_800 * (n + rng.random()) / count)),
-            "table_id": table.pk, "game_id": table.game_id, "position": rng.choice(floor.positions[table.pk]),
-            "chips_cents": series.denomination_cents + 500 * rng.randrange(0, 4), "wager": "",
-            "channel": Redemption.Channel.TABLE.value, "device_id": None, "redeemed_by_id": dealer.pk,
-            "drop_count_id": None})
-    numbers = {t.pk: t.number for t in floor.tables}
-
-    def described(row: dict[str, Any]) -> str:  # Redemption.__str__
-        return f"{series.serial(row['serial'])} redeemed at table {numbers[row['table_id']]}"
-
-    for dealer_id, rows in by_dealer.items():
-        rows.sort(key=lambda row: row["redeemed_at"])
-        rows_as_saved(Redemption, rows, actor_id=dealer_id, moment="redeemed_at", describe=described)
+        dealer_id = floor.dealer[table.pk].pk
+        redeemed_at = opens + timedelta(seconds=int(64_800 * (n + rng.random()) / count))
+        serial = first + n
+        by_dealer.setdefault(dealer_id, []).append((
+            plan.facility.pk, series.pk, serial, cents, day, redeemed_at, table.pk, table.game_id,
+            rng.choice(floor.positions[table.pk]), cents + 500 * rng.randrange(0, 4), "", table_channel, None,
+            dealer_id, None,
+            dealer_id, f"{series.serial(serial)} redeemed at table {floor.numbers[table.pk]}"))  # Redemption.__str__
+    rows = [row for taken in by_dealer.values() for row in sorted(taken, key=lambda row: row[5])]
+    rows_as_saved_sql(Redemption, REDEMPTION, rows, moment="redeemed_at")
 
 
 def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: dict[Role, Any], password: str,
@@ -171,6 +176,8 @@ def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: d
             counted: dict[CouponSeries, Sequence[tuple[int, int]]] = dict(expected_inventory(plan.facility))
             services.inventory_record(facility=plan.facility, user=people[Role.FINANCE_STAFF], password=password,
                                       counted=counted)
+    with travel(_at(plan, day, 25)):  # the beat's linker: the day's other rows join the chains (the redemptions have)
+        chain_link_all()
     return sum(redeemed.values())
 
 

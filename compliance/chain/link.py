@@ -28,7 +28,8 @@ from compliance.models import ChainLink, Facility, Sealed
 from compliance.models.chain import encode_ids, row_digest
 from compliance.seal_keys import seal_of
 
-__all__ = ["BATCH", "LINKS_AT_ONCE", "Coverage", "chain_heads", "chain_link", "chain_link_all", "link_hash_of", "runs_of"]
+__all__ = ["BATCH", "LINKS_AT_ONCE", "Coverage", "chain_heads", "chain_link", "chain_link_all", "chain_link_digests",
+           "link_hash_of", "runs_of"]
 
 BATCH = 50_000
 # Links fetched at once where their digests are read: a full link's are 1.6 MB (32 bytes a row), held by the
@@ -166,6 +167,39 @@ def chain_link(model: type[Sealed]) -> int:
         if batch:
             linker.emit(facility_id, batch, new_floor)
     return linker.made
+
+
+@transaction.atomic
+def chain_link_digests(model: type[Sealed], facility_id: int | None, digests: list[tuple[int, bytes]]) -> int:
+    """File links for rows the caller has just written and digested itself (``row_digest`` of each row's canonical
+    content and seal, as :func:`chain_link` computes it), in id order: the generator of a year
+    (:mod:`compliance.scale_sql`) writes millions of rows in SQL and computes their digests there, rather than have
+    the linker read them back. The links are made as :func:`chain_link` makes them (the same hash, ids, 50,000 rows
+    a link, the turns) in the caller's transaction; their floor is the chain's floor as it stands (rows below these
+    may be unlinked) raised past every row that is linked already, so the next :func:`chain_link` does not read the
+    rows these links cover and finds the rest."""
+    if not digests:
+        return 0
+    linker = _Linker(model)
+    _take_turns(linker.label)
+    floor = _linked_through(linker.label, model, _floor(linker.label))
+    ordered = sorted(digests)
+    for start in range(0, len(ordered), BATCH):
+        linker.emit(facility_id, ordered[start:start + BATCH], floor)
+    return linker.made
+
+
+def _linked_through(label: str, model: type[Sealed], floor: int) -> int:
+    """The highest id every row up to which exists and is linked: the settled id (:func:`_settled`) or, when a row
+    at or below it is not linked yet, the id before that row (the ids above the floor read alone, index-only)."""
+    settled = _settled(label, floor)
+    coverage = Coverage.of_links(label, floor)
+    for pk in read_ids(model, above=floor):
+        if pk > settled:
+            break
+        if not coverage.covers(pk):
+            return pk - 1
+    return settled
 
 
 def chain_link_all() -> int:
