@@ -133,7 +133,7 @@ def to_date_by_denomination(facility: Facility, through: date | None = None) -> 
     (the gaming day processed; the whole history if None), one query, and the redemptions not yet posted
     (their electronic cancellation, § 525.21(q)(6)). A distribution taken back (a same-day reversal, or a
     correction of a signed form) was not a coupon given to a patron: it is not counted as distributed."""
-    from coupons.selectors.redemption import redemptions_awaiting_posting
+    from coupons.selectors.redemption import awaiting_posting_counts
 
     def total(condition: Q) -> Any:
         return Sum(Case(When(condition, then=F("quantity")), default=0, output_field=IntegerField()))
@@ -149,11 +149,9 @@ def to_date_by_denomination(facility: Facility, through: date | None = None) -> 
     ).order_by("denomination_cents")
     found = {row["denomination_cents"]: ToDate(int(row["given"] or 0), int(row["distributed"] or 0),
                                                int(row["redeemed"] or 0)) for row in rows}
-    for row in redemptions_awaiting_posting(facility):
-        if row.held_state == S.DISTRIBUTED and (through is None or row.redemption.gaming_date <= through):
-            cents = row.redemption.denomination_cents
-            was = found.get(cents, ToDate())
-            found[cents] = ToDate(was.given, was.distributed, was.redeemed + 1)
+    for cents, redeemed in awaiting_posting_counts(facility, through).items():
+        was = found.get(cents, ToDate())
+        found[cents] = ToDate(was.given, was.distributed, was.redeemed + redeemed)
     return {cents: figure for cents, figure in found.items() if figure != ToDate()}
 
 
@@ -167,7 +165,7 @@ def awaiting_processing(facility: Facility, gaming_date: date) -> dict[int, dict
     """The coupons finance's processing of ``gaming_date`` counts, by denomination: returned, voided and
     redeemed on or before that day and not processed yet, § 525.21(m)(1) (one query, and the redemptions not
     yet posted, which the processing posts first)."""
-    from coupons.selectors.redemption import redemptions_awaiting_posting
+    from coupons.selectors.redemption import awaiting_posting_counts
 
     rows = (
         CouponRange.objects.filter(facility=facility, closed_by__isnull=True,
@@ -180,10 +178,9 @@ def awaiting_processing(facility: Facility, gaming_date: date) -> dict[int, dict
     for row in rows:
         counts = found.setdefault(row["series__denomination_cents"], dict.fromkeys(_COUNTED, 0))
         counts[str(row["state"])] += int(row["n"])
-    for waiting in redemptions_awaiting_posting(facility):
-        if waiting.held_state == S.DISTRIBUTED and waiting.redemption.gaming_date <= gaming_date:
-            counts = found.setdefault(waiting.redemption.denomination_cents, dict.fromkeys(_COUNTED, 0))
-            counts[S.REDEEMED] += 1
+    for cents, redeemed in awaiting_posting_counts(facility, gaming_date).items():
+        counts = found.setdefault(cents, dict.fromkeys(_COUNTED, 0))
+        counts[S.REDEEMED] += redeemed
     return dict(sorted(found.items()))
 
 

@@ -55,6 +55,23 @@ def test_a_redemption_awaiting_posting_counts_as_redeemed_in_the_stock_totals(pr
     assert selectors.state_totals(program.facility)[2500] == before
 
 
+def test_the_database_counts_what_awaits_posting_as_the_rows_say(program, handed_out, craps_table, dealer):
+    """awaiting_posting_counts (one grouped read, issue 27) agrees with the rows awaiting posting, day by day."""
+    from datetime import timedelta
+
+    from coupons.selectors.redemption import awaiting_posting_counts, redemptions_awaiting_posting
+
+    handed_out(1, 10)
+    for number in (2, 3, 7):
+        redeem(program, craps_table, dealer, number)
+    rows = [r for r in redemptions_awaiting_posting(program.facility) if r.held_state == S.DISTRIBUTED]
+    assert awaiting_posting_counts(program.facility) == {2500: len(rows)} == {2500: 3}
+    assert awaiting_posting_counts(program.facility, TODAY) == {2500: 3}
+    assert awaiting_posting_counts(program.facility, TODAY - timedelta(days=1)) == {}
+    services.redemptions_post(facility=program.facility)
+    assert awaiting_posting_counts(program.facility) == {}
+
+
 def test_the_series_page_shows_a_redemption_awaiting_posting_on_its_range(program, handed_out, craps_table, dealer):
     handed_out(1, 10)
     redeem(program, craps_table, dealer, 5)
