@@ -94,6 +94,10 @@ class DayAtTable:
     def value(self) -> str:
         return format_cents(self.cents)
 
+    @property
+    def count_text(self) -> str:
+        return f"{self.count:,}"
+
 
 def redemption_day_tables(facility: Facility, gaming_date: date) -> list[DayAtTable]:
     """Each table's count and value of the day's redemptions, by table number: one grouped read on the index

@@ -116,9 +116,10 @@ class RedemptionDayView(CouponPage, TemplateView):
                                                         table_id=chosen.table_id if chosen else None),
             keyset, size=self.page_size, key=lambda r: (r.redeemed_at, r.pk), purpose=REDEMPTION_CURSOR)
         shown = [chosen] if chosen else tables
+        count = sum(t.count for t in shown)
         return super().get_context_data(
-            day=day, tables=tables, chosen=chosen, page=page, query=query,
-            count=sum(t.count for t in shown), total=format_cents(sum(t.cents for t in shown)), **kwargs)
+            day=day, tables=tables, chosen=chosen, page=page, query=query, count=count, count_text=f"{count:,}",
+            total=format_cents(sum(t.cents for t in shown)), **kwargs)
 
     def _chosen_table(self, tables: list[reads.DayAtTable]) -> reads.DayAtTable | None:
         """The table the page is narrowed to (``?table=`` its id), if it redeemed coupons that day; a table that
