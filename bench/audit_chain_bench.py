@@ -88,7 +88,7 @@ def _write(count: int, facilities: list[int | None], seed: int) -> float:
                 "object_repr": f"Redeemed MP-{n:07d}", "history_id": n + 1,
                 "changes": {"state": ["distributed", "redeemed"]}, "reason": "", "model": "compliance.AuditEvent"}
             seal = seal_of(canonical(content))
-            copy.writerow([when, facility, None, "changed", content["model_label"], content["model_name"],
+            copy.write_row([when, facility, None, "changed", content["model_label"], content["model_name"],
                             content["object_id"], content["object_repr"], n + 1, json.dumps(content["changes"]), "",
                             seal])
     raw.commit()
