@@ -37,18 +37,13 @@ from compliance.tasks import verify_audit_chain
 from compliance.testing import behind_the_applications_back
 from coupons.models import LedgerLine
 from tests.compliance.attack import refused
-from tests.coupons import conftest as coupon_fixtures
 from tests.factories import FacilityFactory
 
 # The coupon fixtures (a program, fully signed receipts) on the coupons' frozen gaming day.
-_frozen_day = coupon_fixtures._frozen_day
-program = coupon_fixtures.program
-receive = coupon_fixtures.receive
-series_expires_on = coupon_fixtures.series_expires_on
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.usefixtures("coupon_clock"), pytest.mark.skipif(
     connection.vendor != "postgresql", reason="tampering as the owner needs PostgreSQL's session_replication_role"
-)
+)]
 
 
 def _behind_the_apps_back(sql: str, params: list[Any]) -> None:

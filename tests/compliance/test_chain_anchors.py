@@ -35,14 +35,8 @@ from compliance.models import AuditEvent, ChainAnchor, ChainAnchorDelivery, Chai
 from compliance.models.chain import canonical
 from compliance.seal_keys import seal_of
 from compliance.testing import behind_the_applications_back
-from tests.coupons import conftest as coupon_fixtures
 
-_frozen_day = coupon_fixtures._frozen_day
-program = coupon_fixtures.program
-receive = coupon_fixtures.receive
-series_expires_on = coupon_fixtures.series_expires_on
-
-pytestmark = [pytest.mark.django_db,
+pytestmark = [pytest.mark.usefixtures("coupon_clock"), pytest.mark.django_db,
               pytest.mark.skipif(connection.vendor != "postgresql", reason="the owner's tampering needs PostgreSQL")]
 
 

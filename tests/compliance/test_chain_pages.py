@@ -16,14 +16,8 @@ from compliance.chain import anchors_for_ended_days, chain_link_all, chain_verif
 from compliance.evidence import verify_bundle
 from compliance.models import ChainAnchor
 from compliance.testing import behind_the_applications_back
-from tests.coupons import conftest as coupon_fixtures
 
-_frozen_day = coupon_fixtures._frozen_day
-program = coupon_fixtures.program
-receive = coupon_fixtures.receive
-series_expires_on = coupon_fixtures.series_expires_on
-
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.usefixtures("coupon_clock"), pytest.mark.django_db]
 
 
 @pytest.fixture

@@ -13,18 +13,11 @@ from compliance.models import AuditEvent, ChainAnchor
 from compliance.reports.models import ReportFile, ReportRun
 from compliance.seal_keys import seal_check
 from coupons.services.redemption import Scan, redemption_record
-from tests.coupons import conftest as coupon_fixtures
 
-_frozen_day = coupon_fixtures._frozen_day
-_tables_ready = coupon_fixtures._tables_ready  # the table takes wagers: readiness is tested elsewhere
-program = coupon_fixtures.program
-receive = coupon_fixtures.receive
-requisition = coupon_fixtures.requisition
-issue = coupon_fixtures.issue
-handed_out = coupon_fixtures.handed_out
-craps_table = coupon_fixtures.craps_table
-series_expires_on = coupon_fixtures.series_expires_on
 DAY = date(2026, 11, 3)
+
+
+pytestmark = pytest.mark.usefixtures("coupon_clock", "coupon_tables_ready")
 
 
 @pytest.mark.django_db

@@ -26,15 +26,10 @@ from compliance.chain import anchors_for_ended_days, chain_link_all
 from compliance.evidence import verify_bundle
 from compliance.evidence.bundle import bundle_plan, bundle_stream
 from compliance.models import ChainAnchor
-from tests.coupons import conftest as coupon_fixtures
 
-_frozen_day = coupon_fixtures._frozen_day
-program = coupon_fixtures.program
-receive = coupon_fixtures.receive
-series_expires_on = coupon_fixtures.series_expires_on
 DAY = date(2026, 11, 3)  # the coupons' frozen gaming day
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.usefixtures("coupon_clock"), pytest.mark.django_db]
 
 
 @pytest.fixture

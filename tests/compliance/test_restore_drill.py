@@ -24,14 +24,9 @@ from compliance.restore_drill import (
     manage,
     rehearse,
 )
-from tests.coupons import conftest as coupon_fixtures
-
-_frozen_day = coupon_fixtures._frozen_day
-program = coupon_fixtures.program
-receive = coupon_fixtures.receive
-series_expires_on = coupon_fixtures.series_expires_on
 
 pytestmark = [
+    pytest.mark.usefixtures("coupon_clock"),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="pg_dump and pg_restore are PostgreSQL's"),
     pytest.mark.django_db(transaction=True),  # pg_dump reads what is committed
 ]

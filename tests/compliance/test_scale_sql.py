@@ -19,15 +19,8 @@ from coupons.scale import REDEMPTION
 from coupons.services.redemption import Scan, redemption_record
 from tests.coupons import conftest as coupon_fixtures
 
-_frozen_day = coupon_fixtures._frozen_day
-_tables_ready = coupon_fixtures._tables_ready
-program = coupon_fixtures.program
-receive = coupon_fixtures.receive
-requisition = coupon_fixtures.requisition
-issue = coupon_fixtures.issue
-handed_out = coupon_fixtures.handed_out
-craps_table = coupon_fixtures.craps_table
-series_expires_on = coupon_fixtures.series_expires_on
+pytestmark = pytest.mark.usefixtures("coupon_clock", "coupon_tables_ready")
+
 
 EVENT_FIELDS = ("occurred_at", "facility_id", "actor_id", "action", "model_label", "model_name", "object_id",
                 "object_repr", "history_id", "changes", "reason")

@@ -27,8 +27,7 @@ def states(series: Any) -> list[tuple[int, int, str]]:
     )
 
 
-@pytest.fixture(autouse=True)
-def _tables_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+def tables_always_ready(monkeypatch: pytest.MonkeyPatch) -> None:
     """The coupon tests' tables are open (made with ``is_open=True``) and meet every requirement: the other
     chapters' requirements are tested in their apps and together in tests/compliance/test_readiness*.py; the
     refusals at a closed table or one in breach in tests/coupons/test_redemption_table_state.py."""
@@ -37,10 +36,19 @@ def _tables_ready(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(readiness, "_SOURCES", [])
 
 
+def coupon_clock() -> Any:
+    """14:00 UTC = 09:00 in Harrisburg: the gaming day of 3 Nov 2026, the clock ticking."""
+    return time_machine.travel("2026-11-03 14:00:00+00:00", tick=True)
+
+
+@pytest.fixture(autouse=True)
+def _tables_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    tables_always_ready(monkeypatch)
+
+
 @pytest.fixture(autouse=True)
 def _frozen_day() -> Any:
-    # 14:00 UTC = 09:00 in Harrisburg: the gaming day of 3 Nov 2026.
-    with time_machine.travel("2026-11-03 14:00:00+00:00", tick=True):
+    with coupon_clock():
         yield
 
 
