@@ -20,12 +20,16 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import CharField, Exists, OuterRef, Q, Subquery
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from compliance.models import AuditEvent, Profile
@@ -43,6 +47,7 @@ __all__ = [
     "EVENT_SIGN_FAILED",
     "LOCKED_OUT_MESSAGE",
     "SECOND_FACTOR_ROLES",
+    "SigningState",
     "account_event",
     "backup_device",
     "code_already_used",
@@ -60,6 +65,7 @@ __all__ = [
     "sign_in_refused",
     "signing_failure_record",
     "signing_locked",
+    "signing_state",
     "totp_secret",
     "unconfirmed_device",
 ]
@@ -231,23 +237,45 @@ def _events_about(user: Any, event: str) -> Any:
     return _about(user).filter(changes__event=event)
 
 
+@dataclass(frozen=True)
+class SigningState:
+    """What the audit trail says of a person's account before they sign: ``locked``, five wrong passwords within
+    15 minutes (:func:`signing_failure_record`); ``temporary``, their password was last set by someone else."""
+
+    locked: bool = False
+    temporary: bool = False
+
+
+def signing_state(user: Any) -> SigningState:
+    """Both answers in one read: the person's row with two subqueries over their account events (the events on
+    their profile or on the account itself, as :func:`_about`), rather than a lookup of the profile and a read
+    of the trail for each question. Every signature asks both (compliance.services._check_password)."""
+    if user is None or not user.pk:
+        return SigningState()
+    about = AuditEvent.objects.filter(
+        Q(model_label="auth.User", object_id=str(user.pk))
+        | Q(model_label=Profile._meta.label, object_id=Cast(OuterRef("profile__pk"), output_field=CharField())))
+    last_password = (about.filter(changes__event__in=[EVENT_PASSWORD_TEMPORARY, EVENT_PASSWORD_OWN])
+                     .order_by("-occurred_at", "-pk").annotate(event=KeyTextTransform("event", "changes"))
+                     .values("event")[:1])
+    locked = about.filter(changes__event=EVENT_SIGNING_LOCKED, occurred_at__gt=timezone.now() - SIGNING_LOCK)
+    row = (get_user_model().objects.filter(pk=user.pk)
+           .annotate(last_password=Subquery(last_password), locked=Exists(locked))
+           .values("last_password", "locked").first())
+    if row is None:
+        return SigningState()
+    temporary = user.has_usable_password() and row["last_password"] == EVENT_PASSWORD_TEMPORARY
+    return SigningState(locked=bool(row["locked"]), temporary=temporary)
+
+
 def password_is_temporary(user: Any) -> bool:
     """The person's password was last set by someone else (an administrator, a command)."""
-    if user is None or not user.pk or not user.has_usable_password():
-        return False
-    last = (
-        _about(user)
-        .filter(changes__event__in=[EVENT_PASSWORD_TEMPORARY, EVENT_PASSWORD_OWN])
-        .order_by("-occurred_at", "-pk")
-        .values_list("changes__event", flat=True)
-        .first()
-    )
-    return last == EVENT_PASSWORD_TEMPORARY
+    return signing_state(user).temporary
 
 
 def signing_locked(user: Any) -> bool:
-    since = timezone.now() - SIGNING_LOCK
-    return _events_about(user, EVENT_SIGNING_LOCKED).filter(occurred_at__gt=since).exists()
+    """Five wrong passwords typed in the person's name within 15 minutes: their signing waits 15 minutes."""
+    return signing_state(user).locked
 
 
 def signing_failure_record(user: Any, *, co_signer: bool = False, where: str = "") -> None:

@@ -129,10 +129,11 @@ def _check_password(*, requirement: SignatureRequirement, user: Any, password: s
     15 minutes, and each failure and lock is an audit event (written even though the refusal rolls the
     signing back: compliance.accounts keeps it aside until the transaction has ended)."""
     name = person_name(user)
-    if accounts.signing_locked(user):
+    state = accounts.signing_state(user)  # both questions in one read of the trail
+    if state.locked:
         raise ValidationError(f"{name}: {accounts.LOCKED_OUT_MESSAGE}" if co_signer else accounts.LOCKED_OUT_MESSAGE)
     if accounts.password_matches(user, password):
-        if accounts.password_is_temporary(user):
+        if state.temporary:
             whose = f"{name}'s password was" if co_signer else "Your password was"
             raise ValidationError(
                 f"{whose} set by an administrator and is temporary: choose your own password "

@@ -279,3 +279,40 @@ def test_a_person_changes_their_own_password(dealer, client_for):
     assert not accounts.password_is_temporary(dealer)
     assert client.get("/").status_code == 200  # still signed in
     assert _events(dealer, accounts.EVENT_PASSWORD_OWN).filter(actor=dealer).exists()
+
+
+def test_a_signers_lock_and_temporary_password_are_read_in_one_query_and_agree_with_the_trail(
+    marketing_supervisor, administrator, django_assert_num_queries
+):
+    """Every signature asks both questions (compliance.services._check_password): one read of the trail, on the
+    person's profile and on the account itself, and the same answers as the events say."""
+
+    def state() -> accounts.SigningState:
+        with django_assert_num_queries(1):
+            return accounts.signing_state(marketing_supervisor)
+
+    assert state() == accounts.SigningState(locked=False, temporary=False)
+    accounts.account_event(marketing_supervisor, event=accounts.EVENT_PASSWORD_TEMPORARY, actor=administrator)
+    assert state() == accounts.SigningState(locked=False, temporary=True)
+    with time_machine.travel(timezone.now() + timedelta(minutes=1)):
+        accounts.account_event(marketing_supervisor, event=accounts.EVENT_PASSWORD_OWN, actor=marketing_supervisor)
+        assert state().temporary is False
+    accounts.account_event(marketing_supervisor, event=accounts.EVENT_SIGNING_LOCKED, actor=marketing_supervisor)
+    assert state().locked is True and accounts.signing_locked(marketing_supervisor)
+    with time_machine.travel(timezone.now() + timedelta(minutes=16)):
+        assert state().locked is False  # the lock lasts 15 minutes
+    # Another person's events say nothing of this one.
+    accounts.account_event(administrator, event=accounts.EVENT_SIGNING_LOCKED, actor=administrator)
+    assert accounts.signing_state(administrator).locked and state().temporary is False
+
+
+def test_an_account_without_a_profile_is_read_from_the_events_on_the_account(db, administrator):
+    from django.contrib.auth import get_user_model
+
+    bare = get_user_model().objects.create_user("no-profile-yet", password="a password of the account 1")
+    assert accounts.signing_state(bare) == accounts.SigningState()
+    accounts.account_event(bare, event=accounts.EVENT_PASSWORD_TEMPORARY, actor=administrator)
+    assert accounts.password_is_temporary(bare)
+    bare.set_unusable_password()
+    assert not accounts.password_is_temporary(bare)  # nothing to sign with, nothing temporary
+    assert accounts.signing_state(None) == accounts.SigningState()
