@@ -20,7 +20,7 @@ from django.db.models import Q
 
 from compliance.bounds import MAX_SERIAL
 from compliance.locks import lock_facility, lock_facility_shared  # re-exported: the ledger's callers use them
-from compliance.models import Facility, regulated_bulk_create
+from compliance.models import Facility, regulated_bulk_create, regulated_bulk_update
 from coupons import ranges as spans_
 from coupons.days import day_words
 from coupons.models import CouponRange, CouponSeries, CouponState, LedgerLine, StorageLocation
@@ -149,22 +149,59 @@ def _require_forward_in_time(on: date, series: CouponSeries, rows: Sequence[Coup
         )
 
 
-def _replacement_rows(rows: Sequence[CouponRange], pieces: Sequence[tuple[CouponRange, int, int]],
-                      line_of_piece: dict[tuple[int, int], LedgerLine], series: CouponSeries,
+class _Piece:
+    """A run of serials moved as one: one ledger line, one new range. Adjacent parts of several touched rows join
+    one piece when they leave the same state for the same custody (a day's redeemed coupons cancelled together, each
+    posted on its own by a scan, become one cancelled range, not one a coupon: issue 27)."""
+
+    def __init__(self, row: CouponRange, first: int, last: int, location: StorageLocation | None) -> None:
+        self.rows, self.first, self.last, self.location, self.state = [row], first, last, location, row.state
+        self.line: LedgerLine | None = None
+
+    def joins(self, row: CouponRange, first: int, location: StorageLocation | None) -> bool:
+        return first == self.last + 1 and row.state == self.state and location == self.location
+
+
+def _pieces(rows: Sequence[CouponRange], spans: Sequence[Span] | None, to_state: str,
+            location: StorageLocation | None) -> list[_Piece]:
+    pieces: list[_Piece] = []
+    for row in rows:  # by first serial
+        inside = ([(row.first_serial, row.last_serial)] if spans is None
+                  else spans_.clip(spans, row.first_serial, row.last_serial))
+        # A location is kept only while the coupons stay in the same custody (e.g. voiding stock in
+        # the vault); coupons handed over leave the location behind unless the step names a new one.
+        custody = location if location is not None else (row.location if to_state == row.state else None)
+        for first, last in inside:
+            if pieces and pieces[-1].joins(row, first, custody):
+                pieces[-1].last = last
+                if pieces[-1].rows[-1].pk != row.pk:
+                    pieces[-1].rows.append(row)
+            else:
+                pieces.append(_Piece(row, first, last, custody))
+    return pieces
+
+
+def _replacement_rows(rows: Sequence[CouponRange], pieces: Sequence[_Piece], series: CouponSeries,
                       to_state: str) -> list[CouponRange]:
-    """Close each touched row; the rows that replace it: the moved pieces in ``to_state``, the rest as it was."""
-    new_rows: list[CouponRange] = []
+    """Close each touched row (by the line of the first piece that takes from it, all in one update with their
+    history rows and audit events); the rows that replace them: each piece in ``to_state``, and what each row
+    keeps as it was."""
+    moved: dict[int, list[Span]] = {}
+    closed_by: dict[int, LedgerLine] = {}
+    for piece in pieces:
+        for row in piece.rows:
+            moved.setdefault(row.pk, []).append((max(piece.first, row.first_serial), min(piece.last, row.last_serial)))
+            closed_by.setdefault(row.pk, piece.line)  # type: ignore[arg-type]
+    before = {row.pk: {"closed_by": row.closed_by_id} for row in rows}
     for row in rows:
-        moved = [(f, lt) for (r, f, lt) in pieces if r.pk == row.pk]
-        row.closed_by = line_of_piece[(row.pk, moved[0][0])]
-        row.save(update_fields=["closed_by"])
-        for first, last in moved:
-            line = line_of_piece[(row.pk, first)]
-            new_rows.append(CouponRange(
-                facility_id=row.facility_id, series=series, first_serial=first, last_serial=last,
-                state=to_state, location=line.location, opened_by=line, since=line,
-            ))
-        for first, last in spans_.subtract([(row.first_serial, row.last_serial)], moved):
+        row.closed_by = closed_by[row.pk]
+        row.series = series  # every touched row is of the series (its audit event names it: no query a row)
+    regulated_bulk_update(CouponRange, list(rows), ["closed_by"], before=before)
+    new_rows = [CouponRange(facility_id=series.facility_id, series=series, first_serial=piece.first,
+                            last_serial=piece.last, state=to_state, location=piece.location, opened_by=piece.line,
+                            since=piece.line) for piece in pieces]
+    for row in rows:
+        for first, last in spans_.subtract([(row.first_serial, row.last_serial)], moved[row.pk]):
             new_rows.append(CouponRange(
                 facility_id=row.facility_id, series=series, first_serial=first, last_serial=last,
                 state=row.state, location=row.location, opened_by=row.closed_by, since=row.since,
@@ -184,28 +221,24 @@ def move_rows(
     reason: str = "",
     on: date | None = None,
 ) -> list[LedgerLine]:
-    """Close ``rows`` and reopen them with the parts inside ``spans`` (all, if None) in ``to_state``, dated
-    the document's gaming day (or ``on``)."""
+    """Close ``rows`` (ordered by first serial) and reopen them with the parts inside ``spans`` (all, if None) in
+    ``to_state``, dated the document's gaming day (or ``on``). One ledger line per run moved: adjacent parts of
+    several rows leaving the same state for the same custody are one run (:class:`_Piece`). A few queries
+    whatever the number of rows."""
     _require_forward_in_time(on or document.gaming_date, series, rows)
     doc_type = document_type(document)
-    pieces: list[tuple[CouponRange, int, int]] = []
-    for row in rows:
-        inside = ([(row.first_serial, row.last_serial)] if spans is None
-                  else spans_.clip(spans, row.first_serial, row.last_serial))
-        pieces.extend((row, first, last) for first, last in inside)
-    lines = [
-        # A location is kept only while the coupons stay in the same custody (e.g. voiding stock in
-        # the vault); coupons handed over leave the location behind unless the step names a new one.
-        ledger_line(document, series, kind, first, last, last - first + 1, from_state=row.state, to_state=to_state,
-                    reason=reason, location=location if location is not None else (
-                        row.location if to_state == row.state else None), doc_type=doc_type, on=on)
-        for row, first, last in pieces
-    ]
-    lines = regulated_bulk_create(LedgerLine, lines)
-    line_of_piece = {(row.pk, first): line for (row, first, _), line in zip(pieces, lines, strict=True)}
+    pieces = _pieces(rows, spans, to_state, location)
+    lines = regulated_bulk_create(LedgerLine, [
+        ledger_line(document, series, kind, piece.first, piece.last, piece.last - piece.first + 1,
+                    from_state=piece.state, to_state=to_state, reason=reason, location=piece.location,
+                    doc_type=doc_type, on=on)
+        for piece in pieces
+    ])
+    for piece, line in zip(pieces, lines, strict=True):
+        piece.line = line
     try:
         with transaction.atomic():
-            regulated_bulk_create(CouponRange, _replacement_rows(rows, pieces, line_of_piece, series, to_state))
+            regulated_bulk_create(CouponRange, _replacement_rows(rows, pieces, series, to_state))
     except IntegrityError:
         raise ValidationError(
             "Those coupons changed state while you were working (someone else recorded a movement). "

@@ -16,9 +16,10 @@ history row and audit event as the application writes them), the clock set to th
   cancelled, the returned ones restocked;
 * on the last day of each month, finance's inventory of every coupon still in its ledger (§ 525.21(n)).
 
-Redeemed serials are the first of the day's distributed block of each series, in order: a day's redemptions post as
-one ledger line per series, and the ranges grow by a few rows a day. (Coupons come back in any order in life; each
-out-of-order redemption splits a range in two, the growth issue 27 names: the generated year does not show it.)
+Redeemed serials are any of the day's distributed block of each series, in any order, as in life: the coupons patrons
+keep (``HANDED_OUT_MORE``) leave holes all through the block, and each redemption, posted to the ledger by beat
+or by finance, splits the distributed range it falls in (the growth issue 27 names; docs/scale.md, "The coupon
+ranges at a year").
 """
 
 from __future__ import annotations
@@ -124,18 +125,19 @@ REDEMPTION = ("facility_id", "series_id", "serial", "denomination_cents", "gamin
               "game_id", "position", "chips_cents", "wager", "channel", "device_id", "redeemed_by_id", "drop_count_id")
 
 
-def _redemptions(plan: ScalePlan, floor: _Floor, series: CouponSeries, day: date, first: int, count: int,
-                 rng: Any) -> None:
-    """The day's redemptions of ``series``, serials ``first`` on, as each table's scan writes them, by its dealer:
-    each dealer's in the order of the day, the dealers in the order of their first."""
+def _redemptions(plan: ScalePlan, floor: _Floor, series: CouponSeries, day: date, first: int, handed: int,
+                 count: int, rng: Any) -> None:
+    """The day's redemptions of ``series``: ``count`` of the ``handed`` coupons given to patrons from serial
+    ``first``, in any order (patrons come back when they come back; the rest they keep), as each table's scan writes
+    them, by its dealer: each dealer's in the order of the day, the dealers in the order of their first."""
     opens = _at(plan, day, 4)  # the tables' busy hours: from 10:00 (the day starts at 06:00) for 18 hours
     cents, table_channel = series.denomination_cents, Redemption.Channel.TABLE.value
     by_dealer: dict[int, list[tuple[Any, ...]]] = {}
-    for n in range(count):
+    for n, offset in enumerate(rng.sample(range(handed), count)):
         table = floor.tables[rng.randrange(len(floor.tables))]
         dealer_id = floor.dealer[table.pk].pk
         redeemed_at = opens + timedelta(seconds=int(64_800 * (n + rng.random()) / count))
-        serial = first + n
+        serial = first + offset
         by_dealer.setdefault(dealer_id, []).append((
             plan.facility.pk, series.pk, serial, cents, day, redeemed_at, table.pk, table.game_id,
             rng.choice(floor.positions[table.pk]), cents + 500 * rng.randrange(0, 4), "", table_channel, None,
@@ -160,7 +162,7 @@ def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: d
             _issued(plan.facility, series, people, password, on=day, serials=(first, first + handed + keep - 1))
             services.distribution_record(facility=plan.facility, series=series, spans=[(first, first + handed - 1)],
                                          user=people[Role.MARKETING_STAFF], gaming_date=day)
-            _redemptions(plan, floor, series, day, first, count, rng)
+            _redemptions(plan, floor, series, day, first, handed, count, rng)
             kept[series.denomination_cents] = kept.get(series.denomination_cents, 0) + keep
             redeemed[series.denomination_cents] = redeemed.get(series.denomination_cents, 0) + count
     with travel(_at(plan, day, 25)), transaction.atomic():  # 07:00 the next morning

@@ -279,10 +279,11 @@ class AuditEvent(Sealed, AppendOnly):
         now = timezone.now()
         meta = instances[0]._meta
         events = []
+        stored = {name: meta.get_field(name).attname for name in fields}  # a foreign key's id, as ``before`` has it
         for obj in instances:
             old = before.get(obj.pk, {})
-            changes = {name: [_in_words(obj, name, old.get(name)), _in_words(obj, name, getattr(obj, name))]
-                       for name in fields if old.get(name) != getattr(obj, name)}
+            changes = {name: [_in_words(obj, name, old.get(name)), _in_words(obj, name, getattr(obj, stored[name]))]
+                       for name in fields if old.get(name) != getattr(obj, stored[name])}
             if changes:
                 events.append(cls(occurred_at=now, facility_id=cls.facility_id_of(obj), actor=actor,
                                   action=cls.Action.CHANGED, model_label=meta.label, model_name=str(meta.verbose_name),

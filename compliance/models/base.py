@@ -116,7 +116,7 @@ def regulated_bulk_update(model: type[M], objs: list[M], fields: list[str], *, b
                           batch_size: int = 1000) -> int:
     """Update ``fields`` of many rows of a regulated model with their history rows and audit events ("changed", each
     field's old and new value in words as ``compliance.signals`` writes them), in few queries. ``before``: each row's
-    values of ``fields`` before the change, by primary key. Not for append-only or signed rows (their ``save``
+    values of ``fields`` before the change (a foreign key's id), by primary key. Not for append-only or signed rows (their ``save``
     refuses; so does this)."""
     from compliance.models.audit import AuditEvent
 
