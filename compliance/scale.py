@@ -50,6 +50,7 @@ class ScalePlan:
     redemptions_per_quarter: int
     seed: int
     exclusion_entries: int = 200_000
+    beat_postings: bool = False  # redemptions posted to the ledger hourly as beat would, not by finance each morning
     people: dict[str, Any] = field(default_factory=dict)
     shared: dict[str, Any] = field(default_factory=dict)
     say: Callable[[str], None] = print

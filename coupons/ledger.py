@@ -122,7 +122,7 @@ def move(
     rows = list(
         CouponRange.objects.select_for_update(of=("self",))
         .filter(overlapping(spans), series=series, closed_by__isnull=True)
-        .select_related("since", "opened_by")
+        .select_related("since", "opened_by", "location")  # a remainder keeps its location: no query for it
         .order_by("first_serial")
     )
     _require_all_open(series, spans, rows)
@@ -252,7 +252,7 @@ def lock_open_rows(facility: Facility, states: Iterable[str], **filters: Any) ->
     return list(
         CouponRange.objects.select_for_update(of=("self",))
         .filter(facility=facility, state__in=list(states), closed_by__isnull=True, **filters)
-        .select_related("series", "since", "opened_by")
+        .select_related("series", "since", "opened_by", "location")
         .order_by("series_id", "first_serial")
     )
 

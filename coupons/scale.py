@@ -45,6 +45,7 @@ from coupons.models import CouponProgram, CouponSeries, ReconciliationForm, Rede
 from coupons.redemption_rules import EVEN_MONEY_POSITIONS, allowed_positions
 from coupons.scale_mailing import quarter_mailing
 from coupons.selectors.stock import expected_inventory
+from coupons.services.redemption_posting import SETTLE
 
 __all__ = ["coupons_scale_seed"]
 
@@ -126,7 +127,7 @@ REDEMPTION = ("facility_id", "series_id", "serial", "denomination_cents", "gamin
 
 
 def _redemptions(plan: ScalePlan, floor: _Floor, series: CouponSeries, day: date, first: int, handed: int,
-                 count: int, rng: Any) -> None:
+                 count: int, rng: Any) -> list[tuple[Any, ...]]:
     """The day's redemptions of ``series``: ``count`` of the ``handed`` coupons given to patrons from serial
     ``first``, in any order (patrons come back when they come back; the rest they keep), as each table's scan writes
     them, by its dealer: each dealer's in the order of the day, the dealers in the order of their first."""
@@ -143,8 +144,25 @@ def _redemptions(plan: ScalePlan, floor: _Floor, series: CouponSeries, day: date
             rng.choice(floor.positions[table.pk]), cents + 500 * rng.randrange(0, 4), "", table_channel, None,
             dealer_id, None,
             dealer_id, f"{series.serial(serial)} redeemed at table {floor.numbers[table.pk]}"))  # Redemption.__str__
-    rows = [row for taken in by_dealer.values() for row in sorted(taken, key=lambda row: row[5])]
-    rows_as_saved_sql(Redemption, REDEMPTION, rows, moment="redeemed_at")
+    return [row for taken in by_dealer.values() for row in sorted(taken, key=lambda row: row[5])]
+
+
+def _redeemed_and_posted(plan: ScalePlan, day: date, rows: list[tuple[Any, ...]]) -> None:
+    """The day's redemptions written hour by hour. With ``plan.beat_postings`` each hour's are posted to the ledger
+    as beat posts them (``coupons.services.redemptions_post``, every minute in life; hourly here, and the ranges
+    it leaves are the same: each coupon falls in the block away from the others and splits the range it falls
+    in). Without, finance's processing posts the day the next morning (its first step, as when beat is late): the
+    day's redeemed serials join into runs, and the ranges grow by the holes the kept coupons leave."""
+    by_hour: dict[int, list[tuple[Any, ...]]] = {}
+    opens = _at(plan, day, 0)
+    for row in rows:
+        by_hour.setdefault(int((row[5] - opens).total_seconds() // 3600), []).append(row)
+    for hour in sorted(by_hour):  # each committed, as the scans and beat's postings are
+        with transaction.atomic():
+            rows_as_saved_sql(Redemption, REDEMPTION, by_hour[hour], moment="redeemed_at")
+        if plan.beat_postings:
+            with travel(opens + timedelta(hours=hour + 1) + SETTLE):
+                services.redemptions_post(facility=plan.facility)
 
 
 def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: dict[Role, Any], password: str,
@@ -152,6 +170,7 @@ def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: d
     """One gaming day: issue, hand out, redeem; the next morning the form and finance's processing."""
     kept: dict[int, int] = {}
     redeemed: dict[int, int] = {}
+    scans: list[tuple[Any, ...]] = []
     with travel(_at(plan, day, 4)), transaction.atomic():
         for series, share in quarter.series:
             count = max(1, round(plan.redemptions_per_day * share * rng.uniform(0.8, 1.2)))
@@ -162,9 +181,10 @@ def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: d
             _issued(plan.facility, series, people, password, on=day, serials=(first, first + handed + keep - 1))
             services.distribution_record(facility=plan.facility, series=series, spans=[(first, first + handed - 1)],
                                          user=people[Role.MARKETING_STAFF], gaming_date=day)
-            _redemptions(plan, floor, series, day, first, handed, count, rng)
+            scans += _redemptions(plan, floor, series, day, first, handed, count, rng)
             kept[series.denomination_cents] = kept.get(series.denomination_cents, 0) + keep
             redeemed[series.denomination_cents] = redeemed.get(series.denomination_cents, 0) + count
+    _redeemed_and_posted(plan, day, scans)
     with travel(_at(plan, day, 25)), transaction.atomic():  # 07:00 the next morning
         services.reconciliation_complete(
             facility=plan.facility, gaming_date=day, counted_remaining=kept, user=people[Role.MARKETING_SUPERVISOR],

@@ -222,8 +222,11 @@ def _insert(segments: list[Segment], dealer: int, time_zone: str) -> int:
         # redemption's insert makes of its coupon and day (coupons migration 0024) is the scan's, not history's.
         cursor.execute("ALTER TABLE coupons_redemption DISABLE TRIGGER coupons_redeem_only_distributed")
         cursor.execute(statement, {"ipad": ipad, "opad": opad, "zone": time_zone, "dealer": dealer})
-        cursor.execute("ALTER TABLE coupons_redemption ENABLE TRIGGER coupons_redeem_only_distributed")
         inserted = int(cursor.rowcount)
+        # The deferred foreign-key checks of the rows just written run now: a table with pending trigger events
+        # cannot be altered (PostgreSQL refuses the ALTER below).
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("ALTER TABLE coupons_redemption ENABLE TRIGGER coupons_redeem_only_distributed")
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE coupons_redemption")
     return inserted

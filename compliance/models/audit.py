@@ -279,7 +279,8 @@ class AuditEvent(Sealed, AppendOnly):
         now = timezone.now()
         meta = instances[0]._meta
         events = []
-        stored = {name: meta.get_field(name).attname for name in fields}  # a foreign key's id, as ``before`` has it
+        # A foreign key's value is its id, as ``before`` holds it.
+        stored = {name: getattr(meta.get_field(name), "attname", name) for name in fields}
         for obj in instances:
             old = before.get(obj.pk, {})
             changes = {name: [_in_words(obj, name, old.get(name)), _in_words(obj, name, getattr(obj, stored[name]))]
