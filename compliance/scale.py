@@ -50,6 +50,7 @@ class ScalePlan:
     redemptions_per_quarter: int
     seed: int
     exclusion_entries: int = 200_000
+    any_order: bool = False  # patrons bring coupons back in any order (the kept ones leave holes in the block)
     beat_postings: bool = False  # redemptions posted to the ledger hourly as beat would, not by finance each morning
     people: dict[str, Any] = field(default_factory=dict)
     shared: dict[str, Any] = field(default_factory=dict)

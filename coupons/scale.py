@@ -16,10 +16,12 @@ history row and audit event as the application writes them), the clock set to th
   cancelled, the returned ones restocked;
 * on the last day of each month, finance's inventory of every coupon still in its ledger (§ 525.21(n)).
 
-Redeemed serials are any of the day's distributed block of each series, in any order, as in life: the coupons patrons
-keep (``HANDED_OUT_MORE``) leave holes all through the block, and each redemption, posted to the ledger by beat
-or by finance, splits the distributed range it falls in (the growth issue 27 names; docs/scale.md, "The coupon
-ranges at a year").
+Redeemed serials are the first of the day's distributed block of each series, in order, by default: a day's
+redemptions post as one ledger line per series, and the ranges grow by a few rows a day. With ``--any-order``
+(``plan.any_order``) they are any of the block, in any order, as in life: the coupons patrons keep
+(``HANDED_OUT_MORE``) leave holes all through the block, and each redemption posted splits the distributed range it
+falls in (the growth issue 27 names); with ``--beat-postings`` beat posts them hourly as well (docs/scale.md, "The
+coupon ranges when coupons come back in any order").
 """
 
 from __future__ import annotations
@@ -134,7 +136,8 @@ def _redemptions(plan: ScalePlan, floor: _Floor, series: CouponSeries, day: date
     opens = _at(plan, day, 4)  # the tables' busy hours: from 10:00 (the day starts at 06:00) for 18 hours
     cents, table_channel = series.denomination_cents, Redemption.Channel.TABLE.value
     by_dealer: dict[int, list[tuple[Any, ...]]] = {}
-    for n, offset in enumerate(rng.sample(range(handed), count)):
+    offsets = rng.sample(range(handed), count) if plan.any_order else range(count)
+    for n, offset in enumerate(offsets):
         table = floor.tables[rng.randrange(len(floor.tables))]
         dealer_id = floor.dealer[table.pk].pk
         redeemed_at = opens + timedelta(seconds=int(64_800 * (n + rng.random()) / count))

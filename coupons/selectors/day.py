@@ -128,11 +128,16 @@ class ToDate:
     redeemed: int = 0
 
 
-def to_date_by_denomination(facility: Facility, through: date | None = None) -> dict[int, ToDate]:
+def to_date_by_denomination(facility: Facility, through: date | None = None, *,
+                            all_posted: bool = False) -> dict[int, ToDate]:
     """Coupons given to marketing, distributed and redeemed by denomination, from the ledger, to ``through``
     (the gaming day processed; the whole history if None), one query, and the redemptions not yet posted
     (their electronic cancellation, § 525.21(q)(6)). A distribution taken back (a same-day reversal, or a
-    correction of a signed form) was not a coupon given to a patron: it is not counted as distributed."""
+    correction of a signed form) was not a coupon given to a patron: it is not counted as distributed.
+
+    ``all_posted``: the caller has just posted every redemption under the facility's exclusive lock (finance's
+    processing), so none awaits and they are not looked for: in that transaction the ranges it has just split
+    make the look a minute long on a busy day of coupons redeemed in any order (issue 27)."""
     from coupons.selectors.redemption import awaiting_posting_counts
 
     def total(condition: Q) -> Any:
@@ -149,7 +154,7 @@ def to_date_by_denomination(facility: Facility, through: date | None = None) -> 
     ).order_by("denomination_cents")
     found = {row["denomination_cents"]: ToDate(int(row["given"] or 0), int(row["distributed"] or 0),
                                                int(row["redeemed"] or 0)) for row in rows}
-    for cents, redeemed in awaiting_posting_counts(facility, through).items():
+    for cents, redeemed in ({} if all_posted else awaiting_posting_counts(facility, through)).items():
         was = found.get(cents, ToDate())
         found[cents] = ToDate(was.given, was.distributed, was.redeemed + redeemed)
     return {cents: figure for cents, figure in found.items() if figure != ToDate()}

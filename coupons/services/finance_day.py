@@ -291,7 +291,7 @@ def _process_locked(*, facility: Facility, gaming_date: date, counted: Counts, u
     to_restock = [r for r in pending if r.state == S.RETURNED and not r.series.is_expired_on(gaming_date)]
     if to_restock:
         restock_location = require_location(restock_location, StorageLocation.Department.FINANCE, "§ 525.21(i)")
-    to_date = to_date_by_denomination(facility, through=gaming_date)
+    to_date = to_date_by_denomination(facility, through=gaming_date, all_posted=True)  # posted above, locked
 
     def total(label: str) -> int:
         return sum(by_state.get(label, 0) for by_state in counted.values())
