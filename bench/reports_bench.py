@@ -92,7 +92,7 @@ def _instrument() -> None:
     from compliance.reports import services
     from coupons.report_kinds import quarterly_coupons
 
-    for attribute, name in (("_start", "start"), ("chain_head", "chain head"), ("content_pdf", "PDF"),
+    for attribute, name in (("_start", "start"), ("anchor_record", "chain head"), ("content_pdf", "PDF"),
                             ("content_csv", "CSV"), ("_finish", "record")):
         setattr(services, attribute, _timed(name, getattr(services, attribute)))
     setattr(quarterly_coupons, "quarterly_figures",  # noqa: B010 - a module's function, wrapped in place
