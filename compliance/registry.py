@@ -87,10 +87,15 @@ class DemoSeeder:
 class ScaleSeeder:
     """``function(plan)`` fills the app's part of a generated casino (``manage.py generate_casino``,
     :mod:`compliance.scale`): the records of every day of ``plan`` as the application would have written them.
-    Returns what it did, in words. ``stage``: as for :class:`DemoSeeder`."""
+    Returns what it did, in words. ``stage``: as for :class:`DemoSeeder`. ``beside``: it may run in a second process
+    beside the later stages' parts (it writes every transaction in ``compliance.scale_turns.beside_writes``, writes
+    no redemption and links nothing). ``waits``: it reads what every part before it wrote, so it runs after the
+    second process has finished."""
 
     function: str
     stage: int = 1
+    beside: bool = False
+    waits: bool = False
 
 
 @dataclass(frozen=True)

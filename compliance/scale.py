@@ -118,7 +118,9 @@ class _Words:
         for model_field in model._meta.concrete_fields:
             if isinstance(model_field, models.ForeignKey) and model_field.name != "facility":
                 ids = {row.get(model_field.attname) for row in rows} - {None}
-                related = model_field.related_model._default_manager.in_bulk(list(ids))  # type: ignore[union-attr]
+                # With what their names read (a table's is its game's): not a query a record.
+                manager = model_field.related_model._default_manager  # type: ignore[union-attr]
+                related = manager.select_related().in_bulk(list(ids))
                 self.names[model_field.name] = {pk: str(obj) for pk, obj in related.items()}
 
     def __call__(self, name: str, value: Any) -> Any:

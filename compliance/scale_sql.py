@@ -33,7 +33,7 @@ from compliance.models.chain import row_digest
 from compliance.seal_keys import key_ring
 from compliance.signals import _NOT_SHOWN_ON_CREATION
 
-__all__ = ["hmac_pads", "payload_sql", "rows_as_saved_sql", "seal_sql"]
+__all__ = ["file_event_digests", "hmac_pads", "payload_sql", "rows_as_saved_sql", "seal_sql"]
 
 # The columns the rows add to the model's: the actor, the record's str() (the audit event's object_repr); the words
 # of the related records, by field and id.
@@ -165,7 +165,9 @@ def _words(model: type[models.Model], names: Sequence[str], rows: Sequence[Seque
             continue
         at = names.index(field.attname)
         ids = {row[at] for row in rows} - {None}
-        related = field.related_model._default_manager.in_bulk(list(ids))  # type: ignore[union-attr]
+        # With what their names read (a table's is its game's): not a query a record.
+        manager = field.related_model._default_manager  # type: ignore[union-attr]
+        related = manager.select_related().in_bulk(list(ids))
         for pk in sorted(ids):
             text = str(related[pk]) if pk in related else f"#{pk} (no longer exists)"
             text = text[:200] + "…" if len(text) > 200 else text
@@ -240,12 +242,14 @@ def _statement(model: type[Sealed], names: Sequence[str], moment: str) -> str:
 
 
 def rows_as_saved_sql(model: type[Sealed], names: Sequence[str], rows: Sequence[Sequence[Any]], *,
-                      moment: str) -> list[int]:
+                      moment: str, events: list[tuple[int, int | None, bytes]] | None = None) -> list[int]:
     """Write ``rows`` of ``model`` as :func:`compliance.scale.rows_as_saved` writes them, in SQL, and link them.
     ``names``: every field's attname but the id's and the seal's, in the order of each row's first values; then
     each row holds the acting user's id and the record's ``str()``. ``moment``: the name of the datetime the row,
     its history row and its audit event are dated with. In the caller's transaction (PostgreSQL). The ids given,
-    in order."""
+    in order. ``events``: the audit events' digests are added to it, for the caller to link them later (with
+    :func:`file_event_digests`, when the other writer of a generated year lets it: :mod:`compliance.scale_turns`),
+    rather than linked here."""
     expected = {f.attname for f in model._meta.concrete_fields} - {"id", "seal"}
     if set(names) != expected or len(names) != len(expected):
         raise ValueError(f"{model._meta.label}: the rows name {sorted(set(names) ^ expected)} differently from the "
@@ -271,13 +275,25 @@ def rows_as_saved_sql(model: type[Sealed], names: Sequence[str], rows: Sequence[
     row_digests = [(pk, facility, digest) for kind, pk, facility, digest in digested if kind == 0]
     event_digests = [(pk, facility, digest) for kind, pk, facility, digest in digested if kind == 1]
     _check(model, row_digests, event_digests)
-    for linked, digests in ((model, row_digests), (AuditEvent, event_digests)):
-        by_facility: dict[int | None, list[tuple[int, bytes]]] = defaultdict(list)
-        for pk, facility_id, digest in digests:
-            by_facility[facility_id].append((pk, bytes(digest)))
-        for facility_id, batch in by_facility.items():
-            chain_link_digests(linked, facility_id, batch)
+    _file(model, row_digests)
+    if events is None:
+        _file(AuditEvent, event_digests)
+    else:
+        events.extend(event_digests)
     return [pk for pk, _facility, _digest in row_digests]
+
+
+def file_event_digests(events: list[tuple[int, int | None, bytes]]) -> None:
+    """Link the audit events :func:`rows_as_saved_sql` wrote and left to the caller (its ``events``)."""
+    _file(AuditEvent, events)
+
+
+def _file(model: type[Sealed], digests: list[tuple[int, int | None, bytes]]) -> None:
+    by_facility: dict[int | None, list[tuple[int, bytes]]] = defaultdict(list)
+    for pk, facility_id, digest in digests:
+        by_facility[facility_id].append((pk, bytes(digest)))
+    for facility_id, batch in by_facility.items():
+        chain_link_digests(model, facility_id, batch)
 
 
 def _check(model: type[Sealed], *digested: list[tuple[int, int | None, bytes]]) -> None:

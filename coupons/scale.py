@@ -40,7 +40,8 @@ from compliance.models import Game, GamingTable
 from compliance.reports.periods import quarter_of
 from compliance.roles import Role
 from compliance.scale import ScalePlan, travel
-from compliance.scale_sql import rows_as_saved_sql
+from compliance.scale_sql import file_event_digests, rows_as_saved_sql
+from compliance.scale_turns import linking
 from coupons import services
 from coupons.demo import _EVEN_MONEY, _issued, _locations, _received
 from coupons.models import CouponProgram, CouponSeries, ReconciliationForm, Redemption, StorageLocation
@@ -150,19 +151,22 @@ def _redemptions(plan: ScalePlan, floor: _Floor, series: CouponSeries, day: date
     return [row for taken in by_dealer.values() for row in sorted(taken, key=lambda row: row[5])]
 
 
-def _redeemed_and_posted(plan: ScalePlan, day: date, rows: list[tuple[Any, ...]]) -> None:
+def _redeemed_and_posted(plan: ScalePlan, day: date, rows: list[tuple[Any, ...]],
+                         events: list[tuple[int, int | None, bytes]]) -> None:
     """The day's redemptions written hour by hour. With ``plan.beat_postings`` each hour's are posted to the ledger
     as beat posts them (``coupons.services.redemptions_post``, every minute in life; hourly here, and the ranges
     it leaves are the same: each coupon falls in the block away from the others and splits the range it falls
     in). Without, finance's processing posts the day the next morning (its first step, as when beat is late): the
-    day's redeemed serials join into runs, and the ranges grow by the holes the kept coupons leave."""
+    day's redeemed serials join into runs, and the ranges grow by the holes the kept coupons leave. The redemptions
+    are linked as they are written; their audit events' digests are added to ``events``, linked at the day's end
+    (the audit events' chain is shared with the other writer: :mod:`compliance.scale_turns`)."""
     by_hour: dict[int, list[tuple[Any, ...]]] = {}
     opens = _at(plan, day, 0)
     for row in rows:
         by_hour.setdefault(int((row[5] - opens).total_seconds() // 3600), []).append(row)
     for hour in sorted(by_hour):  # each committed, as the scans and beat's postings are
         with transaction.atomic():
-            rows_as_saved_sql(Redemption, REDEMPTION, by_hour[hour], moment="redeemed_at")
+            rows_as_saved_sql(Redemption, REDEMPTION, by_hour[hour], moment="redeemed_at", events=events)
         if plan.beat_postings:
             with travel(opens + timedelta(hours=hour + 1) + SETTLE):
                 services.redemptions_post(facility=plan.facility)
@@ -187,7 +191,8 @@ def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: d
             scans += _redemptions(plan, floor, series, day, first, handed, count, rng)
             kept[series.denomination_cents] = kept.get(series.denomination_cents, 0) + keep
             redeemed[series.denomination_cents] = redeemed.get(series.denomination_cents, 0) + count
-    _redeemed_and_posted(plan, day, scans)
+    events: list[tuple[int, int | None, bytes]] = []
+    _redeemed_and_posted(plan, day, scans, events)
     with travel(_at(plan, day, 25)), transaction.atomic():  # 07:00 the next morning
         services.reconciliation_complete(
             facility=plan.facility, gaming_date=day, counted_remaining=kept, user=people[Role.MARKETING_SUPERVISOR],
@@ -201,7 +206,10 @@ def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: d
             counted: dict[CouponSeries, Sequence[tuple[int, int]]] = dict(expected_inventory(plan.facility))
             services.inventory_record(facility=plan.facility, user=people[Role.FINANCE_STAFF], password=password,
                                       counted=counted)
-    with travel(_at(plan, day, 25)):  # the beat's linker: the day's other rows join the chains (the redemptions have)
+    # The beat's linker, the next morning: the redemptions' audit events, then the day's other rows (the redemptions
+    # have joined their chain), taking turns with the floor's writer (compliance.scale_turns).
+    with travel(_at(plan, day, 25)), linking():
+        file_event_digests(events)
         chain_link_all()
     return sum(redeemed.values())
 

@@ -35,7 +35,8 @@ class EquipmentConfig(registry.PluggableApp):
     # The approvals, then the floor's morning: equipment in play, tables open, one clock overdue.
     demo = (DemoSeeder("equipment.demo.equipment_demo_seed", stage=3),
             DemoSeeder("equipment.demo.floor_demo_seed", stage=3))
-    scale = (ScaleSeeder("equipment.scale.equipment_scale_seed", stage=3),)  # a year of logs (generate_casino)
+    # a year of logs (generate_casino), written beside the coupons
+    scale = (ScaleSeeder("equipment.scale.equipment_scale_seed", stage=3, beside=True),)
     report_kinds = ("equipment.report_kinds",)
     # Dice, cards, the opening inspection, the table's configuration and approved equipment.
     readiness = (ReadinessSource("equipment", "equipment.readiness.equipment_unmet", models=(

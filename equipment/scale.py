@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db import transaction
-
 from compliance.demo import signing_passwords
 from compliance.gaming_day import day_bounds
 from compliance.models import GamingTable
 from compliance.roles import Role
 from compliance.scale import ScalePlan, travel
+from compliance.scale_turns import beside_writes, entered_beside
 from equipment import services
 from equipment.approval_kinds import KINDS
 from equipment.models import DeckSet, DiceMethod, EquipmentApproval, EquipmentRequirement
@@ -73,17 +72,17 @@ def equipment_scale_seed(*, plan: ScalePlan) -> str:
     crew = _Crew(plan, tables)
     people = {*crew.floorperson.values(), *crew.dealer.values(), plan.people[Role.SHIFT_MANAGER]}
     logged = 0
-    with signing_passwords(people) as password:
+    with entered_beside(signing_passwords(people)) as password:
         start = day_bounds(plan.facility, plan.first_day)[0]
-        with travel(start - timedelta(days=30)), transaction.atomic():
+        with travel(start - timedelta(days=30)), beside_writes():
             _approvals(plan)
-        with travel(start), transaction.atomic():
+        with travel(start), beside_writes():
             for table in deck_tables:  # the starting position by the approved random number generator
                 services.dice_method_record(table=table, user=plan.people[Role.SHIFT_MANAGER], method=DiceMethod.RNG)
         for number, day in enumerate(plan.each_day()):
             opens = day_bounds(plan.facility, day)[0]
             # One transaction a day, committed at its end: what runs at commit (the breach sync) runs then.
-            with travel(opens + timedelta(hours=23, minutes=55)), transaction.atomic():
+            with travel(opens + timedelta(hours=23, minutes=55)), beside_writes():
                 for table in inspected:
                     at = opens + timedelta(minutes=30)
                     with travel(at):

@@ -24,7 +24,7 @@ class ReportsConfig(registry.PluggableApp):
     report_kinds = ("compliance.reports.kinds.audit_extract",)
     demo = (DemoSeeder("compliance.reports.demo.reports_demo_seed", stage=5),)
     # The quarters' and months' reports a compliance office makes (generate_casino)
-    scale = (ScaleSeeder("compliance.reports.scale.reports_scale_seed", stage=6),)
+    scale = (ScaleSeeder("compliance.reports.scale.reports_scale_seed", stage=6, waits=True),)
     signed = {"reports.ReportSignoff": "compliance.reports.services.signoff_signed"}
     beat: ClassVar[dict[str, dict[str, Any]]] = {
         # Hourly: each facility's quarter is produced in the first hour after its last gaming day ends.

@@ -20,7 +20,8 @@ class StaffingConfig(registry.PluggableApp):
     )
     panels = ("compliance.staffing.panels.staffing_panel",)
     demo = (DemoSeeder("compliance.staffing.demo.staffing_demo_seed", stage=2),)
-    scale = (ScaleSeeder("compliance.staffing.scale.staffing_scale_seed", stage=2),)  # rosters (generate_casino)
+    # rosters (generate_casino), written beside the coupons
+    scale = (ScaleSeeder("compliance.staffing.scale.staffing_scale_seed", stage=2, beside=True),)
     report_kinds = ("compliance.staffing.report_kinds",)
     # The violation periods start and end with the table's opening and closing.
     table_listeners = ("compliance.staffing.services.staffing_table_changed",)

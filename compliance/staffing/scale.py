@@ -13,12 +13,11 @@ from __future__ import annotations
 from datetime import time, timedelta
 from typing import Any
 
-from django.db import transaction
-
 from compliance.gaming_day import day_bounds
 from compliance.models import Department, GamingTable
 from compliance.roles import Role
 from compliance.scale import ScalePlan, travel
+from compliance.scale_turns import beside_writes
 from compliance.services import profile_create
 from compliance.staffing import services
 from compliance.staffing.models import Position, Shift
@@ -41,7 +40,7 @@ def staffing_scale_seed(*, plan: ScalePlan) -> str:
     tables = list(GamingTable.objects.filter(facility=plan.facility).select_related("game").order_by("number"))
     manager, surveillance = plan.people[Role.SHIFT_MANAGER], plan.people[Role.SURVEILLANCE]
     start = day_bounds(plan.facility, plan.first_day)[0]
-    with travel(start - timedelta(days=2)), transaction.atomic():
+    with travel(start - timedelta(days=2)), beside_writes():
         _floorpersons(plan, len(tables))
         shifts = [Shift.objects.get_or_create(facility=plan.facility, name=name, defaults={"starts_at": at})[0]
                   for name, at in SHIFTS]
@@ -60,7 +59,7 @@ def staffing_scale_seed(*, plan: ScalePlan) -> str:
     for number, day in enumerate(plan.each_day()):
         for shift in shifts:
             at = services.shift_start(plan.facility, day, shift)
-            with travel(at), transaction.atomic():
+            with travel(at), beside_writes():
                 roster = services.roster_create(facility=plan.facility, gaming_date=day, shift=shift, user=manager)
                 if rosters == 0:
                     services.roster_fill(roster=roster, wanted=wanted, user=manager, at=at)
@@ -68,10 +67,10 @@ def staffing_scale_seed(*, plan: ScalePlan) -> str:
         if cameras and number % 7 == 3:
             camera = cameras[number // 7 % len(cameras)]
             out = day_bounds(plan.facility, day)[0] + timedelta(hours=9)
-            with travel(out), transaction.atomic():
+            with travel(out), beside_writes():
                 services.camera_out_of_service(camera=camera, reason="Lens fogged: cleaned", user=surveillance,
                                               at=out)
-            with travel(out + timedelta(minutes=20)), transaction.atomic():
+            with travel(out + timedelta(minutes=20)), beside_writes():
                 services.camera_back_in_service(camera=camera, user=surveillance, at=out + timedelta(minutes=20))
             outages += 1
         if (number + 1) % 30 == 0:

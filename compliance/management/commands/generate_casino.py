@@ -17,7 +17,6 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 from django.test.utils import override_settings
-from django.utils.module_loading import import_string
 
 from compliance.actors import acting_as, system_user
 from compliance.chain import chain_link_all
@@ -25,6 +24,7 @@ from compliance.gaming_day import day_bounds, gaming_day
 from compliance.models import Facility
 from compliance.registry import scale_seeders
 from compliance.scale import ScalePlan, travel
+from compliance.scale_beside import Beside, run_part
 from compliance.scale_floor import floor_scale_seed
 
 # Signatures check the signer's password each time: the generator's people sign with a throwaway password
@@ -50,6 +50,9 @@ class Command(BaseCommand):
                             help="with --any-order, post each hour's redemptions to the ledger as beat does (each "
                                  "splits the range it falls in: about 20 times slower); by default finance's "
                                  "processing posts the day")
+        parser.add_argument("--one-process", action="store_true",
+                            help="write the floor's parts (staffing, equipment) before the coupons in this process, "
+                                 "rather than in a second process beside them (compliance/scale_turns.py)")
         parser.add_argument("--facility", default="demo", help="the facility's code (it must not exist yet)")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -68,11 +71,7 @@ class Command(BaseCommand):
         started = time.perf_counter()
         with override_settings(PASSWORD_HASHERS=_FAST):
             plan = self._floor(options, days)
-            for config, seeder in scale_seeders():
-                began = time.perf_counter()
-                self.stdout.write(f"  {config.verbose_name} ({seeder.function.rsplit('.', 1)[-1]}) …")
-                words = import_string(seeder.function)(plan=plan)
-                self.stdout.write(f"  {config.verbose_name}: {words} ({time.perf_counter() - began:,.0f} s)")
+            self._parts(plan, one_process=options["one_process"])
         began = time.perf_counter()
         links = chain_link_all()
         self.stdout.write(f"  audit chain: {links:,} link(s) ({time.perf_counter() - began:,.0f} s)")
@@ -81,6 +80,30 @@ class Command(BaseCommand):
             f"Generated {days} gaming days of {plan.facility.name} ({plan.first_day} to {plan.last_day}), "
             f"{plan.tables} tables, seed {plan.seed}, in {time.perf_counter() - started:,.0f} s"))
         self._counts()
+
+    def _parts(self, plan: ScalePlan, *, one_process: bool) -> None:
+        """Every app's part by stage; those ``beside`` in a second process beside the later ones
+        (compliance.scale_beside), which a part that ``waits`` waits for."""
+        seeders = scale_seeders()
+        beside = [] if one_process else [(c, s) for c, s in seeders if s.beside]
+        second: Beside | None = None
+        try:
+            for config, seeder in seeders:
+                if (config, seeder) in beside:
+                    second = second or Beside(beside, plan, self.stdout.write)
+                    continue
+                if seeder.waits and second is not None:
+                    second.join()
+                    second = None
+                run_part(config, seeder, plan, self.stdout.write)
+            if second is not None:
+                second.join()
+                second = None
+        except RuntimeError as failed:
+            raise CommandError(str(failed)) from failed
+        finally:
+            if second is not None:
+                second.stop()
 
     def _floor(self, options: dict[str, Any], days: int) -> ScalePlan:
         facility_day = gaming_day(Facility(code="-", name="-"))

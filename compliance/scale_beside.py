@@ -1,0 +1,92 @@
+"""The second writer of a generated year: the parts declared ``beside`` (``compliance.registry.ScaleSeeder``) run in
+a process of their own, forked from ``manage.py generate_casino``, while it goes on with the later stages' parts
+(:mod:`compliance.scale_turns` says how the two keep the audit chain whole).
+
+What the second process says comes back to the command through a pipe, line by line, as it says it; if a part fails
+there, its traceback does, and :meth:`Beside.join` stops the command. The forked process inherits the plan (its
+people, the floor) as it stood at the fork, and leaves what it adds to ``plan.shared`` to its own parts: a part that
+reads what a ``beside`` part wrote is ``beside`` too, or ``waits``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.db import connections
+from django.utils.module_loading import import_string
+
+from compliance.scale import ScalePlan
+from compliance.scale_turns import writers_take_turns
+
+__all__ = ["Beside", "run_part"]
+
+
+def run_part(config: Any, seeder: Any, plan: ScalePlan, say: Callable[[str], None]) -> None:
+    """One app's part, with its report and time, as the command prints it."""
+    began = time.perf_counter()
+    say(f"  {config.verbose_name} ({seeder.function.rsplit('.', 1)[-1]}) …")
+    words = import_string(seeder.function)(plan=plan)
+    say(f"  {config.verbose_name}: {words} ({time.perf_counter() - began:,.0f} s)")
+
+
+class Beside:
+    """The parts ``beside`` running in a forked process; :meth:`join` waits for it."""
+
+    def __init__(self, parts: Sequence[tuple[Any, Any]], plan: ScalePlan, say: Callable[[str], None]) -> None:
+        connections.close_all()  # each process opens its own connection
+        read_end, write_end = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # pragma: no cover (the forked process: coverage does not follow it)
+            os.close(read_end)
+            os._exit(_child(parts, plan, os.fdopen(write_end, "w", buffering=1)))
+        os.close(write_end)
+        writers_take_turns(True)
+        self._reader = threading.Thread(target=_forward, args=(os.fdopen(read_end), say), daemon=True)
+        self._reader.start()
+
+    def join(self) -> None:
+        """Wait for the second process; a failure there stops the command (its traceback was said)."""
+        _pid, status = os.waitpid(self.pid, 0)
+        self._reader.join()
+        writers_take_turns(False)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError("generate_casino: a part written beside the coupons failed (its traceback is above)")
+
+    def stop(self) -> None:
+        """The command failed: end the second process too."""
+        try:
+            os.kill(self.pid, signal.SIGTERM)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        writers_take_turns(False)
+
+
+def _child(parts: Sequence[tuple[Any, Any]], plan: ScalePlan, out: Any) -> int:  # pragma: no cover (forked)
+    def say(words: str) -> None:
+        out.write(words + "\n")
+
+    plan.say = say
+    writers_take_turns(True)
+    try:
+        for config, seeder in parts:
+            run_part(config, seeder, plan, say)
+        return 0
+    except BaseException:  # whatever it was, the command says it and stops
+        say(traceback.format_exc())
+        return 1
+    finally:
+        out.flush()
+        connections.close_all()
+
+
+def _forward(lines: Any, say: Callable[[str], None]) -> None:
+    with lines:
+        for line in lines:
+            say(line.rstrip("\n"))
