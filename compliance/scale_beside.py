@@ -47,7 +47,8 @@ class Beside:
             os._exit(_child(parts, plan, os.fdopen(write_end, "w", buffering=1)))
         os.close(write_end)
         writers_take_turns(True)
-        self._reader = threading.Thread(target=_forward, args=(os.fdopen(read_end), say), daemon=True)
+        self.said: list[str] = []
+        self._reader = threading.Thread(target=_forward, args=(os.fdopen(read_end), say, self.said), daemon=True)
         self._reader.start()
 
     def join(self) -> None:
@@ -56,7 +57,8 @@ class Beside:
         self._reader.join()
         writers_take_turns(False)
         if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError("generate_casino: a part written beside the coupons failed (its traceback is above)")
+            raise RuntimeError("generate_casino: a part written beside the coupons failed: "
+                               + "\n".join(self.said[-40:]))
 
     def stop(self) -> None:
         """The command failed: end the second process too."""
@@ -86,7 +88,8 @@ def _child(parts: Sequence[tuple[Any, Any]], plan: ScalePlan, out: Any) -> int: 
         connections.close_all()
 
 
-def _forward(lines: Any, say: Callable[[str], None]) -> None:
+def _forward(lines: Any, say: Callable[[str], None], said: list[str]) -> None:
     with lines:
         for line in lines:
-            say(line.rstrip("\n"))
+            said.append(line.rstrip("\n"))
+            say(said[-1])
