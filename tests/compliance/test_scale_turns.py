@@ -50,6 +50,12 @@ class _Holder(threading.Thread):
         finally:
             connections.close_all()
 
+    def started(self) -> _Holder:
+        """Started, and inside its context."""
+        self.start()
+        assert self.inside.wait(10)
+        return self
+
     def release(self) -> None:
         self.let_go.set()
         self.join(10)
@@ -71,28 +77,18 @@ def _refused_at_once(context: object) -> bool:
             cursor.execute("SET lock_timeout = 0")
 
 
-def test_the_linker_waits_for_the_floor_writers_transaction_in_flight_and_links_once_it_has_committed():
-    floor = _Holder(beside_writes)
-    floor.start()
-    assert floor.inside.wait(10)
-    assert _refused_at_once(linking)
-    floor.release()
-    assert not _refused_at_once(linking)
-
-
-def test_the_floor_writer_waits_while_the_linker_links():
-    coupons = _Holder(linking)
-    coupons.start()
-    assert coupons.inside.wait(10)
-    assert _refused_at_once(beside_writes)
-    coupons.release()
-    assert not _refused_at_once(beside_writes)
+@pytest.mark.parametrize(("holding", "waiting"), [(beside_writes, linking), (linking, beside_writes)],
+                         ids=["the linker waits for the floor writer's transaction in flight",
+                              "the floor writer waits while the linker links"])
+def test_each_writer_waits_for_the_others_turn_and_takes_its_own_once_it_has_ended(holding, waiting):
+    holder = _Holder(holding).started()
+    assert _refused_at_once(waiting)
+    holder.release()
+    assert not _refused_at_once(waiting)
 
 
 def test_two_of_the_floor_writers_transactions_do_not_wait_for_each_other():
-    floor = _Holder(beside_writes)
-    floor.start()
-    assert floor.inside.wait(10)
+    floor = _Holder(beside_writes).started()
     assert not _refused_at_once(beside_writes)
     floor.release()
 
@@ -105,9 +101,7 @@ def test_the_linker_refuses_to_link_inside_a_transaction():
 
 def test_with_one_writer_neither_takes_a_lock():
     writers_take_turns(False)
-    coupons = _Holder(linking)
-    coupons.start()
-    assert coupons.inside.wait(10)
+    coupons = _Holder(linking).started()
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
         assert cursor.fetchone()[0] == 0
