@@ -103,6 +103,7 @@ def test_with_one_writer_neither_takes_a_lock():
     writers_take_turns(False)
     coupons = _Holder(linking).started()
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
+        cursor.execute("SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database "
+                       "WHERE l.locktype = 'advisory' AND d.datname = current_database()")  # not another test's
         assert cursor.fetchone()[0] == 0
     coupons.release()
