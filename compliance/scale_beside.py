@@ -70,7 +70,23 @@ class Beside:
         writers_take_turns(False)
 
 
+_INHERITED: list[Any] = []  # the parent's connection objects, kept so that nothing closes them from here
+
+
+def _own_connections() -> None:  # pragma: no cover (forked)
+    """Whatever connection the fork copied (one the parent had open despite ``close_all``) shares its socket with the
+    parent: closing it here would end the parent's session, using it would mix the two processes' messages (a run of
+    the test suite failed so: "server closed the connection unexpectedly"). Drop each unclosed and unused; each alias
+    connects anew."""
+    for each in connections.all(initialized_only=True):
+        if each.connection is not None:
+            _INHERITED.append(each.connection)
+            each.connection = None
+
+
 def _child(parts: Sequence[tuple[Any, Any]], plan: ScalePlan, out: Any) -> int:  # pragma: no cover (forked)
+    _own_connections()
+
     def say(words: str) -> None:
         out.write(words + "\n")
 
@@ -85,7 +101,7 @@ def _child(parts: Sequence[tuple[Any, Any]], plan: ScalePlan, out: Any) -> int: 
         return 1
     finally:
         out.flush()
-        connections.close_all()
+        connections.close_all()  # its own connections (the inherited ones are not in the handler any more)
 
 
 def _forward(lines: Any, say: Callable[[str], None], said: list[str]) -> None:
