@@ -104,14 +104,15 @@ def breach_notification(facility: Facility, breaches: list[TableBreach]) -> Noti
 
 
 def _facility_of(instance: Any) -> int | None:
-    """The facility a saved record belongs to (its own, or its table's); None: every facility (a rule)."""
+    """The facility a saved record belongs to: its own, or that of the record it hangs on (a table's, a camera's for
+    an outage); None: every facility (a rule, a provider's certification)."""
     if getattr(instance, "facility_id", None):
         return int(instance.facility_id)
-    table_id = getattr(instance, "table_id", None)
-    if table_id:
-        from compliance.models import GamingTable
-
-        return GamingTable.objects.filter(pk=table_id).values_list("facility_id", flat=True).first()
+    for field in instance._meta.concrete_fields:
+        owner = field.related_model if field.many_to_one else None
+        value = getattr(instance, field.attname) if owner is not None else None
+        if value is not None and any(f.name == "facility" for f in owner._meta.concrete_fields):
+            return owner._default_manager.filter(pk=value).values_list("facility_id", flat=True).first()
     return None
 
 

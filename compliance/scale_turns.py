@@ -19,7 +19,7 @@ lock instead:
 So while the coupons' process links, no other row is in flight: every row below the ids it reads is committed, and a
 transaction that begins afterwards takes ids above them all. A writer waiting for the lock holds no other lock (it
 waits first, at the start of its transaction, or outside one), so the turns cannot deadlock. With one process
-(the default: without ``--two-writers``; or a part that is not ``beside``) both are no-ops.
+(``--one-writer``, or a part that is not ``beside``) both are no-ops.
 """
 
 from __future__ import annotations

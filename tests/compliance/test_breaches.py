@@ -34,15 +34,20 @@ def _two_chapters(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 @pytest.fixture
 def open_tdf(facility, staff_table, watch_table, floorperson, dealer, django_capture_on_commit_callbacks):  # noqa: F811
-    """TDF-1 staffed, watched, new dice in play, opened at T0."""
-    table = make_table(facility, "three-dice-football", "TDF-1")
-    staff_table(table, floorperson=floorperson)
-    cameras = watch_table(table, "a", "b")
+    """TDF-1 staffed, watched, new dice in play, opened at T0.
+
+    Each write's work at commit (its facility's breach sync) runs, as each would commit in life: a sync left queued
+    and never run would stand for the facility's later writes in the test's one transaction (``_sync_after_commit``
+    queues one a facility), and their breaches would never be opened."""
     from tests.factories import PASSWORD
 
-    equipment.dice_set_change(table=table, user=floorperson, password=PASSWORD, dealer=dealer,
-                              dealer_password=PASSWORD, identifiers="LOT-B 1-6", dice_count=6,
-                              colours="4 green, 2 red", at=T0)
+    with django_capture_on_commit_callbacks(execute=True):
+        table = make_table(facility, "three-dice-football", "TDF-1")
+        staff_table(table, floorperson=floorperson)
+        cameras = watch_table(table, "a", "b")
+        equipment.dice_set_change(table=table, user=floorperson, password=PASSWORD, dealer=dealer,
+                                  dealer_password=PASSWORD, identifiers="LOT-B 1-6", dice_count=6,
+                                  colours="4 green, 2 red", at=T0)
     with django_capture_on_commit_callbacks(execute=True):
         equipment.table_open(table=table, user=floorperson, at=T0)
     return table, cameras
@@ -127,3 +132,19 @@ def test_a_transaction_of_several_service_calls_syncs_the_facility_once_and_a_ro
         with transaction.atomic():
             make_table(facility, "three-dice-football", "T-5")
     assert synced == [facility.pk]
+
+
+def test_a_camera_outage_syncs_its_cameras_facility_and_no_other(
+    facility, other_facility, open_tdf, surveillance, monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks
+):
+    """An outage has no facility of its own: its camera's is the one synced at commit, not every facility's (the
+    sync of every facility ran for each outage, and stood for the facility's own in a transaction)."""
+    from compliance import breaches
+
+    _table, (end_a, _) = open_tdf
+    synced: list[int] = []
+    monkeypatch.setattr(breaches, "_sync_as_system", lambda f: synced.append(f.pk))
+    with django_capture_on_commit_callbacks(execute=True):
+        staffing.camera_out_of_service(camera=end_a, reason="No signal", user=surveillance, at=T0)
+    assert synced == [facility.pk] and other_facility.pk not in synced
