@@ -109,7 +109,7 @@ def _facility_of(instance: Any) -> int | None:
     if getattr(instance, "facility_id", None):
         return int(instance.facility_id)
     for field in instance._meta.concrete_fields:
-        owner = field.related_model if field.many_to_one else None
+        owner: Any = field.related_model if field.many_to_one else None
         value = getattr(instance, field.attname) if owner is not None else None
         if value is not None and any(f.name == "facility" for f in owner._meta.concrete_fields):
             return owner._default_manager.filter(pk=value).values_list("facility_id", flat=True).first()

@@ -129,3 +129,24 @@ def test_a_generated_casino_reports_each_part_verifies_and_is_reproducible_from_
     assert {table: (rows, added_again[table]) for table, rows in added.items() if added_again[table] != rows} == {}
     assert _digest() == digest
     assert chain_verify().intact
+
+
+def test_the_generators_sessions_commit_unawaited_and_every_other_keeps_the_servers_setting():
+    """``synchronous_commit`` is off in the command's session and in every session it opens (the second writer's
+    are opened after the fork), and back to the server's setting afterwards."""
+    from compliance.management.commands.generate_casino import _commits_not_awaited
+
+    def setting() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW synchronous_commit")
+            return str(cursor.fetchone()[0])
+
+    server = setting()
+    assert server == "on"
+    with _commits_not_awaited():
+        assert setting() == "off"
+        connection.close()  # a session opened while it runs
+        assert setting() == "off"
+    assert setting() == server
+    connection.close()
+    assert setting() == server
