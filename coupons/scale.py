@@ -41,7 +41,7 @@ from compliance.reports.periods import quarter_of
 from compliance.roles import Role
 from compliance.scale import ScalePlan, travel
 from compliance.scale_sql import file_event_digests, rows_as_saved_sql
-from compliance.scale_turns import linking
+from compliance.scale_turns import linking, linking_if_free
 from coupons import services
 from coupons.demo import _EVEN_MONEY, _issued, _locations, _received
 from coupons.models import CouponProgram, CouponSeries, ReconciliationForm, Redemption, StorageLocation
@@ -173,7 +173,7 @@ def _redeemed_and_posted(plan: ScalePlan, day: date, rows: list[tuple[Any, ...]]
 
 
 def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: dict[Role, Any], password: str,
-         vault: StorageLocation, rng: Any) -> int:
+         vault: StorageLocation, rng: Any, events: list[tuple[int, int | None, bytes]]) -> int:
     """One gaming day: issue, hand out, redeem; the next morning the form and finance's processing."""
     kept: dict[int, int] = {}
     redeemed: dict[int, int] = {}
@@ -191,7 +191,6 @@ def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: d
             scans += _redemptions(plan, floor, series, day, first, handed, count, rng)
             kept[series.denomination_cents] = kept.get(series.denomination_cents, 0) + keep
             redeemed[series.denomination_cents] = redeemed.get(series.denomination_cents, 0) + count
-    events: list[tuple[int, int | None, bytes]] = []
     _redeemed_and_posted(plan, day, scans, events)
     with travel(_at(plan, day, 25)), transaction.atomic():  # 07:00 the next morning
         services.reconciliation_complete(
@@ -207,10 +206,13 @@ def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: d
             services.inventory_record(facility=plan.facility, user=people[Role.FINANCE_STAFF], password=password,
                                       counted=counted)
     # The beat's linker, the next morning: the redemptions' audit events, then the day's other rows (the redemptions
-    # have joined their chain), taking turns with the floor's writer (compliance.scale_turns).
-    with travel(_at(plan, day, 25)), linking():
-        file_event_digests(events)
-        chain_link_all()
+    # have joined their chain), taking turns with the floor's writer (compliance.scale_turns): if it is in the
+    # middle of a transaction, another morning links them (and the last, waiting for its turn, links all).
+    with travel(_at(plan, day, 25)), linking_if_free() as turn:
+        if turn:
+            file_event_digests(events)
+            events.clear()
+            chain_link_all()
     return sum(redeemed.values())
 
 
@@ -219,6 +221,7 @@ def coupons_scale_seed(*, plan: ScalePlan) -> str:
     floor = _Floor(plan)
     rng = plan.rng("coupons")
     redeemed = days = 0
+    events: list[tuple[int, int | None, bytes]] = []  # the redemptions' audit events awaiting their link
     with signing_passwords(people.values()) as password:
         with travel(_at(plan, plan.first_day, 2)):
             vault, _cabinet = _locations(plan.facility, people[Role.COMPLIANCE_OFFICER])
@@ -230,9 +233,12 @@ def coupons_scale_seed(*, plan: ScalePlan) -> str:
             # The quarter's mailing, on its day before the day's issuance (coupons/scale_mailing.py)
             quarter_mailing(plan=plan, day=day, series=[s for s, _share in quarter.series], people=people,
                             password=password, vault=vault)
-            redeemed += _day(plan, quarter, floor, day, people, password, vault, rng)
+            redeemed += _day(plan, quarter, floor, day, people, password, vault, rng, events)
             days += 1
             if days % 7 == 0:
                 plan.say(f"    coupons: {days} of {plan.days} gaming days, {redeemed:,} redeemed")
+        with travel(_at(plan, plan.last_day, 25)), linking():  # what the last mornings could not link
+            file_event_digests(events)
+            chain_link_all()
     plan.shared["redeemed"] = redeemed
     return f"{days} gaming days reconciled and processed, {redeemed:,} coupons redeemed at {len(floor.tables)} tables"

@@ -4,7 +4,8 @@ Every app's part reports; the audit chain of what it wrote verifies whole; each 
 has one (a reconciliation form and finance's processing each day, dice sets, rosters, the Board's lists, a mailing,
 report versions, Rules Submission versions); and a second run with the same seed on a fresh database, in one process
 where the first wrote the floor's parts in a second (``--one-writer``), writes the same rows: the same number in every
-table, the same redemptions (serial, table, day) and the same mailed serials.
+table but the chain's links (cut where the linker ran), the same redemptions (serial, table, day) and the same mailed
+serials.
 
 Transactional (the generator's services commit, and what runs on commit — the mailing's jobs, the reports, the
 breach syncs — runs as in life); the database is emptied between the two runs and restored after the test.
@@ -126,7 +127,11 @@ def test_a_generated_casino_reports_each_part_verifies_and_is_reproducible_from_
 
     _fresh_database()
     _out, added_again = _generate(one_writer=True)  # the same casino whether the floor is written beside or not
-    assert {table: (rows, added_again[table]) for table, rows in added.items() if added_again[table] != rows} == {}
+    # The chain's links are cut where the linker ran: with two writers, at the mornings the floor's writer had no
+    # transaction in flight (compliance.scale_turns.linking_if_free), so their number is the clock's, as in life; the
+    # rows they link are the seed's, and both chains verify.
+    differ = {table: (rows, added_again[table]) for table, rows in added.items() if added_again[table] != rows}
+    assert {table: rows for table, rows in differ.items() if table != "compliance_chainlink"} == {}
     assert _digest() == digest
     assert chain_verify().intact
 

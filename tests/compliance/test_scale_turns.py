@@ -14,7 +14,7 @@ import pytest
 from django.db import OperationalError, connection, transaction
 
 from compliance.models import AuditEvent
-from compliance.scale_turns import beside_writes, linking, writers_take_turns
+from compliance.scale_turns import beside_writes, linking, linking_if_free, writers_take_turns
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -107,3 +107,21 @@ def test_with_one_writer_neither_takes_a_lock():
                        "WHERE l.locktype = 'advisory' AND d.datname = current_database()")  # not another test's
         assert cursor.fetchone()[0] == 0
     coupons.release()
+
+
+def test_the_days_link_is_skipped_at_once_while_the_floor_writer_is_in_a_transaction_and_taken_when_it_is_not():
+    """The coupons' mornings link only if the floor's writer has nothing in flight, without waiting; when they do,
+    they hold the turn as :func:`linking` does."""
+    floor = _Holder(beside_writes).started()
+    with linking_if_free() as turn:
+        assert turn is False
+    floor.release()
+    with linking_if_free() as turn:
+        assert turn is True
+        floor = _Holder(beside_writes)
+        floor.start()
+        assert not floor.inside.wait(0.3)  # the floor's writer waits for the link
+    assert floor.inside.wait(10)
+    floor.release()
+    with transaction.atomic(), pytest.raises(RuntimeError, match="outside a transaction"), linking_if_free():
+        pass
