@@ -220,7 +220,8 @@ def _read_again(facility: Facility, series: CouponSeries, number: int) -> Coupon
 
 def _refusal(facility: Facility, clash: IntegrityError, row: CouponRange, number: int, scan: Scan,
              gaming_date: date) -> Refusal:
-    """The database's refusal (migration ``0024_redeem_only_distributed``, the unique constraints) in words."""
+    """The database's refusal (migrations ``0024_redeem_only_distributed``, ``0031``; the unique constraints) in
+    words."""
     said, series = str(clash), row.series
     if "coupon_day_closed" in said:
         through = closed_days(facility).finance_through
@@ -241,8 +242,8 @@ def _write(facility: Facility, redemption: Redemption, row: CouponRange, number:
            account: Any, answer_of: AnswerOf) -> Accepted:
     """The redemption row — the electronic cancellation — with its history row and audit event, and the
     Idempotency-Key answer, in one transaction (on PostgreSQL one statement: ``compliance.raw_writes``).
-    The insert's trigger (migrations 0024, 0028) takes the facility's share lock on PostgreSQL, then checks
-    what the scan read before its transaction: the coupon still *distributed*, its day not processed by
+    The insert's trigger (migrations 0024, 0028; once a statement since 0031) takes the facility's share lock on
+    PostgreSQL, then checks what the scan read before its transaction: the coupon still *distributed*, its day not processed by
     finance. The ledger's move is posted later (:mod:`coupons.services.redemption_posting`)."""
     accepted = _accepted(redemption, row.series, scan)
 
