@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum
 
@@ -26,6 +26,7 @@ from coupons.selectors.scan_reads import answer_sql, coupon_ranges_sql, scanner_
 __all__ = [
     "AwaitingPosting",
     "DayAtTable",
+    "RedemptionRow",
     "awaiting_posting_by_denomination",
     "awaiting_posting_counts",
     "banking_tables",
@@ -215,9 +216,26 @@ def drop_count_summary(count: DropCount) -> dict[str, int]:
 _POSTED_COLUMNS = ("id", "facility_id", "series_id", "serial", "gaming_date", "denomination_cents", "table_id")
 
 
+class RedemptionRow(NamedTuple):
+    """A redemption's columns the posting reads, as the database gives them (no model instance: finance posts a
+    busy day's 55,000 at once, and building the instances took most of the read; issue 27)."""
+
+    id: int
+    facility_id: int
+    series_id: int
+    serial: int
+    gaming_date: date
+    denomination_cents: int
+    table_id: int
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+
 @dataclass(frozen=True)
 class AwaitingPosting:
-    redemption: Redemption  # only its columns above are loaded
+    redemption: RedemptionRow
     held_state: str  # the state of the open range holding its serial; "" if none holds it
 
 
@@ -248,11 +266,12 @@ def redemptions_awaiting_posting(facility: Facility) -> list[AwaitingPosting]:
     afterwards, so only the days after the last one processed are read (one query)."""
     not_posted = (Q(held_state__isnull=True) | ~Q(held_state__in=[CouponState.REDEEMED, CouponState.CANCELLED])
                   | Q(held_last__lt=F("serial")))
-    # Only the columns the readers use: a busy day awaits tens of thousands (finance posts them all at once), and
-    # three model instances a row (with its series and table) took seconds. A contradiction reloads its rows whole.
-    found = (_awaiting(facility).filter(not_posted).only(*_POSTED_COLUMNS)
-             .order_by("gaming_date", "series_id", "serial"))
-    return [AwaitingPosting(row, row.held_state if row.held_last is not None and row.held_last >= row.serial else "")
+    # Only the columns the readers use, as tuples: a busy day awaits tens of thousands (finance posts them all at
+    # once); three model instances a row (with its series and table) took seconds, one a row most of a second.
+    # A contradiction reloads its rows whole.
+    found = (_awaiting(facility).filter(not_posted).order_by("gaming_date", "series_id", "serial")
+             .values_list(*_POSTED_COLUMNS, "held_state", "held_last"))
+    return [AwaitingPosting(RedemptionRow(*row[:-2]), row[-2] if row[-1] is not None and row[-1] >= row[3] else "")
             for row in found]
 
 

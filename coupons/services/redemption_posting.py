@@ -35,7 +35,7 @@ from coupons import ranges as spans_
 from coupons.days import today
 from coupons.ledger import lock_facility_shared, move
 from coupons.models import CouponSeries, CouponState, LedgerLine, Redemption, RedemptionPosting
-from coupons.selectors.redemption import AwaitingPosting, redemptions_awaiting_posting
+from coupons.selectors.redemption import AwaitingPosting, RedemptionRow, redemptions_awaiting_posting
 from coupons.services._common import create
 
 __all__ = ["SETTLE", "pending_redemptions_post", "redemptions_post"]
@@ -73,7 +73,7 @@ def _contradictions(facility: Facility, rows: list[AwaitingPosting]) -> None:
     )
 
 
-def _settled(facility: Facility, rows: list[Redemption]) -> list[Redemption]:
+def _settled(facility: Facility, rows: list[RedemptionRow]) -> list[RedemptionRow]:
     """All but today's redemptions while today is younger than :data:`SETTLE`."""
     day = today(facility)
     if timezone.now() - day_bounds(facility, day)[0] >= SETTLE:
