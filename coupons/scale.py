@@ -56,6 +56,7 @@ __all__ = ["coupons_scale_seed"]
 SERIES = (("mp10", 1000, "MA", 0.6), ("mp25", 2500, "MB", 0.4))
 HANDED_OUT_MORE = 0.04  # patrons keep some coupons for another day (they are never redeemed here)
 KEPT_BY_MARKETING = 0.01  # what marketing did not hand out, returned with the form
+LINK_AT_LATEST = 400_000  # audit events awaiting their link (about a week at 55,000 a day): then the morning waits
 GAMES = ("craps", "roulette", "blackjack")
 
 
@@ -207,8 +208,9 @@ def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: d
                                       counted=counted)
     # The beat's linker, the next morning: the redemptions' audit events, then the day's other rows (the redemptions
     # have joined their chain), taking turns with the floor's writer (compliance.scale_turns): if it is in the
-    # middle of a transaction, another morning links them (and the last, waiting for its turn, links all).
-    with travel(_at(plan, day, 25)), linking_if_free() as turn:
+    # middle of a transaction, another morning links them (and the last, waiting for its turn, links all). At most a
+    # week's wait (the digests are kept in memory: a year's would be gigabytes; 28 days skipped 19 mornings running).
+    with travel(_at(plan, day, 25)), linking_if_free(wait=len(events) >= LINK_AT_LATEST) as turn:
         if turn:
             file_event_digests(events)
             events.clear()

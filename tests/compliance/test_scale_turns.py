@@ -125,3 +125,12 @@ def test_the_days_link_is_skipped_at_once_while_the_floor_writer_is_in_a_transac
     floor.release()
     with transaction.atomic(), pytest.raises(RuntimeError, match="outside a transaction"), linking_if_free():
         pass
+
+
+def test_a_morning_that_must_link_waits_for_its_turn():
+    """With too much awaiting its link, the morning waits for the floor writer's transaction, as :func:`linking`."""
+    floor = _Holder(beside_writes).started()
+    assert _refused_at_once(lambda: linking_if_free(wait=True))
+    floor.release()
+    with linking_if_free(wait=True) as turn:
+        assert turn is True
