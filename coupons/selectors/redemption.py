@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, NamedTuple
 
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum
+from django.contrib.postgres.fields import BigIntegerRangeField
+from django.db import connection
+from django.db.models import Count, F, Func, OuterRef, Q, QuerySet, Subquery, Sum, Value
 
 from compliance.keyset import Keyset
 from compliance.models import Facility, GamingTable
@@ -246,6 +248,17 @@ def _awaiting(facility: Facility) -> QuerySet[Any]:
 
     held = (CouponRange.objects.filter(series=OuterRef("series_id"), closed_by__isnull=True,
                                        first_serial__lte=OuterRef("serial")).order_by("-first_serial"))
+    if connection.vendor == "postgresql":
+        # The open range *containing* the serial, one lookup of the GiST index coupon_range_open_no_overlap (open
+        # ranges never overlap). Asked as "the highest open range at or below it", PostgreSQL planned each probe on
+        # that index by series alone and sorted every open range of the series: at day 80 of a generated year, 154
+        # a series, five probes a redemption, 4.6 s a posting read and growing every day (issue 27). A serial no
+        # open range contains gives no row, which the readers treat as the range below not holding it.
+        span = Func(F("first_serial"), F("last_serial"), Value("[]"), function="int8range",
+                    output_field=BigIntegerRangeField())
+        held = (CouponRange.objects.annotate(span=span)
+                .filter(series=OuterRef("series_id"), closed_by__isnull=True, span__contains=OuterRef("serial"))
+                .order_by())
     rows = Redemption.objects.filter(facility=facility)
     through = closed_days(facility).finance_through
     if through is not None:
