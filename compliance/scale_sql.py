@@ -33,7 +33,7 @@ from compliance.models.chain import row_digest
 from compliance.seal_keys import key_ring
 from compliance.signals import _NOT_SHOWN_ON_CREATION
 
-__all__ = ["file_event_digests", "hmac_pads", "payload_sql", "rows_as_saved_sql", "seal_sql"]
+__all__ = ["file_digests", "file_event_digests", "hmac_pads", "payload_sql", "rows_as_saved_sql", "seal_sql"]
 
 # The columns the rows add to the model's: the actor, the record's str() (the audit event's object_repr); the words
 # of the related records, by field and id.
@@ -242,14 +242,16 @@ def _statement(model: type[Sealed], names: Sequence[str], moment: str) -> str:
 
 
 def rows_as_saved_sql(model: type[Sealed], names: Sequence[str], rows: Sequence[Sequence[Any]], *,
-                      moment: str, events: list[tuple[int, int | None, bytes]] | None = None) -> list[int]:
+                      moment: str, events: list[tuple[int, int | None, bytes]] | None = None,
+                      rows_linked_later: list[tuple[int, int | None, bytes]] | None = None) -> list[int]:
     """Write ``rows`` of ``model`` as :func:`compliance.scale.rows_as_saved` writes them, in SQL, and link them.
     ``names``: every field's attname but the id's and the seal's, in the order of each row's first values; then
     each row holds the acting user's id and the record's ``str()``. ``moment``: the name of the datetime the row,
     its history row and its audit event are dated with. In the caller's transaction (PostgreSQL). The ids given,
     in order. ``events``: the audit events' digests are added to it, for the caller to link them later (with
     :func:`file_event_digests`, when the other writer of a generated year lets it: :mod:`compliance.scale_turns`),
-    rather than linked here."""
+    rather than linked here. ``rows_linked_later``: likewise the rows' own digests (to be filed with
+    :func:`file_digests` once every session writing the model's rows has committed: :mod:`compliance.scale_sessions`)."""
     expected = {f.attname for f in model._meta.concrete_fields} - {"id", "seal"}
     if set(names) != expected or len(names) != len(expected):
         raise ValueError(f"{model._meta.label}: the rows name {sorted(set(names) ^ expected)} differently from the "
@@ -275,7 +277,10 @@ def rows_as_saved_sql(model: type[Sealed], names: Sequence[str], rows: Sequence[
     row_digests = [(pk, facility, digest) for kind, pk, facility, digest in digested if kind == 0]
     event_digests = [(pk, facility, digest) for kind, pk, facility, digest in digested if kind == 1]
     _check(model, row_digests, event_digests)
-    _file(model, row_digests)
+    if rows_linked_later is None:
+        _file(model, row_digests)
+    else:
+        rows_linked_later.extend(row_digests)
     if events is None:
         _file(AuditEvent, event_digests)
     else:
@@ -286,6 +291,12 @@ def rows_as_saved_sql(model: type[Sealed], names: Sequence[str], rows: Sequence[
 def file_event_digests(events: list[tuple[int, int | None, bytes]]) -> None:
     """Link the audit events :func:`rows_as_saved_sql` wrote and left to the caller (its ``events``)."""
     _file(AuditEvent, events)
+
+
+def file_digests(model: type[Sealed], digests: list[tuple[int, int | None, bytes]]) -> None:
+    """Link the rows of ``model`` :func:`rows_as_saved_sql` wrote and left to the caller (its ``rows_linked_later``),
+    in id order, whichever session wrote them."""
+    _file(model, digests)
 
 
 def _file(model: type[Sealed], digests: list[tuple[int, int | None, bytes]]) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
+from itertools import groupby
 from typing import Any
 
 from django.db import transaction
@@ -40,7 +41,8 @@ from compliance.models import Game, GamingTable
 from compliance.reports.periods import quarter_of
 from compliance.roles import Role
 from compliance.scale import ScalePlan, travel
-from compliance.scale_sql import file_event_digests, rows_as_saved_sql
+from compliance.scale_sessions import Sessions, split_in_turns
+from compliance.scale_sql import file_digests, file_event_digests, rows_as_saved_sql
 from compliance.scale_turns import linking, linking_if_free
 from coupons import services
 from coupons.demo import _EVEN_MONEY, _issued, _locations, _received
@@ -153,28 +155,42 @@ def _redemptions(plan: ScalePlan, floor: _Floor, series: CouponSeries, day: date
 
 
 def _redeemed_and_posted(plan: ScalePlan, day: date, rows: list[tuple[Any, ...]],
-                         events: list[tuple[int, int | None, bytes]]) -> None:
+                         events: list[tuple[int, int | None, bytes]], sessions: Sessions) -> None:
     """The day's redemptions written hour by hour. With ``plan.beat_postings`` each hour's are posted to the ledger
     as beat posts them (``coupons.services.redemptions_post``, every minute in life; hourly here, and the ranges
     it leaves are the same: each coupon falls in the block away from the others and splits the range it falls
     in). Without, finance's processing posts the day the next morning (its first step, as when beat is late): the
-    day's redeemed serials join into runs, and the ranges grow by the holes the kept coupons leave. The redemptions
-    are linked as they are written; their audit events' digests are added to ``events``, linked at the day's end
-    (the audit events' chain is shared with the other writer: :mod:`compliance.scale_turns`)."""
+    day's redeemed serials join into runs, and the ranges grow by the holes the kept coupons leave. Each hour's
+    rows are written by the sessions side by side (:mod:`compliance.scale_sessions`), each dealer's in one of
+    them; their redemptions are linked once both have committed, their audit events' digests added to
+    ``events``, linked at the day's end (the audit events' chain is shared with the other writer:
+    :mod:`compliance.scale_turns`)."""
     by_hour: dict[int, list[tuple[Any, ...]]] = {}
     opens = _at(plan, day, 0)
     for row in rows:
         by_hour.setdefault(int((row[5] - opens).total_seconds() // 3600), []).append(row)
-    for hour in sorted(by_hour):  # each committed, as the scans and beat's postings are
+    for hour in sorted(by_hour):  # each batch committed, as the scans and beat's postings are
+        by_dealer = [list(taken) for _dealer, taken in groupby(by_hour[hour], key=lambda row: row[-2])]
+        written = sessions.each(_written, split_in_turns(by_dealer, sessions.count))
         with transaction.atomic():
-            rows_as_saved_sql(Redemption, REDEMPTION, by_hour[hour], moment="redeemed_at", events=events)
+            file_digests(Redemption, [digest for linked, _events in written for digest in linked])
+        events.extend(digest for _linked, batch_events in written for digest in batch_events)
         if plan.beat_postings:
             with travel(opens + timedelta(hours=hour + 1) + SETTLE):
                 services.redemptions_post(facility=plan.facility)
 
 
+def _written(rows: Sequence[tuple[Any, ...]]) -> tuple[list[tuple[int, int | None, bytes]],
+                                                         list[tuple[int, int | None, bytes]]]:
+    """One session's share of an hour's redemptions, in its transaction: their digests and their audit events'."""
+    linked: list[tuple[int, int | None, bytes]] = []
+    events: list[tuple[int, int | None, bytes]] = []
+    rows_as_saved_sql(Redemption, REDEMPTION, rows, moment="redeemed_at", events=events, rows_linked_later=linked)
+    return linked, events
+
+
 def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: dict[Role, Any], password: str,
-         vault: StorageLocation, rng: Any, events: list[tuple[int, int | None, bytes]]) -> int:
+         vault: StorageLocation, rng: Any, events: list[tuple[int, int | None, bytes]], sessions: Sessions) -> int:
     """One gaming day: issue, hand out, redeem; the next morning the form and finance's processing."""
     kept: dict[int, int] = {}
     redeemed: dict[int, int] = {}
@@ -192,7 +208,7 @@ def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: d
             scans += _redemptions(plan, floor, series, day, first, handed, count, rng)
             kept[series.denomination_cents] = kept.get(series.denomination_cents, 0) + keep
             redeemed[series.denomination_cents] = redeemed.get(series.denomination_cents, 0) + count
-    _redeemed_and_posted(plan, day, scans, events)
+    _redeemed_and_posted(plan, day, scans, events, sessions)
     with travel(_at(plan, day, 25)), transaction.atomic():  # 07:00 the next morning
         services.reconciliation_complete(
             facility=plan.facility, gaming_date=day, counted_remaining=kept, user=people[Role.MARKETING_SUPERVISOR],
@@ -224,7 +240,7 @@ def coupons_scale_seed(*, plan: ScalePlan) -> str:
     rng = plan.rng("coupons")
     redeemed = days = 0
     events: list[tuple[int, int | None, bytes]] = []  # the redemptions' audit events awaiting their link
-    with signing_passwords(people.values()) as password:
+    with signing_passwords(people.values()) as password, Sessions() as sessions:
         with travel(_at(plan, plan.first_day, 2)):
             vault, _cabinet = _locations(plan.facility, people[Role.COMPLIANCE_OFFICER])
         quarter: _Quarter | None = None
@@ -235,7 +251,7 @@ def coupons_scale_seed(*, plan: ScalePlan) -> str:
             # The quarter's mailing, on its day before the day's issuance (coupons/scale_mailing.py)
             quarter_mailing(plan=plan, day=day, series=[s for s, _share in quarter.series], people=people,
                             password=password, vault=vault)
-            redeemed += _day(plan, quarter, floor, day, people, password, vault, rng, events)
+            redeemed += _day(plan, quarter, floor, day, people, password, vault, rng, events, sessions)
             days += 1
             if days % 7 == 0:
                 plan.say(f"    coupons: {days} of {plan.days} gaming days, {redeemed:,} redeemed")
