@@ -165,3 +165,31 @@ def test_verify_names_a_redemption_the_ledger_contradicts_and_the_posting_refuse
         services.redemptions_post(facility=program.facility)
     assert "nothing was posted" in str(refused.value)
     assert not LedgerLine.objects.filter(kind=REDEEM).exists()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the one-probe read is PostgreSQL's")
+def test_the_one_probe_read_finds_what_the_orm_query_finds(program, handed_out, receive, craps_table, dealer):
+    """redemptions_awaiting_posting's LATERAL read (one probe a redemption) gives the rows, order and states the
+    ORM's query gives: posted ones left out, those awaiting with *distributed*, a contradiction (a serial in
+    finance's stock) with its state, a serial no open range holds with none."""
+    from django.db.models import F, Q
+
+    from coupons.selectors.redemption import _POSTED_COLUMNS, _awaiting, redemptions_awaiting_posting
+
+    handed_out(1, 20)
+    receive(21, 100)
+    for number in (3, 4, 5, 9):
+        redeem(program, craps_table, dealer, number)
+    services.redemptions_post(facility=program.facility)
+    waiting = [redeem(program, craps_table, dealer, number) for number in (12, 10, 11, 14)]
+    behind_the_applications_back("UPDATE coupons_redemption SET serial = 60 WHERE id = %s", [waiting[2].pk])
+    behind_the_applications_back("UPDATE coupons_redemption SET serial = 5000 WHERE id = %s", [waiting[3].pk])
+    not_posted = (Q(held_state__isnull=True) | ~Q(held_state__in=[S.REDEEMED, S.CANCELLED])
+                  | Q(held_last__lt=F("serial")))
+    by_orm = [(tuple(row[:-2]), row[-2] if row[-1] is not None and row[-1] >= row[3] else "") for row in
+              _awaiting(program.facility).filter(not_posted).order_by("gaming_date", "series_id", "serial")
+              .values_list(*_POSTED_COLUMNS, "held_state", "held_last")]
+    found = [(tuple(each.redemption), each.held_state) for each in redemptions_awaiting_posting(program.facility)]
+    assert found == by_orm
+    assert [(row[3], state) for row, state in found] == [
+        (10, S.DISTRIBUTED), (12, S.DISTRIBUTED), (60, S.IN_STOCK), (5000, "")]
