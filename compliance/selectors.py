@@ -7,6 +7,7 @@ from datetime import date, datetime, time, timedelta
 from functools import cache
 from typing import Any
 
+from django.db import connection
 from django.db.models import BooleanField, CharField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast
 from django.utils import timezone
@@ -161,7 +162,12 @@ def audit_event_page(*, facility: Facility, keyset: Keyset, limit: int, **filter
             .values_list("occurred_at", "pk")[:limit] for branch in _audit_branches(facility, filters.get(
                 "model_label", ""))]
     order = ("occurred_at", "pk") if keyset.newer else ("-occurred_at", "-pk")
-    merged = keys[0].union(*keys[1:], all=True).order_by(*order)[:limit] if len(keys) > 1 else keys[0]
+    if len(keys) == 1:
+        merged: Any = keys[0]
+    elif connection.features.supports_slicing_ordering_in_compound:
+        merged = keys[0].union(*keys[1:], all=True).order_by(*order)[:limit]
+    else:  # SQLite (the embedded default) refuses a LIMIT inside a UNION: each part's few keys merged here
+        merged = sorted((key for part in keys for key in part), reverse=not keyset.newer)[:limit]
     ids = [pk for _, pk in merged]
     if not ids:
         return []
