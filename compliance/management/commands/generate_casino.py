@@ -10,6 +10,7 @@ the audit chain linked. The same seed gives the same casino. Prints each part's 
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,6 +58,22 @@ def _commits_not_awaited() -> Iterator[None]:
                 cursor.execute("RESET synchronous_commit")
 
 
+@contextmanager
+def _tasks_quiet() -> Iterator[None]:
+    """The tasks the generated year runs in the command (reports, anchors) each log a line when they end, and the
+    broker's client says once that it assumed localhost: the command's output is the parts' report, so those loggers
+    say only what went wrong while it runs (their levels put back after)."""
+    quiet = {"celery.app.trace": logging.WARNING, "kombu.connection": logging.ERROR}
+    saved = {name: logging.getLogger(name).level for name in quiet}
+    for name, level in quiet.items():
+        logging.getLogger(name).setLevel(level)
+    try:
+        yield
+    finally:
+        for name, level in saved.items():
+            logging.getLogger(name).setLevel(level)
+
+
 class Command(BaseCommand):
     help = "Fill PostgreSQL with a year of a large casino, sealed and chained, reproducible from its seed."
 
@@ -95,7 +112,7 @@ class Command(BaseCommand):
         if not 1 <= days <= 3660:
             raise CommandError("between 1 and 3,660 gaming days (ten years)")
         started = time.perf_counter()
-        with override_settings(PASSWORD_HASHERS=_FAST), _commits_not_awaited():
+        with override_settings(PASSWORD_HASHERS=_FAST), _commits_not_awaited(), _tasks_quiet():
             plan = self._floor(options, days)
             self._parts(plan, one_process=options["one_writer"])
             began = time.perf_counter()
