@@ -17,13 +17,16 @@ _APPLICATION_LOGIN: dict[str, Any] = {}
 
 
 @pytest.fixture(scope="session")
-def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
-    """Create and migrate the test database as its owner (``DATABASE_OWNER_URL``), as the deploy step does."""
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None, django_db_blocker: Any) -> None:
+    """Create and migrate the test database as its owner (``DATABASE_OWNER_URL``), as the deploy step does: a
+    clone of the migrated template of this version of the code (``tests/db_template.py``)."""
     from compliance.testing import application_login, log_in, owner_login
+    from tests.db_template import use_migrated_template
 
     _APPLICATION_LOGIN.update(application_login())
     if owner := owner_login():
         log_in(owner)
+        use_migrated_template(django_db_blocker)
 
 
 @pytest.fixture(scope="session")
