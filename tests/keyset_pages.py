@@ -20,9 +20,11 @@ def walk(client: Any, url: str, query: dict[str, Any], key: Any) -> list[list[An
     pages = [page_of(client, url, query).context["page"]]
     assert pages[0].at_newest and pages[0].newer is None
     while pages[-1].older:
+        assert len(pages) < 1000 and pages[-1].older not in {p.older for p in pages[:-1]}, "Older leads back"
         pages.append(page_of(client, url, {**query, "older": pages[-1].older}).context["page"])
     back = [pages[-1]]
     while not back[-1].at_newest:
+        assert len(back) <= len(pages), "Newer never reaches the newest page"
         back.append(page_of(client, url, {**query, "newer": back[-1].newer}).context["page"])
     walked = [[key(row) for row in page.object_list] for page in pages]
     assert [[key(row) for row in page.object_list] for page in back] == walked[::-1]

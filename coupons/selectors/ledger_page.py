@@ -38,6 +38,12 @@ class LedgerPage(KeysetPage[dict[str, Any]]):
         return self.object_list[::-1]
 
 
+def _instant(at: datetime) -> Any:
+    """A cursor's instant as the column holds it: SQLite keeps naive UTC text, and an aware value sent as it is
+    ("…+00:00") sorts after the same instant's text, so "Older" showed the same lines again, for ever."""
+    return connection.ops.adapt_datetimefield_value(at)
+
+
 def _ledger_sql(facility_id: int, filters: dict[str, Any], before: tuple[datetime, int] | None = None
                 ) -> tuple[str, list[Any]]:
     """Rows of the facility's ledger with, on each, the balance of every state for its denomination
@@ -58,7 +64,8 @@ def _ledger_sql(facility_id: int, filters: dict[str, Any], before: tuple[datetim
         FROM coupons_ledgerline l JOIN coupons_couponseries s ON s.id = l.series_id
         WHERE l.facility_id = %s{" AND (l.occurred_at < %s OR (l.occurred_at = %s AND l.id < %s))" if before else ""}
     """  # noqa: S608 - state names are fixed choices, every value is a parameter
-    where, params = ["1 = 1"], [facility_id, *((before[0], before[0], before[1]) if before else ())]
+    at = _instant(before[0]) if before else None
+    where, params = ["1 = 1"], [facility_id, *((at, at, before[1]) if before else ())]
     if filters.get("date_from"):
         where.append("t.gaming_date >= %s")
         params.append(filters["date_from"])
@@ -136,7 +143,7 @@ def _ledger_read(facility: Facility, filters: dict[str, Any], keyset: Keyset, li
     sql, params = _ledger_sql(facility.pk, filters, None if keyset.newer else before)
     if before and keyset.newer:
         sql += " AND (t.occurred_at > %s OR (t.occurred_at = %s AND t.id > %s))"
-        params += [before[0], before[0], before[1]]
+        params += [_instant(before[0]), _instant(before[0]), before[1]]
     order = "t.occurred_at, t.id" if keyset.newer else "t.occurred_at DESC, t.id DESC"
     with connection.cursor() as cursor:
         cursor.execute(f"{sql} ORDER BY {order} LIMIT %s", [*params, limit])
