@@ -34,8 +34,10 @@ from compliance.staffing.models import Roster
 from compliance.submissions.models import BoardDecision, RulesSubmission, WagerLimitChange
 from coupons.models import FinanceDayProcessing, MailedCoupon, MailingCampaign, ReconciliationForm, Redemption
 from equipment.models import DiceSet
+from tests.vendors import postgresql_only
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True),
+              postgresql_only("the generator fills PostgreSQL by COPY and SQL")]
 
 PLAN = {"days": 3, "tables": 30, "redemptions_per_quarter": 9000, "exclusion_entries": 500, "seed": 3}
 

@@ -18,8 +18,10 @@ from coupons.models import Redemption
 from coupons.scale import REDEMPTION
 from coupons.services.redemption import Scan, redemption_record
 from tests.coupons import conftest as coupon_fixtures
+from tests.vendors import postgresql_only
 
-pytestmark = pytest.mark.usefixtures("coupon_clock", "coupon_tables_ready")
+pytestmark = [pytest.mark.usefixtures("coupon_clock", "coupon_tables_ready"),
+              postgresql_only("the rows are built and sealed in PostgreSQL's SQL")]
 
 
 EVENT_FIELDS = ("occurred_at", "facility_id", "actor_id", "action", "model_label", "model_name", "object_id",

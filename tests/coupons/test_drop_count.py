@@ -14,6 +14,7 @@ from coupons.services.drop_count import drop_count_record
 from coupons.services.redemption import Scan, redemption_record
 from tests.coupons.conftest import PASSWORD, TODAY, states
 from tests.coupons.test_browser import SHOTS
+from tests.vendors import postgresql_only
 
 pytestmark = pytest.mark.django_db
 Found = DropCountItem.Outcome
@@ -54,6 +55,7 @@ def test_the_count_cancels_what_the_table_did_not_and_lists_every_exception(
     assert record.is_complete
 
 
+@postgresql_only("SQLite splits a bulk insert into batches of its 999 bound values, a statement per batch")
 def test_a_count_of_many_coupons_costs_the_same_queries_as_a_few(
     program, handed_out, craps_table, finance_staff, django_assert_max_num_queries
 ):

@@ -52,6 +52,7 @@ from compliance.reports.models import ReportFile, ReportFileContent, ReportRun, 
 from compliance.reports.registry import kind_of
 from compliance.testing import forget_celery_connections, redis_up
 from tests.testapp import report_kinds
+from tests.vendors import postgresql_only
 
 BROKER = "redis://127.0.0.1:6379/15"
 QUEUE = "reports-kill"  # inside this test's own key prefix (see the module docstring)
@@ -67,6 +68,7 @@ def worker_test(test: Callable[..., None]) -> Callable[..., None]:
         pytest.mark.worker,
         pytest.mark.xdist_group("redis-worker"),  # one worker test at a time on the shared Redis database
         pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379 (make test / CI start it)"),
+        postgresql_only("the workers are processes of their own, and the suite's SQLite database is in memory"),
         # The worker reads what the test committed; serialized_rollback restores the migrations' rows after the flush.
         pytest.mark.django_db(transaction=True, serialized_rollback=True),
     ):
