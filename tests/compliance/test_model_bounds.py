@@ -16,13 +16,14 @@ from compliance.bounds import MAX_COUNT, MAX_DENOMINATION_CENTS, require_within_
 from compliance.models import ChainLink
 from coupons.models import CouponRequisition
 from equipment.models import EquipmentRequirement
+from tests.vendors import postgresql_only
 
 APPS = ("compliance", "coupons", "equipment")
 # A field whose range an older check already holds, under its own name (no second check of the same).
 HELD_BY = {("equipment.DeckSet", "deck_count"): "deck_one_or_two"}
 POSTGRES_NAME_LIMIT = 63
 
-on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's own checks")
+on_postgresql = postgresql_only("the database's own checks")
 
 
 def _regulated_models() -> list[type[models.Model]]:

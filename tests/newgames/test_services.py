@@ -23,10 +23,11 @@ from compliance.services import signature_sign
 from compliance.testing import behind_the_applications_back
 from tests.factories import make_person
 from tests.newgames.conftest import PDF, STRAIGHT_UP, jpeg, png, request_fields, stated_fields
+from tests.vendors import postgresql_only
 
 pytestmark = pytest.mark.django_db
 
-on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's own triggers")
+on_postgresql = postgresql_only("the database's own triggers")
 
 
 def _refused(prepare, match: str, **changes) -> None:
