@@ -106,7 +106,13 @@ def use_migrated_template(blocker: Any) -> str | None:
     settings_dict = connection.settings_dict
     test_name = settings_dict["TEST"].get("NAME") or f"test_{settings_dict['NAME']}"
     base, name = _base(test_name), template_name(test_name)
-    with _admin(settings_dict) as admin:
+    import psycopg
+
+    try:
+        admin_connection = _admin(settings_dict)
+    except psycopg.OperationalError:  # no maintenance database to work from: each worker migrates its own, as before
+        return None
+    with admin_connection as admin:
         admin.execute("SELECT pg_advisory_lock(hashtext(%s))", [f"{PREFIX}{base}"])  # one builder; the others wait
         try:
             if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None:
