@@ -307,3 +307,33 @@ def test_a_mailing_whose_list_was_refused_awaits_no_release(program, lists, comp
     made.list_import.refresh_from_db()
     assert made.list_import.status == "failed"
     assert _awaiting(client_for(marketing_supervisor), made) == {}
+
+
+def _patrons(count: int) -> bytes:
+    return (HEADER + "".join(f"Q-{n},Pat{n},,Doe,,{n} Oak St,Erie,PA,16501\n" for n in range(count))).encode()
+
+
+def test_reading_a_list_asks_the_database_the_same_for_ten_patrons_as_for_two_hundred(
+        program, lists, compliance_officer, marketing_supervisor):
+    """Each recipient's audit event names the campaign's facility: read once for the list, not once a patron
+    (compliance.models.AuditEvent.facility_ids_of)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from compliance.models import AuditEvent
+
+    provider = mailing_provider_register(facility=program.facility, name="P", certificate_number="GSP-1", contact="",
+                                         user=compliance_officer)
+    counted = []
+    for size in (10, 200):
+        made = campaign_create(facility=program.facility, provider=provider, series=program.series,
+                               name=f"Mailer {size}", patron_file=_patrons(size), user=marketing_supervisor)
+        with CaptureQueriesContext(connection) as queries:
+            job = list_import_run(made.list_import.pk)
+        assert job.status == "succeeded"
+        counted.append(len(queries))
+        recipients = [str(pk) for pk in made.recipients.values_list("pk", flat=True)]
+        events = AuditEvent.objects.filter(model_label="coupons.MailingRecipient", object_id__in=recipients)
+        assert events.count() == size
+        assert set(events.values_list("facility_id", flat=True)) == {program.facility.pk}
+    assert counted[0] == counted[1], counted
