@@ -222,8 +222,8 @@ class AuditEvent(Sealed, AppendOnly):
         through = getattr(instances[0], "facility_through", "")
         if not through or hasattr(instances[0], "facility_id"):
             return [cls.facility_id_of(obj) for obj in instances]
-        field = instances[0]._meta.get_field(through)
-        parent = field.related_model
+        field: Any = instances[0]._meta.get_field(through)
+        parent: Any = field.related_model
         if not hasattr(parent, "facility_id"):
             return [cls.facility_id_of(obj) for obj in instances]  # a longer path: row by row, as one row's save
         wanted = {getattr(obj, field.attname) for obj in instances if not field.is_cached(obj)}
