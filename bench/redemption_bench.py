@@ -23,8 +23,10 @@ What it does, all on the local PostgreSQL (127.0.0.1:5432, user postgres):
 5. counts the SQL statements of one redemption in-process (same settings) and reports the CPU each
    process used (/proc): gunicorn, this database's PostgreSQL backends, the client, everything else.
 
-The load generator is a small asyncio HTTP/1.1 client (keep-alive when the server offers it): it shares
-the two cores with gunicorn and PostgreSQL, so its CPU is printed too. Plain HTTP to gunicorn stands
+The load generator is a small asyncio HTTP/1.1 client (keep-alive when the server offers it), run by several
+processes at once (``--client-processes``, 2 by default, issue 27; benchlib/redemption/clients.py), the lanes
+and the connections or the offered rate dealt between them: it shares the two cores with gunicorn and
+PostgreSQL, so its CPU (every client process's) is printed too. Plain HTTP to gunicorn stands
 for the TLS proxy of production: requests carry ``X-Forwarded-Proto: https`` (the settings'
 ``SECURE_PROXY_SSL_HEADER``), so ``SECURE_SSL_REDIRECT`` stays on. The bench prints PASS or MISS and
 exits 0: it reports, it is not a test. About three minutes, one of them migrating.
@@ -80,6 +82,9 @@ def main() -> int:
                              "default is the deployment's (README, 'Serving'): sync workers, 2 × cores + 1, behind "
                              "a buffering proxy — gthread tried on 25 Nov 2026 was as fast with a wider tail")
     parser.add_argument("--connections", type=int, default=8, help="closed-loop connections (and baseline's)")
+    parser.add_argument("--client-processes", type=int, default=2,
+                        help="processes sending the load, the lanes and the connections or offered rate shared "
+                             "between them (issue 27: several client processes); 1: this process alone")
     parser.add_argument("--duration", type=float, default=10.0, help="measured seconds of each final run")
     parser.add_argument("--screen", type=float, default=5.0, help="measured seconds of each configuration's trial")
     parser.add_argument("--warmup", type=float, default=2.0)
@@ -113,7 +118,8 @@ def main() -> int:
     reuse = args.reuse and database_exists(args.database)
     print(f"Database {args.database} on {PG_HOSTPORT} ({'kept' if reuse else 'fresh'}; gunicorn logs in as "
           f"{args.database}_app); {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.2f}; server-side binding "
-          f"{'on' if args.server_side_binding else 'off'}", flush=True)
+          f"{'on' if args.server_side_binding else 'off'}; the load from {max(1, args.client_processes)} client "
+          f"process(es)", flush=True)
     if not reuse:
         create_database(args.database)
     state = child(args.database, "seed" if not reuse else "scanner")

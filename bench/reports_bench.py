@@ -186,13 +186,28 @@ def _queries(facility: Any, officer: Any) -> tuple[Job, list[str]]:
     return job, [q["sql"] for q in captured.captured_queries if REDEMPTION_TABLE.search(q["sql"])]
 
 
-def _measure(reps: int) -> tuple[list[float], list[Job], Job, list[str], list[Any]]:
+def _people(casino: bool) -> tuple[Any, Any]:
+    """The facility whose Q3 is reported and the compliance officer who asks: the bench's own, or the generated
+    casino's (its demo facility and first compliance officer, compliance.demo)."""
     from django.contrib.auth import get_user_model
 
+    from compliance.demo import demo_person
     from compliance.models import Facility
+    from compliance.roles import Role
 
-    facility = Facility.objects.get(code=FACILITY)
-    officer = get_user_model().objects.get(username="bench-officer")
+    if casino:
+        facility = Facility.objects.get(code="demo")
+        return facility, demo_person(facility, Role.COMPLIANCE_OFFICER)
+    return Facility.objects.get(code=FACILITY), get_user_model().objects.get(username="bench-officer")
+
+
+def _casino_rows(facility: Any) -> int:
+    from coupons.models import Redemption
+
+    return Redemption.objects.filter(facility=facility, gaming_date__range=Q3).count()
+
+
+def _measure(reps: int, facility: Any, officer: Any) -> tuple[list[float], list[Job], Job, list[str], list[Any]]:
     _bare(facility)  # warm: the first run reads the table into the cache
     warm, on_redemptions = _queries(facility, officer)
     bare: list[float] = []
@@ -264,7 +279,13 @@ def main() -> int:
     parser.add_argument("--verify", action="store_true", help="after setup, chain_verify() every chain (slow)")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     parser.add_argument("--reuse", action="store_true", help="measure again on a database kept by --keep")
+    parser.add_argument("--casino", default="",
+                        help="measure on a generated casino instead (manage.py generate_casino covering Q3 2026: "
+                             "--days 151 or more on 29 Nov 2026): its own Q3, no setup, never dropped; each job "
+                             "adds a report version there, as a compliance officer's request would")
     args, _unknown = parser.parse_known_args()  # bench/run.py passes its own arguments to every bench
+    if args.casino:
+        return _on_casino(args)
     if "bench" not in args.database:
         raise SystemExit("--database must name a bench database (its name contains 'bench'): it is dropped.")
     began = time.perf_counter()
@@ -298,16 +319,45 @@ def main() -> int:
         if args.verify or not reuse:
             _verify(args.verify)
         _instrument()
-        from compliance.models import Facility
-
-        plan = _plan(Facility.objects.get(code=FACILITY))
-        bare, jobs, warm, on_redemptions, figures = _measure(args.reps)
+        facility, officer = _people(casino=False)
+        plan = _plan(facility)
+        bare, jobs, warm, on_redemptions, figures = _measure(args.reps, facility, officer)
         met = _report(args.rows, bare, jobs, warm, on_redemptions, figures, plan)
     finally:
         connections.close_all()
         if not args.keep:
             _drop(args.database)
     print(f"  ({time.perf_counter() - began:.0f} s{'; database kept: --reuse measures again' if args.keep else ''})")
+    return 0 if met else 1
+
+
+def _on_casino(args: argparse.Namespace) -> int:
+    """The job over the generated casino's Q3 2026, beside the bare aggregate over the same rows."""
+    began = time.perf_counter()
+    os.environ["BENCH_DATABASE_URL"] = f"{_server()}/{args.casino}"
+    os.environ["DEBUG"] = "0"
+    url = configure("reports")
+    import django
+
+    django.setup()
+    from celery import current_app
+    from django.db import connections
+
+    current_app.conf.task_always_eager = False  # as above: the job runs here, once
+    try:
+        facility, officer = _people(casino=True)
+        rows = _casino_rows(facility)
+        print(f"Generated casino {url.rsplit('@', 1)[-1]}: {rows:,} redemptions of {facility.name} in Q3 2026; "
+              f"{os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.2f}", flush=True)
+        if not rows:
+            raise SystemExit("no redemptions in Q3 2026: generate a casino covering it (generate_casino --days 151)")
+        _instrument()
+        plan = _plan(facility)
+        bare, jobs, warm, on_redemptions, figures = _measure(args.reps, facility, officer)
+        met = _report(rows, bare, jobs, warm, on_redemptions, figures, plan)
+    finally:
+        connections.close_all()
+    print(f"  ({time.perf_counter() - began:.0f} s)")
     return 0 if met else 1
 
 

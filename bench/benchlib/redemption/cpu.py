@@ -66,9 +66,11 @@ class CpuMeter:
         self.client_before = time.process_time()
         self.machine_before = _machine_busy()
 
-    def stop(self, requests: int) -> dict[str, float]:
+    def stop(self, requests: int, *, client_processes_cpu: float = 0.0) -> dict[str, float]:
+        """``client_processes_cpu``: the CPU seconds the load's own processes used (benchlib.redemption.clients),
+        counted with this one's as the client's."""
         used = {g: sum(_cpu_seconds(p) - t for p, t in before.items()) for g, before in self.before.items()}
-        used["client"] = time.process_time() - self.client_before
+        used["client"] = time.process_time() - self.client_before + client_processes_cpu
         busy, total = _machine_busy()
         used["machine"] = busy - self.machine_before[0]
         used["others"] = max(0.0, used["machine"] - used["gunicorn"] - used["postgres"] - used["client"])

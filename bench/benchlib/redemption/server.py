@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchlib.redemption.clients import run_in_processes
 from benchlib.redemption.cpu import CpuMeter
 from benchlib.redemption.database import PYTHON, ROOT, production_env
 from benchlib.redemption.load import Client, Figure, Lanes, closed_loop, figure_of, open_loop
@@ -91,7 +92,13 @@ async def measure_http(database: str, port: int, pid: int, token: str, lanes: La
     meter = CpuMeter(database, pid)
     meter.start()
     began = time.perf_counter()
-    if rate is None:
+    processes = max(1, getattr(args, "client_processes", 1))
+    client_cpu = 0.0
+    if processes > 1:  # several client processes, the lanes dealt between them (benchlib.redemption.clients)
+        results, began, client_cpu = await run_in_processes(
+            port, token, args.idempotency_key, lanes, processes, connections=args.connections, rate=rate,
+            seconds=args.warmup + seconds)
+    elif rate is None:
         clients = [make_client() for _ in range(args.connections)]
         results = [r for batch in await asyncio.gather(*(closed_loop(c, lanes, 1, args.warmup + seconds)
                                                          for c in clients)) for r in batch]
@@ -100,7 +107,7 @@ async def measure_http(database: str, port: int, pid: int, token: str, lanes: La
     else:
         results = await open_loop(make_client, lanes, rate, args.warmup + seconds)
     figure = figure_of(label, results, began + args.warmup, seconds)
-    figure.cpu = meter.stop(len(results))
+    figure.cpu = meter.stop(len(results), client_processes_cpu=client_cpu)
     return figure, meter.machine_share
 
 
