@@ -58,6 +58,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from benchlib.floor.cpu import FloorCpu
 from benchlib.floor.floor import Coupons, Floor, Scanner, Watch, percentile
 from benchlib.floor.people import Person, RequestFailed
 from benchlib.floor.processes import LOGS, REDIS_URL, floor_env, servers
@@ -169,8 +170,16 @@ async def _finance(person: Person, start: float, day: str | None, outcome: dict[
         outcome["finance"], outcome["finance_ok"] = f"{day} refused: {failed}", False
 
 
-async def _load(port: int, state: dict[str, Any], coupons: Coupons, args: argparse.Namespace, database: str
-                ) -> tuple[Floor, Watch, dict[str, Any], list[dict[str, Any]]]:
+async def _measured_cpu(meter: FloorCpu, since: float, until: float, outcome: dict[str, Any]) -> None:
+    """The cores each process group used over the measured window (benchlib.floor.cpu)."""
+    await asyncio.sleep(max(0.0, since - time.perf_counter()))
+    meter.start()
+    await asyncio.sleep(max(0.0, until - time.perf_counter()))
+    outcome["cpu"] = meter.stop()
+
+
+async def _load(port: int, state: dict[str, Any], coupons: Coupons, args: argparse.Namespace, database: str,
+                pids: dict[str, int]) -> tuple[Floor, Watch, dict[str, Any], list[dict[str, Any]]]:
     floor, outcome, reports = Floor(), dict[str, Any](), list[dict[str, Any]]()
     start = time.perf_counter() + 2
     floor.since = start + WARMUP_S
@@ -180,7 +189,8 @@ async def _load(port: int, state: dict[str, Any], coupons: Coupons, args: argpar
     for person in people.values():
         await person.sign_in()
     per_table = args.rate / len(state["tables"])
-    tasks = [asyncio.create_task(watch.run(until))]
+    tasks = [asyncio.create_task(watch.run(until)),
+             asyncio.create_task(_measured_cpu(FloorCpu(database, pids), floor.since, until, outcome))]
     tasks += [asyncio.create_task(Scanner(port, table).run(floor, coupons, per_table, until, start))
               for table in state["tables"]]
     tasks += [asyncio.create_task(p.browse(PAGES[who], until, lambda: random.uniform(1.0, 3.0)))
@@ -295,11 +305,11 @@ def main() -> int:
           f"finance's day: {state['finance_day'] or 'none'} ({time.perf_counter() - began:.0f} s)", flush=True)
     coupons = Coupons(state["prefix"], state["digits"], state["ranges"])
     try:
-        with servers(database) as port:
+        with servers(database) as (port, pids):
             idle = asyncio.run(_baseline(port, state, coupons))
             print(f"  alone: {len(idle)} scans, p50 {percentile(idle, 0.5):.1f} ms, p99 {percentile(idle, 0.99):.1f} ms",
                   flush=True)
-            floor, watch, outcome, reports = asyncio.run(_load(port, state, coupons, args, database))
+            floor, watch, outcome, reports = asyncio.run(_load(port, state, coupons, args, database, pids))
     finally:
         if fresh and not args.keep:
             drop_database_and_role(database)
@@ -312,9 +322,13 @@ def main() -> int:
               f"p95 {summary['p95_ms']:>8}  p99 {summary['p99_ms']:>8} ms  {summary['statuses']}")
     print(f"  finance: {outcome.get('finance')}; reports: {reports}")
     print(f"  lock waits seen: {watch.summary()['lock_waits'] or 'none'}")
+    if "cpu" in outcome:
+        cpu = outcome["cpu"]
+        print(f"  cores used over the measured window ({cpu['machine_cores_busy']} of {os.cpu_count()} busy): "
+              + ", ".join(f"{group} {cores}" for group, cores in sorted(cpu["cores"].items(), key=lambda kv: -kv[1])))
     _save({"when": datetime.now(UTC).isoformat(), "database": database, "fresh": fresh, "tables": args.tables,
            "rate_offered": args.rate, "minutes": args.minutes, "load_average": os.getloadavg(), "figures": rows,
-           "kinds": kinds, "postgres": watch.summary(), "finance": outcome.get("finance"), "reports": reports,
+           "kinds": kinds, "postgres": watch.summary(), "cpu": outcome.get("cpu"), "finance": outcome.get("finance"), "reports": reports,
            "idle_scans": {"count": len(idle), "p50_ms": percentile(idle, 0.5), "p99_ms": percentile(idle, 0.99)}})
     print(f"  ({time.perf_counter() - began:.0f} s; {RESULTS.relative_to(ROOT)}; logs var/bench/floor-*.log)")
     return 0 if all(r["result"] == "PASS" for r in rows) else 1

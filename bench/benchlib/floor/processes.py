@@ -46,8 +46,9 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def servers(database: str) -> Iterator[int]:
-    """gunicorn, the worker and beat; yields gunicorn's port. Their logs: var/bench/floor-*.log."""
+def servers(database: str) -> Iterator[tuple[int, dict[str, int]]]:
+    """gunicorn, the worker and beat; yields gunicorn's port and each one's process id. Their logs:
+    var/bench/floor-*.log."""
     port = _free_port()
     env = floor_env(database, GUNICORN_BIND=f"127.0.0.1:{port}")
     bin_dir = Path(PYTHON).parent
@@ -71,7 +72,7 @@ def servers(database: str) -> Iterator[int]:
             if started[0].poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"gunicorn did not start; see {LOGS / 'floor-gunicorn.log'}")
             time.sleep(0.2)
-        yield port
+        yield port, {name: process.pid for name, process in zip(commands, started, strict=True)}
     finally:
         for process in reversed(started):
             _stop(process)
