@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
+from django.db.models import QuerySet
+
 from coupons.models import CouponRange, CouponSeries, CouponState, FinanceDayProcessing, LedgerLine, Redemption
 from coupons.replay import Run, StateMap, differences
 
-__all__ = ["ledger_replay_check"]
+__all__ = ["ledger_replay_check", "touched_series"]
 
 K = LedgerLine.Kind
 NOT_MOVEMENTS = (K.INVENTORY,)  # a count: its serials are a summary of what was found, nothing moves
@@ -86,16 +88,24 @@ def _redemptions_check(series: CouponSeries, runs: list[Run], add: Any) -> None:
                                                                if state == CouponState.DISTRIBUTED else ""))
 
 
+def touched_series(since: datetime | None) -> tuple[QuerySet[Any], QuerySet[Any]]:
+    """The series the ledger moved and those redeemed (``since``: since then), each once, as the database
+    answers: ``order_by()`` drops the models' orderings, which DISTINCT would otherwise select too, so that it
+    answered a row a redemption (8.3 million rows, 1.3 GB and 40 s of a verification at 151 gaming days)."""
+    moved = LedgerLine.objects.all()
+    redeemed = Redemption.objects.all()
+    if since is not None:
+        moved = moved.filter(occurred_at__gte=since)
+        redeemed = redeemed.filter(redeemed_at__gte=since)
+    return (moved.order_by().values_list("series_id", flat=True).distinct(),
+            redeemed.order_by().values_list("series_id", flat=True).distinct())
+
+
 def ledger_replay_check(report: Any, since: datetime | None) -> None:
     """Replay each series (``since``: only those the ledger moved or redeemed since then) and name every
     disagreement."""
-    series_ids = LedgerLine.objects.all()
-    redeemed = Redemption.objects.all()
-    if since is not None:
-        series_ids = series_ids.filter(occurred_at__gte=since)
-        redeemed = redeemed.filter(redeemed_at__gte=since)
-    wanted = sorted(set(series_ids.values_list("series_id", flat=True).distinct())
-                    | set(redeemed.values_list("series_id", flat=True).distinct()))
+    moved, redeemed = touched_series(since)
+    wanted = sorted(set(moved) | set(redeemed))
     for series in CouponSeries.objects.filter(pk__in=wanted).order_by("pk").iterator():
         replayed = _replay(series, report.add)
         current = _current(series)
