@@ -295,16 +295,18 @@ def file_event_digests(events: list[tuple[int, int | None, bytes]]) -> None:
 
 def file_digests(model: type[Sealed], digests: list[tuple[int, int | None, bytes]]) -> None:
     """Link the rows of ``model`` :func:`rows_as_saved_sql` wrote and left to the caller (its ``rows_linked_later``),
-    in id order, whichever session wrote them."""
-    _file(model, digests)
+    in id order, whichever session wrote them. Every session has committed and the generator is the model's only
+    writer, so the chain's floor rises to these rows at once (``committed_through``)."""
+    _file(model, digests, committed=True)
 
 
-def _file(model: type[Sealed], digests: list[tuple[int, int | None, bytes]]) -> None:
+def _file(model: type[Sealed], digests: list[tuple[int, int | None, bytes]], *, committed: bool = False) -> None:
     by_facility: dict[int | None, list[tuple[int, bytes]]] = defaultdict(list)
     for pk, facility_id, digest in digests:
         by_facility[facility_id].append((pk, bytes(digest)))
+    through = max((pk for pk, _facility, _digest in digests), default=None) if committed else None
     for facility_id, batch in by_facility.items():
-        chain_link_digests(model, facility_id, batch)
+        chain_link_digests(model, facility_id, batch, committed_through=through)
 
 
 def _check(model: type[Sealed], *digested: list[tuple[int, int | None, bytes]]) -> None:

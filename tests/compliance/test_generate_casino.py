@@ -112,6 +112,19 @@ def _the_documents_exist(facility: Facility) -> None:
     assert WagerLimitChange.objects.filter(table__facility=facility).count() >= PLAN["tables"]
 
 
+def _the_redemptions_floor_is_at_their_last_link() -> None:
+    """The generator is the redemptions' only writer and files their links once each hour's sessions have
+    committed, so the chain's floor (below it every row is linked) follows them: only the last link's rows stand
+    above it, not every redemption linked within the horizon's last minute (then read again by every later link
+    and every report's anchor)."""
+    from compliance.models import ChainLink
+
+    newest = ChainLink.objects.filter(model="coupons.Redemption", scheme=2).order_by("-pk").first()
+    assert newest is not None
+    above = Redemption.objects.filter(pk__gt=newest.floor).count()
+    assert above <= newest.row_count, (above, newest.row_count, Redemption.objects.count())
+
+
 def test_a_generated_casino_reports_each_part_verifies_and_is_reproducible_from_its_seed():
     out, added = _generate()
     for config, seeder in scale_seeders():
@@ -122,6 +135,7 @@ def test_a_generated_casino_reports_each_part_verifies_and_is_reproducible_from_
     assert len(results) == len(scale_seeders()), out
     report = chain_verify()
     assert report.intact, report.findings
+    _the_redemptions_floor_is_at_their_last_link()
     facility = Facility.objects.get(code="demo")
     _each_day_has_its_records(facility)
     _the_documents_exist(facility)
