@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from compliance.reports.content import ReportContent
@@ -41,8 +41,9 @@ class ReportKind:
     live: bool = True  # the page computes it for any period; False: versions only (too large for a request)
     # (facility, period, today) -> whether the records are complete enough for the schedule to produce it
     ready: Callable[[Any, Period, date], bool] | None = None
-    # (facility, period, stored figures) -> why a version no longer matches the records ("" when it does)
-    stale: Callable[[Any, Period, dict[str, Any]], str] | None = None
+    # (facility, period, stored figures, when the version's job began) -> why a version no longer matches the
+    # records ("" when it does)
+    stale: Callable[[Any, Period, dict[str, Any], datetime | None], str] | None = None
 
     def file_stem(self, facility_code: str, period: Period, version: int) -> str:
         return f"{self.code}-{facility_code}-{period.start:%Y%m%d}-{period.end:%Y%m%d}-v{version}"

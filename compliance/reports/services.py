@@ -479,4 +479,4 @@ def stale_words(run: ReportRun, kind: ReportKind) -> str:
     content = selectors.run_content(run)
     if content is None:
         return "This version's stored figures no longer match their SHA-256."
-    return kind.stale(run.facility, Period(run.period_start, run.period_end), content.figures)
+    return kind.stale(run.facility, Period(run.period_start, run.period_end), content.figures, run.started_at)

@@ -9,7 +9,7 @@ The figures are one SQL aggregate over the redemptions of the quarter's gaming d
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection
@@ -84,8 +84,25 @@ def ready(facility: Any, period: Period, today: Any) -> bool:
     return (processed is not None and processed >= period.end) or today >= period.end + timedelta(days=7)
 
 
-def stale(facility: Any, period: Period, figures: dict[str, Any]) -> str:
-    """The records' figures now against the version's: one aggregate."""
+def closed_before(facility: Any, period: Period, instant: datetime) -> bool:
+    """Finance had processed a gaming day on or after the quarter's last before ``instant``, so the quarter's
+    redemptions were final by then. From that processing on the database refuses every redemption of a day on or
+    before it (``coupon_day_closed``: coupons migrations 0024 on SQLite, 0031 on PostgreSQL), and every redemption
+    recorded before it had committed (the processing holds the facility's exclusive lock, which waits for every
+    scan's share lock, § 525.21(m)); redemptions are append-only. A version produced afterwards holds the figures
+    for good."""
+    from coupons.models import FinanceDayProcessing
+
+    return FinanceDayProcessing.objects.filter(facility=facility, gaming_date__gte=period.end,
+                                               created_at__lt=instant).exists()
+
+
+def stale(facility: Any, period: Period, figures: dict[str, Any], produced_from: datetime | None = None) -> str:
+    """The records' figures now against the version's: one aggregate, unless the quarter was closed before the
+    version began (:func:`closed_before`: one indexed read, where the aggregate reads every redemption of the
+    quarter — 0.9 s at 5,000,000 — on each view of the version's page)."""
+    if produced_from is not None and closed_before(facility, period, produced_from):
+        return ""
     now: dict[int, list[int]] = {}
     for cents, _channel, count, value in quarterly_figures(facility, period):
         row = now.setdefault(cents, [cents, 0, 0])

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 import time_machine
 from django.core.exceptions import ValidationError
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from pypdf import PdfReader
 
@@ -308,3 +308,40 @@ def test_a_shadowed_sign_off_still_freezes_its_version(facility, quarter, financ
         assert "part of signed report signoff" in refused(
             "UPDATE reports_reportrun SET version = version + 1 WHERE id = %s", [run.pk],
             error=psycopg.errors.IntegrityConstraintViolation)
+
+
+def _quarter_closed_by_finance(facility, user, when: str) -> None:
+    """Finance's processing of 30 September recorded at ``when``: from then the database refuses any redemption
+    of the quarter's days (coupon_day_closed)."""
+    from compliance.actors import acting_as
+    from coupons.models import FinanceDayProcessing
+
+    counts = dict.fromkeys(("given_to_marketing", "returned", "voided", "distributed", "carried_forward", "redeemed",
+                            "counted_returned", "counted_voided", "counted_redeemed"), 0)
+    with time_machine.travel(when), acting_as(user):
+        FinanceDayProcessing.objects.create(facility=facility, gaming_date=Q3[1], **counts)
+
+
+def test_a_version_produced_once_finance_closed_the_quarter_is_not_recounted_on_each_view(
+        facility, quarter, denominations, redeemed, finance_supervisor, compliance_officer, produce):
+    """The version's page and its filing ask whether the records changed since it was produced. Once finance has
+    processed the quarter's last day, no redemption of the quarter can be added (the database refuses it), so a
+    version produced after that holds for good: no aggregate over the quarter's redemptions on each view. A version
+    produced before still compares, and still finds what came after it."""
+    from compliance.reports.registry import kind_of
+
+    kind = kind_of("quarterly-coupons")
+    with time_machine.travel("2026-10-01 13:00:00+00:00", tick=True):
+        early = produce(facility, "quarterly-coupons", *Q3, compliance_officer)
+    # A coupon found at the count of 30 September, before finance closed the day:
+    redeemed(denominations[500], datetime(2026, 9, 30, 20, 0, tzinfo=UTC), channel=Redemption.Channel.COUNT)
+    _quarter_closed_by_finance(facility, finance_supervisor, "2026-10-02 14:00:00+00:00")
+    with time_machine.travel(AFTER_Q3, tick=True):
+        late = produce(facility, "quarterly-coupons", *Q3, compliance_officer)
+        with CaptureQueriesContext(connection) as queries:
+            assert services.stale_words(late, kind) == ""
+        assert not [q for q in queries.captured_queries if "coupons_redemption" in q["sql"]]
+        assert "records changed since this version was produced: 10 coupons" in services.stale_words(early, kind)
+    assert selectors.run_content(late).figures["coupons"] == 10
+    with pytest.raises(IntegrityError, match="coupon_day_closed"), transaction.atomic():  # it stays as counted
+        redeemed(denominations[500], datetime(2026, 9, 30, 21, 0, tzinfo=UTC), channel=Redemption.Channel.COUNT)
