@@ -174,7 +174,9 @@ async def _measured_cpu(meter: FloorCpu, since: float, until: float, outcome: di
     """The cores each process group used over the measured window (benchlib.floor.cpu)."""
     await asyncio.sleep(max(0.0, since - time.perf_counter()))
     meter.start()
-    await asyncio.sleep(max(0.0, until - time.perf_counter()))
+    while (left := until - time.perf_counter()) > 0:
+        await asyncio.sleep(min(1.0, left))
+        meter.sample()
     outcome["cpu"] = meter.stop()
 
 
