@@ -67,6 +67,23 @@ def login(page: Any, live_server: Any) -> Any:
     return sign_in
 
 
+def shoot(page: Any, path: Path, *, full_page: bool = True) -> None:
+    """A screenshot of the page as it is now. Headless Chromium sometimes answers a capture with "Unable to
+    capture screenshot" while it is still compositing the page it has just loaded (CI, 29 Nov 2026); the
+    page is then waited for and the capture asked again, at most three times, and any other error is raised."""
+    from playwright.sync_api import Error
+
+    for attempt in range(3):
+        try:
+            page.wait_for_load_state("load")
+            page.screenshot(path=str(path), full_page=full_page)
+            return
+        except Error as error:
+            if "Unable to capture screenshot" not in str(error) or attempt == 2:
+                raise
+            page.wait_for_timeout(500)
+
+
 def fill_sign_in(page: Any, live_server: Any, user: Any) -> None:
     """The real sign-in form: username, password and the code of the person's authenticator device."""
     from tests.factories import PASSWORD

@@ -128,9 +128,11 @@ class Day:
         self.violations += [f"{path}: {v}" for v in self.page.evaluate(_SERIOUS)]
 
     def shot(self, name: str) -> Path:
+        from tests.browser.conftest import shoot
+
         SHOTS.mkdir(parents=True, exist_ok=True)
         path = SHOTS / f"{self.who}-{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
+        shoot(self.page, path)
         self.shots.append(path)
         return path
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core import mail
 
-from tests.browser.conftest import fill_sign_in
+from tests.browser.conftest import fill_sign_in, shoot
 from tests.factories import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -30,7 +30,7 @@ def test_a_reset_link_goes_to_the_person_alone_and_they_choose_their_password(
     page.wait_for_url(f"**/admin/auth/user/{dealer.pk}/change/")
     page.get_by_text("a link to choose a new one was sent to u***@example.test").wait_for()
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "admin-set-password-link.png"), full_page=True)
+    shoot(page, SHOTS / "admin-set-password-link.png")
 
     (message,) = [m for m in mail.outbox if m.to == [dealer.email]]
     link = re.search(r"https?://\S+/accounts/set-password/\S+/", str(message.body))
@@ -41,7 +41,7 @@ def test_a_reset_link_goes_to_the_person_alone_and_they_choose_their_password(
     assert link.group(0).startswith(live_server.url)  # the address the administrator's browser used
     person.goto(link.group(0))
     assert person.get_by_role("heading", name="Choose your password").is_visible()
-    person.screenshot(path=str(SHOTS / "set-password.png"), full_page=True)
+    shoot(person, SHOTS / "set-password.png")
     person.locator("#id_new_password1").fill(NEW_PASSWORD)
     person.locator("#id_new_password2").fill(NEW_PASSWORD)
     person.get_by_role("button", name="Set my password").click()
@@ -62,4 +62,4 @@ def test_a_code_used_twice_is_named_at_sign_in(page, live_server, facility, fina
     fill_sign_in(page, live_server, finance_supervisor)
     page.get_by_text("That code was already used to sign in").wait_for()  # the refusal page has loaded
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "sign-in-code-used.png"), full_page=True)
+    shoot(page, SHOTS / "sign-in-code-used.png")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.conftest import shoot
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 
@@ -22,6 +24,6 @@ def test_swagger_ui_renders_the_redemption_api(login, live_server, facility, com
     from tests.coupons.test_browser import SHOTS
 
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "api-docs.png"), full_page=False)
+    shoot(page, SHOTS / "api-docs.png", full_page=False)
 
 

@@ -8,6 +8,7 @@ import pytest
 from django.contrib.contenttypes.models import ContentType
 
 from compliance.models import Signature
+from tests.browser.conftest import shoot
 from tests.factories import PASSWORD, GamingTableFactory
 from tests.testapp.models import TwoPersonForm
 
@@ -33,7 +34,7 @@ def test_a_supervisor_signs_a_record_from_the_dashboard(login, live_server, faci
     assert page.get_by_text(marketing_supervisor.profile.credential_number).first.is_visible()
     assert page.get_by_text("matches its fingerprint").is_visible()
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "signature.png"), full_page=True)
+    shoot(page, SHOTS / "signature.png")
     assert Signature.objects.get().object_id == form.pk
 
 
@@ -45,7 +46,7 @@ def test_the_inspector_browses_read_only_and_a_write_is_refused(login, live_serv
     page.locator("nav.mainnav details.navgroup > summary", has_text="Records").click()
     page.get_by_role("link", name="Audit trail", exact=True).click()
     page.get_by_role("heading", name="Audit trail").wait_for()
-    page.screenshot(path=str(SHOTS / "audit-inspector.png"), full_page=True)
+    shoot(page, SHOTS / "audit-inspector.png")
 
     sign_url = f"{live_server.url}/sign/{ContentType.objects.get_for_model(form).pk}/{form.pk}/prepared/"
     page.goto(sign_url)
@@ -69,7 +70,7 @@ def test_the_inspector_sees_a_form_read_only(login, live_server, facility, inspe
     assert fields.count() > 0
     assert all(fields.nth(i).is_disabled() for i in range(fields.count()))
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "inspector-read-only-form.png"), full_page=True)
+    shoot(page, SHOTS / "inspector-read-only-form.png")
 
 
 def test_the_dashboard_is_usable_by_keyboard(login, facility, finance_supervisor):
@@ -80,4 +81,4 @@ def test_the_dashboard_is_usable_by_keyboard(login, facility, finance_supervisor
     page.keyboard.press("Enter")
     assert page.evaluate("document.activeElement.id") == "main"
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "dashboard.png"), full_page=True)
+    shoot(page, SHOTS / "dashboard.png")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.conftest import shoot
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 
@@ -19,10 +21,10 @@ def test_a_compliance_officer_compares_the_options(login, live_server, facility,
     page.get_by_text("6.5429%").first.wait_for()
     assert page.get_by_text("What the option costs the house").first.is_visible()
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "games-asia-poker.png"), full_page=True)
+    shoot(page, SHOTS / "games-asia-poker.png")
     page.goto(f"{live_server.url}/games/sic-bo/")
     page.locator("#id_any-three-of-a-kind").fill("20 to 1")
     page.get_by_role("button", name="Compute").click()
     page.get_by_text("24 to 1").first.wait_for()
     assert page.get_by_role("alert").inner_text().startswith("Any Three of a Kind pays at least 24 to 1")
-    page.screenshot(path=str(SHOTS / "games-sic-bo-refused.png"), full_page=True)
+    shoot(page, SHOTS / "games-sic-bo-refused.png")

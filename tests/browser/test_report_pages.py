@@ -11,6 +11,7 @@ import pytest
 
 from compliance.reports import services
 from compliance.reports.models import ReportRun
+from tests.browser.conftest import shoot
 from tests.reports.conftest import craps, denominations, redeemed  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -36,9 +37,9 @@ def test_the_job_page_follows_a_report_to_done_and_the_chart_is_drawn(login, liv
     assert page.locator(f"[data-status-for='{run.pk}']").first.inner_text() == "Succeeded"
     assert page.get_by_text("$105.00").first.is_visible()
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "reports-quarterly-version.png"), full_page=True)
+    shoot(page, SHOTS / "reports-quarterly-version.png")
     page.goto(f"{live_server.url}/reports/redemptions/?start=2026-08-01&end=2026-09-30")
     assert page.locator("svg.chart rect").count() >= 3
-    page.screenshot(path=str(SHOTS / "reports-redemptions.png"), full_page=True)
+    shoot(page, SHOTS / "reports-redemptions.png")
     page.goto(f"{live_server.url}/reports/")
-    page.screenshot(path=str(SHOTS / "reports-home.png"), full_page=True)
+    shoot(page, SHOTS / "reports-home.png")

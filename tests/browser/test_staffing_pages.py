@@ -8,6 +8,7 @@ from datetime import time
 import pytest
 
 from compliance.staffing import services
+from tests.browser.conftest import shoot
 from tests.equipment.conftest import make_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -33,10 +34,10 @@ def test_a_shift_manager_builds_a_roster_and_sees_the_gap(login, live_server, fa
     page.get_by_text("table TDF-1 has one").wait_for()
     assert page.get_by_text("no camera covers end B").is_visible()
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "staffing-roster.png"), full_page=True)
+    shoot(page, SHOTS / "staffing-roster.png")
     page.get_by_role("link", name="Fill in the whole pit").click()
     page.get_by_role("button", name="Save the pit's roster").wait_for()
-    page.screenshot(path=str(SHOTS / "staffing-pit.png"), full_page=True)
+    shoot(page, SHOTS / "staffing-pit.png")
     page.goto(f"{live_server.url}/staffing/cameras/")
     assert page.get_by_text("C-101").first.is_visible()
-    page.screenshot(path=str(SHOTS / "staffing-cameras.png"), full_page=True)
+    shoot(page, SHOTS / "staffing-cameras.png")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.conftest import shoot
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 
@@ -29,7 +31,7 @@ def test_a_compliance_officer_files_a_version_and_the_public_reads_the_guide(log
     page.locator("input[name=bonus_wager][value=yes]").check()
     page.locator("input[name=paytable][value=C]").check()
     page.get_by_label("How the dealer's hands are set (§ 575.11(c))").fill("The house way card at the table.")
-    page.screenshot(path=str(SHOTS / "submissions-asia-poker.png"), full_page=True)
+    shoot(page, SHOTS / "submissions-asia-poker.png")
     page.get_by_role("button", name="Save these choices").click()
     page.get_by_text("choices saved").wait_for()
     page.get_by_role("link", name="Change Sic Bo's choices…").click()
@@ -39,7 +41,7 @@ def test_a_compliance_officer_files_a_version_and_the_public_reads_the_guide(log
     page.get_by_text("149 to 1 is lower").first.wait_for()  # said before saving too
     page.get_by_role("button", name="Save these choices").click()
     page.get_by_text("Three of a Kind pays at least 150 to 1 (§ 539.6(b)); 149 to 1 is lower.").first.wait_for()
-    page.screenshot(path=str(SHOTS / "submissions-sic-bo-refused.png"), full_page=True)
+    shoot(page, SHOTS / "submissions-sic-bo-refused.png")
     page.goto(page.url.rsplit("/games/", 1)[0] + "/file/")
     page.get_by_label("Your password").fill(PASSWORD)
     page.get_by_role("button", name="Record").click()
@@ -51,10 +53,10 @@ def test_a_compliance_officer_files_a_version_and_the_public_reads_the_guide(log
     page.get_by_label("Approved rules take effect on the gaming day").fill(today)
     page.get_by_role("button", name="Record").click()
     page.get_by_text("In force", exact=True).first.wait_for()
-    page.screenshot(path=str(SHOTS / "submissions-in-force.png"), full_page=True)
+    shoot(page, SHOTS / "submissions-in-force.png")
     page.goto(f"{live_server.url}/submissions/tables/")
     page.get_by_text("As approved").first.wait_for()
-    page.screenshot(path=str(SHOTS / "submissions-tables.png"), full_page=True)
+    shoot(page, SHOTS / "submissions-tables.png")
     page.goto(f"{live_server.url}/submissions/guides/new/")
     page.get_by_label("Game").select_option(label="Asia Poker")
     page.get_by_role("button", name="Record").click()
@@ -70,5 +72,5 @@ def test_a_compliance_officer_files_a_version_and_the_public_reads_the_guide(log
     visitor.goto(f"{live_server.url}/guides/{facility.code}/")
     visitor.get_by_text("Bonus Wager, Four-of-a-kind: 25 to 1").wait_for()  # paytable C
     assert "sign in" not in visitor.title().lower()
-    visitor.screenshot(path=str(SHOTS / "submissions-public-guide.png"), full_page=True)
+    shoot(visitor, SHOTS / "submissions-public-guide.png")
     visitor.close()

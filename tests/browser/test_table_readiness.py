@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from compliance.staffing import services as staffing
+from tests.browser.conftest import shoot
 from tests.compliance.readiness_world import world_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -32,7 +33,7 @@ def test_the_floor_opens_craps_then_three_dice_football_once_everything_is_in_pl
     craps_card.get_by_text("Ready to open").wait_for()
     tdf_card = page.locator(".board-table", has_text="TDF-1")
     assert "577.9(b)" in tdf_card.inner_text() and "577.9(a)" in tdf_card.inner_text()
-    page.screenshot(path=str(SHOTS / "readiness-board-before.png"), full_page=True)
+    shoot(page, SHOTS / "readiness-board-before.png")
 
     # Craps: nothing of the dice chapters stands in the way.
     craps_card.get_by_role("button", name="Open").click()
@@ -45,7 +46,7 @@ def test_the_floor_opens_craps_then_three_dice_football_once_everything_is_in_pl
     for clause in ("577.9(a)", "577.9(b)", "577.9(c)"):
         assert clause in readiness.inner_text()
     assert readiness.get_by_role("link", name="Meet it here").count() >= 3
-    page.screenshot(path=str(SHOTS / "readiness-tdf-not-ready.png"), full_page=True)
+    shoot(page, SHOTS / "readiness-tdf-not-ready.png")
     page.get_by_role("button", name="Open table").click()
     page.get_by_text("TDF-1 cannot open").wait_for()
 
@@ -60,11 +61,11 @@ def test_the_floor_opens_craps_then_three_dice_football_once_everything_is_in_pl
     page.goto(f"{live_server.url}/equipment/")
     page.locator(".board-table", has_text="TDF-1").get_by_text("Dice:").wait_for()
     assert "In breach" not in page.locator(".board-table", has_text="TDF-1").inner_text()
-    page.screenshot(path=str(SHOTS / "readiness-board-after.png"), full_page=True)
+    shoot(page, SHOTS / "readiness-board-after.png")
 
     # A dealer leaves without relief: the open table is flagged on the board at once.
     stick = next(a for a in world.roster.assignments.all() if a.position == "stickperson")
     staffing.assignment_end(assignment=stick, user=world.manager, note="left without relief")
     page.goto(f"{live_server.url}/equipment/")
     page.locator(".board-table", has_text="TDF-1").get_by_text("In breach").wait_for()
-    page.screenshot(path=str(SHOTS / "readiness-board-breach.png"), full_page=True)
+    shoot(page, SHOTS / "readiness-board-breach.png")
