@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from coupons.models import CouponDistribution, ReconciliationForm
+from tests.browser.conftest import shoot
 from tests.browser.day import in_browser
 from tests.coupons.real_clock import _frozen_day, series_expires_on  # noqa: F401  (fixtures)
 from tests.factories import PASSWORD
@@ -61,7 +62,7 @@ def test_marketing_scans_coupons_and_completes_the_form(
         page.get_by_role("button", name="Complete and sign the form").click()
         seen["closed"] = page.get_by_text("Completed — day closed").is_visible()
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / "coupons-reconciliation.png"), full_page=True)
+        shoot(page, SHOTS / "coupons-reconciliation.png")
 
     _in_browser(steps)
     assert seen == {"recorded": True, "held": True, "refused": True, "nothing saved": True, "closed": True}

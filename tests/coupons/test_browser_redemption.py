@@ -10,6 +10,7 @@ import pytest
 from compliance.gaming_day import gaming_day
 from coupons import services
 from coupons.models import Redemption
+from tests.browser.conftest import shoot
 from tests.coupons.real_clock import _frozen_day, series_expires_on  # noqa: F401  (fixtures)
 from tests.coupons.test_browser import SHOTS, _in_browser, _sign_in
 
@@ -43,13 +44,13 @@ def test_a_dealer_scans_a_coupon_and_a_second_scan_is_refused(
         seen["listed"] = page.locator("table.grid").get_by_text("MP-0000007").is_visible()
         seen["colour"] = page.locator(".answer.ok").evaluate("e => getComputedStyle(e).backgroundColor")
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / "coupons-table-screen-accept.png"), full_page=True)
+        shoot(page, SHOTS / "coupons-table-screen-accept.png")
         page.get_by_label("Chips wagered with it, $ (§ 525.22(b))").fill("40")
         page.get_by_label("Coupon serial").fill("MP-0000007")
         page.get_by_label("Coupon serial").press("Enter")
         seen["refused"] = page.locator(".answer.refused").get_by_text("already redeemed", exact=False).is_visible()
         seen["focus"] = page.evaluate("document.activeElement && document.activeElement.name")
-        page.screenshot(path=str(SHOTS / "coupons-table-screen-refuse.png"), full_page=True)
+        shoot(page, SHOTS / "coupons-table-screen-refuse.png")
 
     _in_browser(steps)
     assert seen["accepted"] and seen["breakdown"] and seen["listed"] and seen["refused"], seen
@@ -98,7 +99,7 @@ def test_a_scanner_before_the_chips_moves_to_the_chips_and_the_wager_stays_for_t
         page.wait_for_selector(".answer.ok")
         seen["third"] = page.locator(".table-screen table.grid").get_by_text("MP-0000005").is_visible()
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / "coupons-table-screen-scanner-first.png"), full_page=True)
+        shoot(page, SHOTS / "coupons-table-screen-scanner-first.png")
 
     _in_browser(steps)
     assert seen["first focus"] == "serial"
