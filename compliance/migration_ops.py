@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db import migrations
 
-__all__ = ["PostgresSQL", "SqliteSQL", "sealed_column"]
+__all__ = ["AlterFieldIndex", "PostgresSQL", "SqliteSQL", "sealed_column"]
 
 
 class _VendorSQL(migrations.RunSQL):
@@ -43,6 +43,40 @@ class SqliteSQL(_VendorSQL):
     """``RunSQL`` that runs on SQLite only."""
 
     vendor = "sqlite"
+
+
+class AlterFieldIndex(migrations.AlterField):
+    """``AlterField`` whose only change is the field's ``db_index``: the one-column index is dropped or made and
+    nothing else is touched. Django's own ``AlterField`` would, on PostgreSQL, drop the field's foreign key and add
+    it again (validating every row of a table that holds a year of redemptions, under lock), and on SQLite rebuild
+    the table, which drops the triggers the migrations installed on it (issue 27)."""
+
+    def database_forwards(self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any) -> None:
+        self._index(app_label, schema_editor, from_state, to_state)
+
+    def database_backwards(self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any) -> None:
+        self._index(app_label, schema_editor, from_state, to_state)
+
+    def _index(self, app_label: str, schema_editor: Any, before: Any, after: Any) -> None:
+        from django.db import models
+
+        model = after.apps.get_model(app_label, self.model_name)
+        if not self.allow_migrate_model(schema_editor.connection.alias, model):
+            return
+        old = before.apps.get_model(app_label, self.model_name)._meta.get_field(self.name)
+        new = model._meta.get_field(self.name)
+        if schema_editor._field_should_be_altered(old, new, ignore={"db_index"}):
+            raise ValueError(f"AlterFieldIndex changes only db_index: {self.model_name}.{self.name} changes more")
+        if old.db_index and not new.db_index:
+            declared = {index.name for index in model._meta.indexes}
+            for name in schema_editor._constraint_names(model, [old.column], index=True, type_=models.Index.suffix,
+                                                        exclude=declared):
+                schema_editor.execute(schema_editor._delete_index_sql(model, name))
+        elif new.db_index and not old.db_index:
+            schema_editor.execute(schema_editor._create_index_sql(model, fields=[new]))
+
+    def describe(self) -> str:
+        return f"Index of {self.model_name}.{self.name} dropped or made (db_index)"
 
 
 def sealed_column(app_label: str, models_sealed: list[str], history_models: list[str]) -> list[Any]:

@@ -109,8 +109,12 @@ class AuditEvent(Sealed, AppendOnly):
         CORRECTED = "corrected", "Corrected by a new record"
 
     occurred_at = models.DateTimeField(default=timezone.now, db_index=True)
-    facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, null=True, related_name="+")
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+")
+    # No index of their own: the indexes below begin with each (every lookup and the foreign keys' checks use
+    # them), and a table that gains a row at every write keeps no index it does not need (issue 27).
+    facility = models.ForeignKey("compliance.Facility", on_delete=models.PROTECT, null=True, related_name="+",
+                                 db_index=False)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+",
+                              db_index=False)
     action = models.CharField(max_length=12, choices=Action.choices)
     model_label = models.CharField(max_length=100, help_text="app_label.ModelName")
     model_name = models.CharField(max_length=100, help_text="Human name of the model")

@@ -185,8 +185,26 @@ class SignedPart:
     insert_allowed_if: tuple[tuple[str, str], ...] = ()
 
 
+class _AuditedHistory(HistoricalRecords):
+    """django-simple-history's history tables, but for a model that says ``history_keys_indexed = False`` its
+    history table carries no index on each foreign key column. A history table is read by the row's id and by
+    time, never looked up by a foreign key (its keys have no constraint: nothing cascades to them), so on a table
+    that gains tens of thousands of rows a day those indexes are only a cost: the redemptions' history had eight
+    of them, written at every scan and by the generated year (issue 27)."""
+
+    def copy_fields(self, model: type[models.Model]) -> dict[str, models.Field[Any, Any]]:
+        fields: dict[str, models.Field[Any, Any]] = super().copy_fields(model)
+        if not getattr(model, "history_keys_indexed", True):
+            for field in fields.values():
+                if isinstance(field, models.ForeignKey):
+                    field.db_index = False  # type: ignore[attr-defined]  # set by Field.__init__, not in the stubs
+        return fields
+
+
 class AuditedModel(models.Model):
-    history = HistoricalRecords(inherit=True, get_user=history_user_getter)
+    history = _AuditedHistory(inherit=True, get_user=history_user_getter)
+    # False: the history table has no index on each foreign key (see _AuditedHistory).
+    history_keys_indexed: ClassVar[bool] = True
 
     # For rows without a ``facility`` of their own (a form's figures): the foreign key to the record
     # that has one, so the audit trail files their changes under the right facility.
