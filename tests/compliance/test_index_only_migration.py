@@ -42,14 +42,26 @@ def _foreign_keys(table: str, through: Any = connection) -> dict[str, list[str]]
 def _owner_session() -> Iterator[Any]:
     """A connection of its own as the tables' owner (the application's role may not change them), in a
     transaction rolled back at the end: the test database is left as it was, whatever happens."""
-    owner = connections.create_connection("default")
-    owner.settings_dict.update(owner_login() or {})
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    # A settings dict of its own: the default connection's is shared with settings.DATABASES, and changing it
+    # would log every later test of this process in as the owner.
+    owner = DatabaseWrapper({**connections["default"].settings_dict, **(owner_login() or {})}, alias="default")
     owner.set_autocommit(False)
     try:
         yield owner
     finally:
         owner.rollback()
         owner.close()
+
+
+def test_the_owners_session_leaves_the_suite_logged_in_as_the_application():
+    with _owner_session() as owner, owner.cursor() as cursor:
+        cursor.execute("SELECT current_user")
+        assert cursor.fetchone()[0] == (owner_login() or {}).get("USER")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_user")
+        assert cursor.fetchone()[0] == connection.settings_dict["USER"] != (owner_login() or {}).get("USER")
 
 
 def test_no_index_on_a_column_another_index_leads_or_a_history_key():
