@@ -40,6 +40,10 @@ class Columns:
             if converters:
                 self._converters.append((index, column, converters))
 
+    def found(self, row: Sequence[Any], start: int = 0) -> bool:
+        """Whether the instance whose columns begin at ``row[start]`` is there (its primary key is not NULL)."""
+        return row[start + self._pk_at] is not None
+
     def build(self, row: Sequence[Any], start: int = 0) -> Any:
         """The instance whose columns begin at ``row[start]`` (None when its primary key is NULL: an outer join
         that found nothing)."""
@@ -52,18 +56,49 @@ class Columns:
         return self.model.from_db(connection.alias, self.attnames, values)
 
 
+def _prepared(statement: str, params: Sequence[Any]) -> Any:
+    cursor = psycopg.Cursor(connection.connection)
+    cursor.execute(statement, params, prepare=True)
+    return cursor
+
+
+def _checking_health(statement: str, params: Sequence[Any]) -> Any:
+    """The request's first read on a connection kept from an earlier request, as its health check.
+
+    Django checks a kept connection (``CONN_HEALTH_CHECKS``) with a ``SELECT 1`` before a request's first query and
+    connects again if the server went away (a restart, a fail-over, an idle connection cut). A read outside any
+    transaction can be that check itself: sent once, and, if the connection turns out broken, sent again on a new
+    one — what the check would have done, without its round trip (one of a coupon scan's eight; issue 27). A read that
+    fails on a live connection (a timeout, a bad value) raises as it would have."""
+    try:
+        cursor = _prepared(statement, params)
+    except psycopg.Error:
+        if not connection.connection.broken:
+            raise
+        connection.close()
+        connection.ensure_connection()
+        cursor = _prepared(statement, params)
+    kept: Any = connection  # Django's health-check flags, missing from django-stubs 5.2
+    kept.health_check_done = True
+    return cursor
+
+
 def execute(statement: str, params: Sequence[Any]) -> Any:
     """Run ``statement`` on Django's connection (in its transaction, if any); the DB-API cursor.
 
     On PostgreSQL a psycopg cursor binding on the server, the statement prepared: Django's own cursors bind
     parameters on the client, where ``prepare`` does nothing and PostgreSQL parses and plans every statement
     anew. On SQLite (which prepares and caches statements itself) Django's own cursor."""
+    kept: Any = connection  # Django's health-check flags, missing from django-stubs 5.2
+    checks_health = (kept.vendor == "postgresql" and kept.connection is not None and kept.health_check_enabled
+                     and not kept.health_check_done and kept.autocommit and not kept.in_atomic_block)
     connection.ensure_connection()
     started = time.monotonic()
     with connection.wrap_database_errors:
-        if connection.vendor == "postgresql":
-            cursor = psycopg.Cursor(connection.connection)
-            cursor.execute(statement, params, prepare=True)
+        if checks_health:
+            cursor = _checking_health(statement, params)
+        elif connection.vendor == "postgresql":
+            cursor = _prepared(statement, params)
         else:
             cursor = connection.connection.cursor()
             cursor.execute(statement.replace("%s", "?"), list(params))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from decimal import Decimal
+from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -35,6 +37,14 @@ class _ChipsField(ApiDecimalField):
 
 
 class RedemptionRequestSerializer(serializers.Serializer):
+    """What a scan sends. Read on every scan at the table: each instance takes a shallow copy of the declared
+    fields rather than DRF's deep copy (half the serializer's time, about 90 µs a scan; issue 27). Binding sets the
+    copy's own name and parent; nothing else a field holds is changed by validating (the validators and choices
+    are read, never written), so the copies may share them."""
+
+    def get_fields(self) -> dict[str, Any]:
+        return {name: copy.copy(field) for name, field in self._declared_fields.items()}
+
     serial = _SerialField(max_length=40, help_text="The coupon's serial as scanned, e.g. MP-0012345")
     table = serializers.CharField(
         max_length=20, required=False, allow_blank=True,

@@ -18,12 +18,13 @@ from coupons.models import (
     CouponState,
     DropCount,
     DropCountItem,
+    ProgramApproval,
     Redemption,
     RedemptionAnswer,
     ScannerDevice,
     format_cents,
 )
-from coupons.selectors.scan_reads import answer_sql, coupon_ranges_sql, scanner_sql
+from coupons.selectors.scan_reads import answer_sql, coupon_ranges_and_approvals_sql, coupon_ranges_sql, scanner_sql
 
 __all__ = [
     "AwaitingPosting",
@@ -32,6 +33,7 @@ __all__ = [
     "awaiting_posting_by_denomination",
     "awaiting_posting_counts",
     "banking_tables",
+    "coupon_ranges_and_approvals_at",
     "coupon_ranges_at",
     "coupon_ranges_for",
     "drop_count_in",
@@ -63,6 +65,13 @@ def coupon_ranges_at(facility: Facility, prefix: str, number: int) -> list[Coupo
     step down it), kept if it reaches the serial: the work does not grow with the ranges a day splits.
     The scan's hot path: SQL (:func:`coupons.selectors.scan_reads.coupon_ranges_sql`), on either database."""
     return coupon_ranges_sql(facility.pk, prefix, number)
+
+
+def coupon_ranges_and_approvals_at(facility: Facility, prefix: str, number: int, on_date: date,
+                                   ) -> tuple[list[CouponRange], list[ProgramApproval]]:
+    """:func:`coupon_ranges_at` and the facility's approvals on ``on_date``
+    (:func:`coupons.selectors.program.facility_approvals`) in one statement: the scan's reads before it writes."""
+    return coupon_ranges_and_approvals_sql(facility.pk, prefix, number, on_date)
 
 
 def redemption_of(series_id: int, number: int) -> Redemption | None:

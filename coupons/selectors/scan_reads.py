@@ -30,7 +30,7 @@ from coupons.models import (
     ScannerDevice,
 )
 
-__all__ = ["answer_sql", "approvals_sql", "coupon_ranges_sql", "scanner_sql"]
+__all__ = ["answer_sql", "approvals_sql", "coupon_ranges_and_approvals_sql", "coupon_ranges_sql", "scanner_sql"]
 
 
 def _table(model: Any) -> str:
@@ -48,15 +48,24 @@ def _games_json(through: str, own: str, other: str) -> str:
             f"JOIN {through} sg ON sg.{other} = g.id WHERE sg.{own} = s.id ORDER BY g.name, g.id) g)")
 
 
+def _nulls(columns: Columns) -> str:
+    """NULL for each of ``columns``, typed as the column (a UNION's other part then agrees on every type)."""
+    return ", ".join(f"CAST(NULL AS {_cast_type(f)})" for f in columns.model._meta.concrete_fields)
+
+
+def _cast_type(field: Any) -> str:
+    return str(field.cast_db_type(connection)).split(" GENERATED", 1)[0]
+
+
 @cache
-def _ranges(vendor: str) -> tuple[str, list[Columns]]:
+def _ranges(vendor: str, then: str = "") -> tuple[str, list[Columns]]:
     parts = [Columns(CouponRange, "r"), Columns(CouponSeries, "s"), Columns(CouponProgram, "p"),
              Columns(LedgerLine, "since"), Columns(LedgerLine, "opened")]
     field = CouponSeries._meta.get_field("games")
     through = f'"{field.remote_field.through._meta.db_table}"'  # type: ignore[union-attr]
     games = _games_json(through, field.m2m_column_name(), field.m2m_reverse_name())
     statement = (
-        f"SELECT {', '.join(c.sql for c in parts)}, {games} "  # noqa: S608 - names from the models, values bound
+        f"SELECT {', '.join(c.sql for c in parts)}, {games}{then} "  # noqa: S608 - names from the models, values bound
         f"FROM {_table(CouponSeries)} s "
         f"JOIN {_table(CouponRange)} r ON r.id = (SELECT r0.id FROM {_table(CouponRange)} r0 WHERE r0.series_id = s.id "
         f"AND r0.closed_by_id IS NULL AND r0.first_serial <= %s ORDER BY r0.first_serial DESC LIMIT 1) "
@@ -92,20 +101,21 @@ def coupon_ranges_sql(facility_id: int, prefix: str, number: int) -> list[Coupon
     """:func:`coupons.selectors.redemption.coupon_ranges_at`: per series, the open range starting nearest at or
     below the serial (one step down ``coupon_range_open``, a subquery the two databases both plan as such), kept
     if it reaches the serial."""
-    statement, (r, s, p, since, opened) = _ranges(connection.vendor)
-    found = []
-    for row in fetch(statement, [number, number, facility_id, prefix]):
-        at = 0
-        objects = []
-        for columns in (r, s, p, since, opened):
-            objects.append(columns.build(row, at))
-            at += columns.width
-        coupon_range, series, program, since_line, opened_line = objects
-        series.program = program
-        _prefetched(series, _games(row[at]))
-        coupon_range.series, coupon_range.since, coupon_range.opened_by = series, since_line, opened_line
-        found.append(coupon_range)
-    return found
+    statement, parts = _ranges(connection.vendor)
+    return [_range_of(row, parts) for row in fetch(statement, [number, number, facility_id, prefix])]
+
+
+def _range_of(row: Any, parts: list[Columns]) -> CouponRange:
+    at = 0
+    objects = []
+    for columns in parts:
+        objects.append(columns.build(row, at))
+        at += columns.width
+    coupon_range, series, program, since_line, opened_line = objects
+    series.program = program
+    _prefetched(series, _games(row[at]))
+    coupon_range.series, coupon_range.since, coupon_range.opened_by = series, since_line, opened_line
+    return coupon_range
 
 
 @cache
@@ -139,10 +149,10 @@ def scanner_sql(digest: str) -> ScannerDevice | None:
 
 
 @cache
-def _approvals() -> tuple[str, Columns]:
+def _approvals(first: str = "") -> tuple[str, Columns]:
     columns = Columns(ProgramApproval, "a")
     statement = (
-        f"SELECT {columns.sql} FROM {_table(ProgramApproval)} a "  # noqa: S608
+        f"SELECT {first}{columns.sql} FROM {_table(ProgramApproval)} a "  # noqa: S608
         f"WHERE a.facility_id = %s AND a.approved_on <= %s "
         f"AND NOT EXISTS (SELECT 1 FROM {_table(ProgramApproval)} c WHERE c.corrects_id = a.id) "
         f"AND EXISTS (SELECT 1 FROM {_table(Signature)} sig WHERE sig.content_type_id = %s "
@@ -156,6 +166,36 @@ def approvals_sql(facility_id: int, on_date: date) -> list[ProgramApproval]:
     statement, columns = _approvals()
     content_type = ContentType.objects.get_for_model(ProgramApproval)  # cached by Django after the first call
     return [columns.build(row) for row in fetch(statement, [facility_id, on_date, content_type.pk])]
+
+
+@cache
+def _ranges_and_approvals(vendor: str) -> tuple[str, list[Columns], Columns]:
+    """The two reads above as one statement, ``UNION ALL``: each part's rows padded with typed NULLs where the
+    other's columns stand (each part in a subquery of its own: SQLite takes no ``ORDER BY`` or ``LIMIT`` on a
+    part of a ``UNION``)."""
+    approval = Columns(ProgramApproval, "a")
+    ranges, parts = _ranges(vendor, then=f", {_nulls(approval)}")
+    games = "CAST(NULL AS json)" if vendor == "postgresql" else "NULL"
+    approvals, _ = _approvals(first=f"{', '.join(_nulls(c) for c in parts)}, {games}, ")
+    return f"SELECT * FROM ({ranges}) q UNION ALL SELECT * FROM ({approvals}) q", parts, approval  # noqa: S608
+
+
+def coupon_ranges_and_approvals_sql(facility_id: int, prefix: str, number: int, on_date: date,
+                                    ) -> tuple[list[CouponRange], list[ProgramApproval]]:
+    """:func:`coupon_ranges_sql` and :func:`approvals_sql` in one round trip: what a scan reads before it writes
+    (issue 27: each round trip to the database costs a scan about as much Python as the statement it carries)."""
+    statement, parts, approval = _ranges_and_approvals(connection.vendor)
+    content_type = ContentType.objects.get_for_model(ProgramApproval)  # cached by Django after the first call
+    width = sum(c.width for c in parts) + 1
+    ranges, approvals = [], []
+    for row in fetch(statement, [number, number, facility_id, prefix, facility_id, on_date, content_type.pk]):
+        if parts[0].found(row):
+            ranges.append(_range_of(row, parts))
+        else:
+            approvals.append(approval.build(row, width))
+    approvals.sort(key=lambda a: (a.approved_on, a.pk))
+    ranges.sort(key=lambda r: r.series_id)
+    return ranges, approvals
 
 
 @cache

@@ -51,7 +51,7 @@ from coupons.models import (
 )
 from coupons.redemption_rules import EVEN_MONEY_POSITIONS, Refusal, breakdown, position_refusal, split_serial
 from coupons.selectors import closed_days, program_gate_refusals
-from coupons.selectors.redemption import coupon_ranges_at, redemption_of
+from coupons.selectors.redemption import coupon_ranges_and_approvals_at, coupon_ranges_at, redemption_of
 
 __all__ = ["Accepted", "Scan", "honoured_words", "redemption_record", "require_distributed", "require_usable"]
 
@@ -94,9 +94,11 @@ def _authority(facility: Facility, scan: Scan, user: Any, device: ScannerDevice 
     return user
 
 
-def _coupon(facility: Facility, text: str) -> tuple[CouponRange, int]:
+def _coupon(facility: Facility, text: str, on: date) -> tuple[CouponRange, int, list[ProgramApproval]]:
+    """The open range holding the scanned coupon, and the facility's approvals on ``on`` (read with it, in one
+    statement: :func:`coupons.selectors.redemption.coupon_ranges_and_approvals_at`)."""
     prefix, number = split_serial(text)
-    rows = coupon_ranges_at(facility, prefix, number)
+    rows, approvals = coupon_ranges_and_approvals_at(facility, prefix, number, on)
     if not rows:
         raise Refusal("unknown_coupon", f"No Match Play Coupon of {facility.name} has the serial {text.strip()}; "
                                         f"check the serial and do not accept the coupon.")
@@ -104,7 +106,7 @@ def _coupon(facility: Facility, text: str) -> tuple[CouponRange, int]:
         names = ", ".join(sorted(row.series.name for row in rows))
         raise Refusal("ambiguous_serial", f"Serial {text.strip()} is printed on coupons of {names}; call finance "
                                           f"before accepting it.")
-    return rows[0], number
+    return rows[0], number, approvals
 
 
 def honoured_words(facility: Facility, redemption: Redemption) -> str:
@@ -285,10 +287,10 @@ def redemption_record(*, facility: Facility, scan: Scan, user: Any = None, devic
     account = _authority(facility, scan, user, device)
     _require_table_takes_wagers(scan.table)
     gaming_date = today(facility)
-    row, number = _coupon(facility, scan.serial)
+    row, number, approvals = _coupon(facility, scan.serial, gaming_date)
     series, coupon = row.series, row.series.serial(number)
     require_distributed(facility, row, number)
-    require_usable(series, coupon, gaming_date, scan.table)
+    require_usable(series, coupon, gaming_date, scan.table, approvals)
     _require_wager(series, scan)
     redemption = Redemption(
         facility=facility, series=series, serial=number, denomination_cents=series.denomination_cents,

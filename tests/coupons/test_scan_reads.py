@@ -125,6 +125,36 @@ def test_the_facilitys_signed_current_approvals(program, compliance_officer):
         assert all(a.reference != "UNSIGNED" for a in fast)
 
 
+def test_the_ranges_and_approvals_read_together_answer_what_each_read_answers(program, handed_out,
+                                                                              compliance_officer):
+    """The scan's one statement before it writes (issue 27): the range holding the coupon, its series' games and
+    the facility's approvals, each exactly as the ORM reads it, in one query; no range, no approval, or neither."""
+    handed_out(1, 100)
+    program.series.games.set([Game.objects.get(code="craps")])
+    today = program.series.expires_on - timedelta(days=30)
+    with acting_as(compliance_officer):  # unsigned: not an approval (§ 525.21(b))
+        ProgramApproval.objects.create(facility=program.facility, program=program.series.program, kind="design",
+                                       series=program.series, approved_on=today, reference="UNSIGNED")
+    early = min(a.approved_on for a in _orm_approvals(program.facility.pk, today)) - timedelta(days=1)
+    for prefix, number, day in [("mp", 42, today), ("MP", 101, today), ("ZZ", 42, today), ("MP", 42, early),
+                                ("MP", 0, early)]:
+        with CaptureQueriesContext(connection) as captured:
+            ranges, approvals = selectors.coupon_ranges_and_approvals_at(program.facility, prefix, number, day)
+        assert len(captured.captured_queries) == 1
+        orm_ranges, orm_approvals = _orm_ranges(program.facility, prefix, number), _orm_approvals(program.facility.pk, day)
+        assert [_columns(r) for r in ranges] == [_columns(r) for r in orm_ranges]
+        assert [_columns(a) for a in approvals] == [_columns(a) for a in orm_approvals]
+        assert all(a.reference != "UNSIGNED" for a in approvals)
+        for got, orm in zip(ranges, orm_ranges, strict=True):
+            related = _no_query(lambda g=got: (g.series, g.series.program, g.since, g.opened_by,
+                                               list(g.series.games.all())))
+            assert [_columns(o) for o in related[:4]] == [_columns(o) for o in (orm.series, orm.series.program,
+                                                                                 orm.since, orm.opened_by)]
+            assert [g.code for g in related[4]] == ["craps"]
+    assert selectors.coupon_ranges_and_approvals_at(program.facility, "MP", 42, today)[1]
+    assert selectors.coupon_ranges_and_approvals_at(program.facility, "MP", 42, early)[1] == []
+
+
 def test_the_stored_idempotency_answer(program, handed_out, craps_table, dealer):
     handed_out(1, 10)
     first = redemption_answer(facility=program.facility, user=dealer, key="scan-1", fingerprint="f",
