@@ -59,6 +59,7 @@ def _setup_django(name: str) -> None:
 
     django.setup()
     logging.getLogger("axes").setLevel(logging.WARNING)  # one line per sign-in: not the bench's output
+    import compliance.wsgi  # noqa: F401 - as a web worker starts: the URLconf imported, the startup heap frozen
 
 
 def _client(user: Any) -> Any:

@@ -119,7 +119,10 @@ class Redemption(Sealed, AppendOnly, AuditedModel):
     class Meta:
         ordering = ["-redeemed_at", "-pk"]
         indexes = [
-            models.Index(fields=["table", "redeemed_at"], name="coupon_redemption_table"),
+            # A table's redemptions of one gaming day, newest first (the table screen, the API's list, the day's
+            # page for one table): the day's rows alone, in order. On (table, redeemed_at) the database walked back
+            # through every later redemption of the table (issue 27: 157,000 rows, 0.3-0.7 s a view, on a year).
+            models.Index(fields=["table", "gaming_date", "redeemed_at"], name="coupon_redemption_table_day"),
             models.Index(fields=["facility", "gaming_date"], name="coupon_redemption_day"),
         ]
         constraints = [
