@@ -84,3 +84,30 @@ def test_the_day_of_redemptions_is_paged_newest_first_and_narrowed_to_a_table(
         assert response.status_code == 200 and "showing every table" in response.content.decode()
     forged = reader.get("/coupons/redemptions/?older=AAAA.BBBB")
     assert forged.status_code == 200 and "no longer valid" in forged.content.decode()
+
+
+def test_the_screen_shows_the_verdict_the_scan_obeys_and_a_closing_at_once(program, handed_out, facility, dealer,
+                                                                           client_for):
+    """The table screen asks the table's readiness as the scan does (kept a few seconds, issue 27), so the second
+    view reads no verdict of its own; a write that changes it (the table closing) shows on the very next view."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from compliance.models import Game
+    from tests.factories import GamingTableFactory
+
+    handed_out(1, 10)
+    table = GamingTableFactory(is_open=True, facility=facility, number="CR-7", game=Game.objects.get(code="craps"))
+    client = client_for(dealer)
+    url = f"/coupons/redeem/tables/{table.pk}/"
+    with CaptureQueriesContext(connection) as first:
+        assert client.get(url).status_code == 200
+    with CaptureQueriesContext(connection) as second:
+        open_page = client.get(url)
+    assert b'id="readiness"' not in open_page.content  # open, every requirement met: no banner
+    assert len(second.captured_queries) < len(first.captured_queries)
+    table.is_open = False
+    table.save()
+    closed_page = client.get(url)
+    assert not closed_page.context["readiness"].is_open
+    assert b'id="readiness"' in closed_page.content and b"Ready to open" in closed_page.content  # closed: no wager
