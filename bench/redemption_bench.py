@@ -127,6 +127,17 @@ def main() -> int:
     token, lanes = state["token"], Lanes(cursor=state["cursor"][:LANES])
     print(f"  {(LANES + 2) * PER_LANE:,} coupons distributed on {state['gaming_date']} in {LANES + 2} ranges "
           f"({time.perf_counter() - started:.0f} s)", flush=True)
+    # A run takes at most about this many coupons (no machine of this kind scans 600 a second): a kept database
+    # used by earlier runs may not have them, and a run that ran out would wait for a lane for ever.
+    needed = int(600 * (len(configs) * (args.screen + args.warmup) + args.duration + args.warmup)
+                 + (args.rate + IDLE_RATE) * (args.duration + args.warmup))
+    shared_left = (SHARED_LANE + 1) * PER_LANE - state["cursor"][SHARED_LANE] + 1
+    if lanes.remaining < needed or shared_left < 600 * args.screen:
+        if not args.keep:
+            drop_database_and_role(args.database)
+        raise SystemExit(f"The kept database {args.database} has {lanes.remaining:,} distributed coupons left "
+                         f"and {shared_left:,} in the range scanned from every connection; a run of these settings may "
+                         f"scan {needed:,} and {600 * args.screen:,.0f}. Run without --reuse for a fresh one.")
     try:
         baseline, _ = asyncio.run(bare_sql(args.database, args.connections, args.warmup, args.duration))
         print(f"  {baseline.line()}", flush=True)

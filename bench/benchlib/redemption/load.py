@@ -39,6 +39,11 @@ class Lanes:
     def __post_init__(self) -> None:
         self.free.extend(lane for lane, serial in enumerate(self.cursor) if serial <= (lane + 1) * PER_LANE)
 
+    @property
+    def remaining(self) -> int:
+        """Coupons the lanes still hold (a kept database loses some at each run)."""
+        return sum((lane + 1) * PER_LANE - serial + 1 for lane, serial in enumerate(self.cursor) if serial > 0)
+
     async def take(self) -> tuple[int, int]:
         while not self.free:
             waiter = asyncio.get_running_loop().create_future()
