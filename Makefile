@@ -11,7 +11,13 @@ DEV_STAMP := $(VENV)/.installed-dev-$(call lock_hash,dev)
 # uv installs a lock in seconds where pip takes a minute (it fetches in parallel); it comes from PyPI, pinned here.
 UV_VERSION := 0.13.9
 UV := $(VENV)/bin/uv
-INSTALL := $(UV) pip install --quiet --python $(PY) --no-deps
+# With the bytecode compiled at install, as pip does: uv does not by default, and where PYTHONDONTWRITEBYTECODE is set
+# (these machines) no process could ever write it, so each one (a test worker, gunicorn's, Celery's, a command)
+# compiled every module it imported: the web application's start 2.7-3.1 s of CPU against 1.0 s compiled (issue 27).
+INSTALL := $(UV) pip install --quiet --python $(PY) --no-deps --compile-bytecode
+# The application's own packages (installed editable, so imported from here): compiled once at install; a module
+# changed since is compiled in memory when imported, as before.
+COMPILE_OWN := $(PY) -m compileall -q -j 0 compliance coupons equipment >/dev/null
 
 .PHONY: run test install install-run lock lint typecheck pytest browser-deps ldap-deps services bench clean db-roles smoke smoke-deps restore-drill floor-load
 
@@ -22,6 +28,7 @@ $(UV):
 $(RUN_STAMP): requirements/run.txt pyproject.toml | $(UV)
 	$(INSTALL) -r requirements/run.txt
 	$(INSTALL) -e .
+	$(COMPILE_OWN)
 	rm -f $(VENV)/.installed-run-*
 	touch $(RUN_STAMP)
 
@@ -30,6 +37,7 @@ $(RUN_STAMP): requirements/run.txt pyproject.toml | $(UV)
 $(DEV_STAMP): requirements/dev.txt requirements/run.txt pyproject.toml | $(UV) ldap-deps
 	$(INSTALL) -r requirements/dev.txt
 	$(INSTALL) -e .
+	$(COMPILE_OWN)
 	rm -f $(VENV)/.installed-*
 	touch $(DEV_STAMP) $(RUN_STAMP)
 

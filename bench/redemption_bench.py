@@ -66,6 +66,7 @@ from benchlib.redemption.database import (
     analyze,
     child,
     child_answer,
+    collect_static,
     create_database,
     database_exists,
     drop_database_and_role,
@@ -124,6 +125,7 @@ def main() -> int:
         create_database(args.database)
     state = child(args.database, "seed" if not reuse else "scanner")
     analyze(args.database)
+    collect_static(args.database)
     token, lanes = state["token"], Lanes(cursor=state["cursor"][:LANES])
     print(f"  {(LANES + 2) * PER_LANE:,} coupons distributed on {state['gaming_date']} in {LANES + 2} ranges "
           f"({time.perf_counter() - started:.0f} s)", flush=True)

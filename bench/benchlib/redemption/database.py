@@ -107,6 +107,13 @@ def create_database(database: str) -> None:
                    env=production_env(database, DATABASE_OWNER_URL=owner_url), stdout=subprocess.DEVNULL)
 
 
+def collect_static(database: str) -> None:
+    """``collectstatic`` into the bench's STATIC_ROOT, as a deployment does before it starts gunicorn: production's
+    web worker refuses to start without the manifest (compliance/wsgi.py). The API serves no static file."""
+    subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, check=True,
+                   env=production_env(database), stdout=subprocess.DEVNULL)
+
+
 def analyze(database: str) -> None:
     """Statistics for the planner, as autovacuum keeps them on a database in service (a freshly seeded one has
     none, and the planner then guesses one row per table)."""
