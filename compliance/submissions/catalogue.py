@@ -29,7 +29,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from compliance.games.math import registry
+from compliance.games.math import asia_poker, registry
 from compliance.games.math.core import Analysis, OptionError, WagerFigures, odds_text
 from compliance.numbers import typed_dollars
 from compliance.submissions import requirements
@@ -261,7 +261,8 @@ def asia_poker_payout_floor(values: Mapping[str, str], minimum_wager: Decimal) -
     if values.get("bonus_wager") == YES:
         # The Bonus on each area; two hands of one deck (§ 575.3(a)) cannot both hold the top hand (four 8s, there
         # being four), so two areas win at most the two highest tiers (5,000 to 1 and five aces' 800 to 1).
-        tiers = sorted((t.net for t in _bonus(values.get("paytable", "A")).tiers), reverse=True)
+        # The paytable's own odds (the analysis's tiers are the same lines; counting its hands is not needed here).
+        tiers = asia_poker.bonus_payouts(values.get("paytable", "A"))
         most += sum(tiers[:areas], Fraction(0))
     return max(ASIA_POKER_LIMIT_FLOOR, minimum_wager * Decimal(most.numerator) / Decimal(most.denominator))
 

@@ -10,6 +10,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 
+from compliance.games.math.core import OptionError
 from compliance.models import SignedRecordError
 from compliance.submissions import catalogue, selectors, services
 from compliance.submissions.models import BoardDecision
@@ -78,6 +79,28 @@ def test_adjacent_areas_raise_the_floor():
     assert catalogue.asia_poker_payout_floor(values, Decimal(10)) == Decimal("58020")
     assert catalogue.asia_poker_payout_floor(dict(values, bonus_wager="no"), Decimal(30000)) == Decimal(60000)
     assert catalogue.asia_poker_payout_floor(dict(ASIA, bonus_wager="no"), Decimal(10)) == Decimal(50000)
+
+
+def test_the_payout_floor_reads_the_paytable_without_counting_a_hand():
+    """§ 575.12(c)'s floor needs the paytable's odds only; the table's readiness asks it on a scan, and the engine's
+    analysis counts every hand of C(53, 7) (a quarter of a second, once a process). Same figures as the analysis's
+    tiers, for every paytable and one or two areas."""
+    from compliance.games.math import asia_poker
+
+    catalogue._analysis.cache_clear()  # neither the engine's nor the catalogue's kept analysis may answer it
+    asia_poker.bonus_counts.cache_clear()
+    floors = {(paytable, areas): catalogue.asia_poker_payout_floor(
+        dict(ASIA, paytable=paytable, adjacent_areas=areas), Decimal(25)) for paytable in "ABC" for areas in ("no", "yes")}
+    assert asia_poker.bonus_counts.cache_info().currsize == 0  # no hand was counted
+    for (paytable, areas), floor in floors.items():
+        tiers = sorted((t.net for t in catalogue.analysis("asia-poker", {"paytable": paytable}).wager("bonus").tiers),
+                       reverse=True)
+        count = 2 if areas == "yes" else 1
+        most = count + sum(tiers[:count])
+        assert most == count + sum(asia_poker.bonus_payouts(paytable)[:count]) and most.denominator == 1
+        assert floor == max(Decimal(50000), Decimal(25) * most.numerator)
+    with pytest.raises(OptionError, match="one of A, B, C"):
+        asia_poker.bonus_payouts("D")
 
 
 def test_the_paytable_choices_show_their_house_advantage_from_the_engine():

@@ -41,6 +41,7 @@ __all__ = [
     "READINGS",
     "analyse",
     "bonus_counts",
+    "bonus_payouts",
     "count_bonus_hands",
     "deal_categories",
     "judge_hand",
@@ -322,6 +323,15 @@ def _bonus_figures(paytable: str) -> core.WagerFigures:
     note = (f"Paytable {paytable}: the highest ranking § 575.6(d) hand of the player's seven cards "
             f"(§ 575.11(h)), over the C(53, 7) = {HANDS:,} hands of one deck and one joker.")
     return core.WagerFigures("bonus", "Bonus Wager", "575.12(b)", core.outcomes_from(rows, HANDS), note=note)
+
+
+def bonus_payouts(paytable: str) -> tuple[Fraction, ...]:
+    """What ``paytable`` pays a winning Bonus Wager, line by line, highest first (§ 575.12(b)): read off the paytable
+    itself, no hand counted. The payout floor of § 575.12(c) needs only these, and the table's readiness asks it on a
+    scan; :func:`analyse` counts every hand (about a quarter of a second, once a process) for the probabilities."""
+    if paytable not in PAYTABLES:
+        raise core.OptionError(f"Bonus paytable (§ 575.12(b)) is one of A, B, C, not {paytable!r}.")
+    return tuple(sorted((odds for _label, _categories, odds in PAYTABLES[paytable]), reverse=True))
 
 
 def analyse(options: Mapping[str, str]) -> core.Analysis:
