@@ -29,10 +29,11 @@ def static_files_collected() -> None:
 
 def settle() -> None:
     """Refuse to start without the static files collected (:func:`static_files_collected`); import what the first
-    request would (the URLconf and every view it names, the patterns ``reverse()`` compiles, the cache's client), then move everything loaded so
-    far out of the cyclic garbage collector's sight (``gc.freeze``): it lives as long as the process, and a full
-    collection walking it stalled one request in twenty by about a quarter of a second (issue 27, the pages measured on
-    a year of data: 244 ms a collection). What requests allocate afterwards is collected as before."""
+    request would (the URLconf and every view it names, the patterns ``reverse()`` compiles, the cache's client),
+    then move everything loaded so far out of the cyclic garbage collector's sight (``gc.freeze``): it lives as long
+    as the process, and a full collection walking it stalled one request in twenty by about a quarter of a second
+    (issue 27, the pages measured on a year of data: 244 ms a collection). What requests allocate afterwards is
+    collected as before."""
     from django.urls import get_resolver
 
     from compliance.cache import warm_default_cache
