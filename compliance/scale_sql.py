@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
@@ -30,10 +31,19 @@ from compliance.chain.link import chain_link_digests
 from compliance.chain.rows import read_rows, row_reader
 from compliance.models import AuditEvent, Sealed
 from compliance.models.chain import row_digest
+from compliance.scale_replica import (
+    Reference,
+    checks_cover,
+    foreign_keys,
+    references_checked,
+    replica_permitted,
+    silenced_triggers,
+)
 from compliance.seal_keys import key_ring
 from compliance.signals import _NOT_SHOWN_ON_CREATION
 
-__all__ = ["file_digests", "file_event_digests", "hmac_pads", "payload_sql", "rows_as_saved_sql", "seal_sql"]
+__all__ = ["file_digests", "file_event_digests", "hmac_pads", "payload_sql", "rows_as_saved_sql", "seal_sql",
+           "written_as_replica"]
 
 # The columns the rows add to the model's: the actor, the record's str() (the audit event's object_repr); the words
 # of the related records, by field and id.
@@ -157,21 +167,28 @@ def _plain_ascii(texts: Any, what: str) -> None:
                              "(compliance.scale_sql writes only those in SQL)")
 
 
-def _words(model: type[models.Model], names: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[tuple[str, int, str]]:
-    """Each foreign key's related records named as ``created_values`` names them, in JSON: (field, id, words)."""
-    words = []
+def _words(model: type[models.Model], names: Sequence[str], rows: Sequence[Sequence[Any]],
+           known: dict[tuple[str, int], str] | None = None) -> list[tuple[str, int, str]]:
+    """Each foreign key's related records named as ``created_values`` names them, in JSON: (field, id, words).
+    ``known``: the words already read, by the related model's label and id, kept by the caller across its batches
+    (a generated year's tables, dealers and series are named the same all year: read once, not in every batch);
+    what is read here is added to it."""
+    known = {} if known is None else known
+    words: list[tuple[str, int, str]] = []
     for field in _shown(model):
         if not isinstance(field, models.ForeignKey):
             continue
         at = names.index(field.attname)
         ids = {row[at] for row in rows} - {None}
-        # With what their names read (a table's is its game's): not a query a record.
-        manager = field.related_model._default_manager  # type: ignore[union-attr]
-        related = manager.select_related().in_bulk(list(ids))
-        for pk in sorted(ids):
-            text = str(related[pk]) if pk in related else f"#{pk} (no longer exists)"
-            text = text[:200] + "…" if len(text) > 200 else text
-            words.append((field.name, pk, encode_basestring_ascii(text)))
+        related_model = field.related_model
+        label = related_model._meta.label  # type: ignore[union-attr]
+        if missing := [pk for pk in ids if (label, pk) not in known]:
+            # With what their names read (a table's is its game's): not a query a record.
+            related = related_model._default_manager.select_related().in_bulk(missing)  # type: ignore[union-attr]
+            for pk in missing:
+                text = str(related[pk]) if pk in related else f"#{pk} (no longer exists)"
+                known[(label, pk)] = encode_basestring_ascii(text[:200] + "…" if len(text) > 200 else text)
+        words.extend((field.name, pk, known[(label, pk)]) for pk in sorted(ids))
     return words
 
 
@@ -194,8 +211,19 @@ def _texts(name: str, columns: Sequence[Sequence[Any]]) -> dict[str, Any]:
     return texts | {f"{name}_count": len(columns[0])}
 
 
+_SEQUENCES: dict[tuple[str, str], dict[str, str]] = {}  # by database and model: the schema names them once
+
+
 def _sequences(model: type[Sealed]) -> dict[str, str]:
-    """The sequences the row's, its history row's and its audit event's ids are taken from."""
+    """The sequences the row's, its history row's and its audit event's ids are taken from (asked once a process
+    and database)."""
+    key = (str(connection.settings_dict["NAME"]), model._meta.label)
+    if key not in _SEQUENCES:
+        _SEQUENCES[key] = _sequences_asked(model)
+    return _SEQUENCES[key]
+
+
+def _sequences_asked(model: type[Sealed]) -> dict[str, str]:
     history = model.history.model._meta  # type: ignore[attr-defined]
     tables = {"row_ids": (model._meta.db_table, "id"), "history_ids": (history.db_table, "history_id"),
               "event_ids": (AuditEvent._meta.db_table, "id")}
@@ -207,9 +235,11 @@ def _sequences(model: type[Sealed]) -> dict[str, str]:
     return found
 
 
-def _statement(model: type[Sealed], names: Sequence[str], moment: str) -> str:
+def _statement(model: type[Sealed], names: Sequence[str], moment: str,
+               references: Sequence[Sequence[str]] = ((), (), ())) -> str:
     """The rows, their history rows and their audit events, sealed; each row's and event's id, facility and chain
-    digest (0 for a row, 1 for an event)."""
+    digest (0 for a row, 1 for an event). ``references``: for each of the three tables, columns whose distinct
+    values the rows inserted hold are returned too (2, the column's number counted over the three, the value)."""
     meta, history = model._meta, model.history.model._meta  # type: ignore[attr-defined]
     fields = [f.column for f in meta.concrete_fields]
     own = [f.column for f in history.concrete_fields if not f.name.startswith("history_")]
@@ -221,13 +251,20 @@ def _statement(model: type[Sealed], names: Sequence[str], moment: str) -> str:
     changes, joins = _changes_sql(model, "t")
     events = [f.column for f in AuditEvent._meta.concrete_fields]
     inserted = ", ".join(f'"{c}"' if c != "changes" else "changes::jsonb" for c in events)
+    returning = [f" RETURNING {quoted(columns)}" if columns else "" for columns in references]
+    numbered = [(cte, n, column) for cte, columns in zip("rhi", references, strict=True) for n, column in
+                enumerate(columns, start=sum(len(before) for before in references[:"rhi".index(cte)]))]
+    referenced = "".join(f' UNION ALL SELECT DISTINCT 2, {n}, "{column}"::bigint, NULL::bytea FROM {cte} '  # noqa: S608
+                         f'WHERE "{column}" IS NOT NULL' for cte, n, column in numbered)
     return (
         f"WITH {_unnest('t', [*typed, *EXTRA], ids)}, {_unnest('w', WORDS)}, "  # noqa: S608 - the models' names
         f"p AS MATERIALIZED (SELECT t.*, {payload_sql(model, 't')} AS payload FROM t), "
         f"s AS (SELECT p.*, {seal_sql('p.payload')} AS seal FROM p), "
-        f'r AS (INSERT INTO "{meta.db_table}" ({quoted(fields)}) SELECT {quoted(fields)} FROM s ORDER BY id), '
+        f'r AS (INSERT INTO "{meta.db_table}" ({quoted(fields)}) SELECT {quoted(fields)} FROM s ORDER BY id'
+        f"{returning[0]}), "
         f'h AS (INSERT INTO "{history.db_table}" ({quoted(own)}, history_id, history_date, history_change_reason, '
-        f"history_type, history_user_id) SELECT {quoted(own)}, _history_id, \"{moment}\", NULL, '+', _actor FROM s), "
+        f"history_type, history_user_id) SELECT {quoted(own)}, _history_id, \"{moment}\", NULL, '+', _actor FROM s"
+        f"{returning[1]}), "
         f"e AS MATERIALIZED (SELECT t._event_id AS id, t.\"{moment}\" AS occurred_at, t.facility_id AS facility_id, "
         f"t._actor AS actor_id, {_literal(AuditEvent.Action.CREATED.value)}::text AS action, "
         f"{_literal(meta.label)}::text AS model_label, {_literal(str(meta.verbose_name))}::text AS model_name, "
@@ -235,15 +272,19 @@ def _statement(model: type[Sealed], names: Sequence[str], moment: str) -> str:
         f"''::text AS reason FROM t {joins}), "
         f"ep AS MATERIALIZED (SELECT e.*, {payload_sql(AuditEvent, 'e', {'changes': 'e.changes'})} AS payload FROM e), "
         f"es AS (SELECT ep.*, {seal_sql('ep.payload')} AS seal FROM ep), "
-        f'i AS (INSERT INTO "{AuditEvent._meta.db_table}" ({quoted(events)}) SELECT {inserted} FROM es ORDER BY id) '
+        f'i AS (INSERT INTO "{AuditEvent._meta.db_table}" ({quoted(events)}) SELECT {inserted} FROM es ORDER BY id'
+        f"{returning[2]}) "
         f"SELECT 0, id, {facility}, sha256(convert_to(payload || chr(10) || seal, 'UTF8')) FROM s UNION ALL "
-        "SELECT 1, id, facility_id, sha256(convert_to(payload || chr(10) || seal, 'UTF8')) FROM es ORDER BY 1, 2"
+        f"SELECT 1, id, facility_id, sha256(convert_to(payload || chr(10) || seal, 'UTF8')) FROM es{referenced} "
+        "ORDER BY 1, 2"
     )
 
 
 def rows_as_saved_sql(model: type[Sealed], names: Sequence[str], rows: Sequence[Sequence[Any]], *,
                       moment: str, events: list[tuple[int, int | None, bytes]] | None = None,
-                      rows_linked_later: list[tuple[int, int | None, bytes]] | None = None) -> list[int]:
+                      rows_linked_later: list[tuple[int, int | None, bytes]] | None = None,
+                      words: dict[tuple[str, int], str] | None = None,
+                      checks: Mapping[str, str] | None = None) -> list[int]:
     """Write ``rows`` of ``model`` as :func:`compliance.scale.rows_as_saved` writes them, in SQL, and link them.
     ``names``: every field's attname but the id's and the seal's, in the order of each row's first values; then
     each row holds the acting user's id and the record's ``str()``. ``moment``: the name of the datetime the row,
@@ -251,7 +292,11 @@ def rows_as_saved_sql(model: type[Sealed], names: Sequence[str], rows: Sequence[
     in order. ``events``: the audit events' digests are added to it, for the caller to link them later (with
     :func:`file_event_digests`, when the other writer of a generated year lets it: :mod:`compliance.scale_turns`),
     rather than linked here. ``rows_linked_later``: likewise the rows' own digests (to be filed with
-    :func:`file_digests` once every session writing the model's rows has committed: :mod:`compliance.scale_sessions`)."""
+    :func:`file_digests` once every session writing the model's rows has committed: :mod:`compliance.scale_sessions`).
+    ``words``: the related records' names already read (:func:`_words`), kept by a caller writing many batches.
+    ``checks``: the statement (``%s``: the ids of the batch's rows) that makes the checks of each of the model's
+    INSERT triggers, by the trigger's name; with them, and a login that may, the batch is written as a replica
+    applies rows and checked before it commits (:mod:`compliance.scale_replica`)."""
     expected = {f.attname for f in model._meta.concrete_fields} - {"id", "seal"}
     if set(names) != expected or len(names) != len(expected):
         raise ValueError(f"{model._meta.label}: the rows name {sorted(set(names) ^ expected)} differently from the "
@@ -266,16 +311,25 @@ def rows_as_saved_sql(model: type[Sealed], names: Sequence[str], rows: Sequence[
     columns = [*values, actors, [text[:200] for text in names_of]]  # as t's: the fields', then EXTRA's
     ipad, opad = hmac_pads()
     params: dict[str, Any] = {"key_id": key_ring().current_id, "ipad": ipad, "opad": opad, **_sequences(model),
-                              **_texts("t", columns), **_texts("w", list(zip(*_words(model, names, rows), strict=True)) or [[], [], []])}
+                              **_texts("t", columns), **_texts("w", list(zip(*_words(model, names, rows, words), strict=True)) or [[], [], []])}
+    as_replica = _as_replica(model, checks or {})
     with connection.cursor() as cursor:
         # Compiling these long expressions with LLVM takes longer than running them (seconds a batch); the
         # materialized steps held in memory.
         cursor.execute("SET LOCAL jit = off")
         cursor.execute("SET LOCAL work_mem = '64MB'")
-        cursor.execute(_statement(model, names, _column(model, moment)), params)
+        if as_replica:
+            cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute(_statement(model, names, _column(model, moment), as_replica.references if as_replica else
+                                  ((), (), ())), params)
         digested = cursor.fetchall()
+        if as_replica:
+            cursor.execute("SET LOCAL session_replication_role = origin")
     row_digests = [(pk, facility, digest) for kind, pk, facility, digest in digested if kind == 0]
     event_digests = [(pk, facility, digest) for kind, pk, facility, digest in digested if kind == 1]
+    if as_replica:
+        as_replica.check([pk for pk, _f, _d in row_digests],
+                         [(number, value) for kind, number, value, _d in digested if kind == 2])
     _check(model, row_digests, event_digests)
     if rows_linked_later is None:
         _file(model, row_digests)
@@ -286,6 +340,58 @@ def rows_as_saved_sql(model: type[Sealed], names: Sequence[str], rows: Sequence[
     else:
         events.extend(event_digests)
     return [pk for pk, _facility, _digest in row_digests]
+
+
+@dataclass(frozen=True)
+class _Replica:
+    """How a model's batches are checked when written as a replica: each table's foreign keys, the checks of its
+    triggers (:mod:`compliance.scale_replica`)."""
+
+    tables: tuple[tuple[str, list[Reference]], ...]  # the row's, its history's, the audit events' foreign keys
+    checks: tuple[str, ...]
+
+    @property
+    def references(self) -> list[list[str]]:
+        """Each table's columns a foreign key constrains, for :func:`_statement` to return their values."""
+        return [[column for _name, column, _target, _key in keys] for _table, keys in self.tables]
+
+    def check(self, row_ids: list[int], referenced: list[tuple[int, int]]) -> None:
+        """``referenced``: (the column's number, a value) for each distinct value the batch's rows hold."""
+        values: dict[int, set[int]] = defaultdict(set)
+        for number, value in referenced:
+            values[number].add(value)
+        keys = [(table, key) for table, table_keys in self.tables for key in table_keys]
+        for number, (table, key) in enumerate(keys):
+            references_checked(table, key, values.get(number, set()))
+        with connection.cursor() as cursor:
+            for statement in self.checks:
+                cursor.execute(statement, [row_ids])
+
+
+_REPLICAS: dict[tuple[str, str, frozenset[tuple[str, str]]], _Replica | None] = {}
+
+
+def _as_replica(model: type[Sealed], checks: Mapping[str, str]) -> _Replica | None:
+    """The batch's checks if it is to be written as a replica: the login may set the role, every trigger it would
+    silence on the three tables is one ``checks`` makes, every foreign key spans one column. Else None (the
+    triggers fire). Decided once a process, login, database and model."""
+    cache = (f'{connection.settings_dict["USER"]}@{connection.settings_dict["NAME"]}', model._meta.label,
+             frozenset(checks.items()))
+    if cache not in _REPLICAS:
+        history = model.history.model._meta.db_table  # type: ignore[attr-defined]
+        tables = (model._meta.db_table, history, AuditEvent._meta.db_table)
+        keys = [foreign_keys(table) for table in tables] if replica_permitted() else [None]
+        replica = None
+        if all(k is not None for k in keys) and checks_cover(silenced := silenced_triggers(tables), checks):
+            replica = _Replica(tables=tuple((table, k or []) for table, k in zip(tables, keys, strict=True)),
+                               checks=tuple(checks[name] for _table, name in sorted(silenced)))
+        _REPLICAS[cache] = replica
+    return _REPLICAS[cache]
+
+
+def written_as_replica(model: type[Sealed], checks: Mapping[str, str]) -> bool:
+    """Whether :func:`rows_as_saved_sql` writes the model's batches as a replica (and checks them itself)."""
+    return _as_replica(model, checks) is not None
 
 
 def file_event_digests(events: list[tuple[int, int | None, bytes]]) -> None:

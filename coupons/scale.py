@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
+from functools import partial
 from itertools import groupby
 from typing import Any
 
@@ -42,7 +43,7 @@ from compliance.reports.periods import quarter_of
 from compliance.roles import Role
 from compliance.scale import ScalePlan, travel
 from compliance.scale_sessions import Sessions, split_in_turns
-from compliance.scale_sql import file_digests, file_event_digests, rows_as_saved_sql
+from compliance.scale_sql import file_digests, file_event_digests, rows_as_saved_sql, written_as_replica
 from compliance.scale_turns import linking, linking_if_free
 from coupons import services
 from coupons.demo import _EVEN_MONEY, _issued, _locations, _received
@@ -130,6 +131,9 @@ def _series(plan: ScalePlan, people: dict[Role, Any], password: str, *, code: st
 # (compliance.scale_sql.rows_as_saved_sql; a field added to Redemption stops the generator until it is named here).
 REDEMPTION = ("facility_id", "series_id", "serial", "denomination_cents", "gaming_date", "redeemed_at", "table_id",
               "game_id", "position", "chips_cents", "wager", "channel", "device_id", "redeemed_by_id", "drop_count_id")
+# The redemption guard's checks (coupons migration 0034), made over a batch written as a replica applies rows
+# (compliance.scale_replica): the guard's trigger does not fire then.
+GUARD_CHECKS = {"coupons_redeem_only_distributed": "SELECT public.coupons_redemptions_check(%s::bigint[])"}
 
 
 def _redemptions(plan: ScalePlan, floor: _Floor, series: CouponSeries, day: date, first: int, handed: int,
@@ -155,7 +159,8 @@ def _redemptions(plan: ScalePlan, floor: _Floor, series: CouponSeries, day: date
 
 
 def _redeemed_and_posted(plan: ScalePlan, day: date, rows: list[tuple[Any, ...]],
-                         events: list[tuple[int, int | None, bytes]], sessions: Sessions) -> None:
+                         events: list[tuple[int, int | None, bytes]], sessions: Sessions,
+                         words: dict[tuple[str, int], str]) -> None:
     """The day's redemptions written hour by hour. With ``plan.beat_postings`` each hour's are posted to the ledger
     as beat posts them (``coupons.services.redemptions_post``, every minute in life; hourly here, and the ranges
     it leaves are the same: each coupon falls in the block away from the others and splits the range it falls
@@ -164,14 +169,15 @@ def _redeemed_and_posted(plan: ScalePlan, day: date, rows: list[tuple[Any, ...]]
     rows are written by the sessions side by side (:mod:`compliance.scale_sessions`), each dealer's in one of
     them; their redemptions are linked once both have committed, their audit events' digests added to
     ``events``, linked at the day's end (the audit events' chain is shared with the other writer:
-    :mod:`compliance.scale_turns`)."""
+    :mod:`compliance.scale_turns`). ``words``: the names of the tables, dealers and series the audit events
+    show, read once for the run (:func:`compliance.scale_sql.rows_as_saved_sql`)."""
     by_hour: dict[int, list[tuple[Any, ...]]] = {}
     opens = _at(plan, day, 0)
     for row in rows:
         by_hour.setdefault(int((row[5] - opens).total_seconds() // 3600), []).append(row)
     for hour in sorted(by_hour):  # each batch committed, as the scans and beat's postings are
         by_dealer = [list(taken) for _dealer, taken in groupby(by_hour[hour], key=lambda row: row[-2])]
-        written = sessions.each(_written, split_in_turns(by_dealer, sessions.count))
+        written = sessions.each(partial(_written, words=words), split_in_turns(by_dealer, sessions.count))
         with transaction.atomic():
             file_digests(Redemption, [digest for linked, _events in written for digest in linked])
         events.extend(digest for _linked, batch_events in written for digest in batch_events)
@@ -180,17 +186,19 @@ def _redeemed_and_posted(plan: ScalePlan, day: date, rows: list[tuple[Any, ...]]
                 services.redemptions_post(facility=plan.facility)
 
 
-def _written(rows: Sequence[tuple[Any, ...]]) -> tuple[list[tuple[int, int | None, bytes]],
-                                                         list[tuple[int, int | None, bytes]]]:
+def _written(rows: Sequence[tuple[Any, ...]], *, words: dict[tuple[str, int], str]
+             ) -> tuple[list[tuple[int, int | None, bytes]], list[tuple[int, int | None, bytes]]]:
     """One session's share of an hour's redemptions, in its transaction: their digests and their audit events'."""
     linked: list[tuple[int, int | None, bytes]] = []
     events: list[tuple[int, int | None, bytes]] = []
-    rows_as_saved_sql(Redemption, REDEMPTION, rows, moment="redeemed_at", events=events, rows_linked_later=linked)
+    rows_as_saved_sql(Redemption, REDEMPTION, rows, moment="redeemed_at", events=events, rows_linked_later=linked,
+                      words=words, checks=GUARD_CHECKS)
     return linked, events
 
 
 def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: dict[Role, Any], password: str,
-         vault: StorageLocation, rng: Any, events: list[tuple[int, int | None, bytes]], sessions: Sessions) -> int:
+         vault: StorageLocation, rng: Any, events: list[tuple[int, int | None, bytes]], sessions: Sessions,
+         words: dict[tuple[str, int], str]) -> int:
     """One gaming day: issue, hand out, redeem; the next morning the form and finance's processing."""
     kept: dict[int, int] = {}
     redeemed: dict[int, int] = {}
@@ -208,7 +216,7 @@ def _day(plan: ScalePlan, quarter: _Quarter, floor: _Floor, day: date, people: d
             scans += _redemptions(plan, floor, series, day, first, handed, count, rng)
             kept[series.denomination_cents] = kept.get(series.denomination_cents, 0) + keep
             redeemed[series.denomination_cents] = redeemed.get(series.denomination_cents, 0) + count
-    _redeemed_and_posted(plan, day, scans, events, sessions)
+    _redeemed_and_posted(plan, day, scans, events, sessions, words)
     with travel(_at(plan, day, 25)), transaction.atomic():  # 07:00 the next morning
         services.reconciliation_complete(
             facility=plan.facility, gaming_date=day, counted_remaining=kept, user=people[Role.MARKETING_SUPERVISOR],
@@ -240,6 +248,7 @@ def coupons_scale_seed(*, plan: ScalePlan) -> str:
     rng = plan.rng("coupons")
     redeemed = days = 0
     events: list[tuple[int, int | None, bytes]] = []  # the redemptions' audit events awaiting their link
+    words: dict[tuple[str, int], str] = {}  # the names their audit events show (nothing is renamed in a run)
     with signing_passwords(people.values()) as password, Sessions() as sessions:
         with travel(_at(plan, plan.first_day, 2)):
             vault, _cabinet = _locations(plan.facility, people[Role.COMPLIANCE_OFFICER])
@@ -251,7 +260,7 @@ def coupons_scale_seed(*, plan: ScalePlan) -> str:
             # The quarter's mailing, on its day before the day's issuance (coupons/scale_mailing.py)
             quarter_mailing(plan=plan, day=day, series=[s for s, _share in quarter.series], people=people,
                             password=password, vault=vault)
-            redeemed += _day(plan, quarter, floor, day, people, password, vault, rng, events, sessions)
+            redeemed += _day(plan, quarter, floor, day, people, password, vault, rng, events, sessions, words)
             days += 1
             if days % 7 == 0:
                 plan.say(f"    coupons: {days} of {plan.days} gaming days, {redeemed:,} redeemed")
@@ -259,4 +268,7 @@ def coupons_scale_seed(*, plan: ScalePlan) -> str:
             file_event_digests(events)
             chain_link_all()
     plan.shared["redeemed"] = redeemed
-    return f"{days} gaming days reconciled and processed, {redeemed:,} coupons redeemed at {len(floor.tables)} tables"
+    how = ("written as a replica applies rows, each batch's foreign keys and guard checked before its commit"
+           if written_as_replica(Redemption, GUARD_CHECKS) else "each row checked by the foreign keys' triggers")
+    return (f"{days} gaming days reconciled and processed, {redeemed:,} coupons redeemed at {len(floor.tables)} tables "
+            f"({how})")

@@ -120,3 +120,20 @@ def test_the_guard_is_one_statement_trigger_enabled_always_as_origin():
         enabled, kind, new_table, function = cursor.fetchone()
     assert (enabled, new_table, function) == ("O", "new_redemptions", "coupons_redeem_only_distributed_rows")
     assert kind & 1 == 0 and kind & 2 == 0 and kind & 4 == 4  # FOR EACH STATEMENT, AFTER, INSERT
+
+
+def test_the_guards_checks_are_callable_on_rows_already_inserted(floor):
+    """``coupons_redemptions_check`` (migration 0034) makes the trigger's checks over the ids it is given: what the
+    year's generator asks of a batch it wrote as a replica applies rows (compliance/scale_replica.py). Rows put in
+    behind the guard's back (the owner, triggers off) are refused by it in the trigger's words; good ones pass."""
+    from tests.compliance.attack import as_app
+
+    rows = _rows(*floor, 50, 3)  # 50 is in finance's stock; 3 is with a patron
+    good = Redemption.objects.get()  # serial 2, redeemed through the service
+    as_owner(f"INSERT INTO public.coupons_redemption ({', '.join(COLUMNS)}) "  # noqa: S608 - our column names
+             f"VALUES {', '.join([ROW] * len(rows))}", [value for row in rows for value in row])
+    stocked, handed = (Redemption.objects.get(serial=serial).pk for serial in (50, 3))
+    assert as_app("SELECT public.coupons_redemptions_check(%s::bigint[])", [[good.pk, handed]]) == [("",)]
+    for ids in ([stocked], [good.pk, stocked, handed]):
+        with pytest.raises(DatabaseError, match="coupon_not_distributed: serial 50 "), transaction.atomic():
+            as_app("SELECT public.coupons_redemptions_check(%s::bigint[])", [ids])
