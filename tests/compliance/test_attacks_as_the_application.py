@@ -175,6 +175,8 @@ SHADOW_ATTACKS = {
         "tests/coupons/test_redemption_guard_shadows.py::test_a_shadowed_processing_table_still_closes_the_day",
     "compliance_facility":
         "tests/coupons/test_redemption_guard_shadows.py::test_a_shadowed_facility_table_still_takes_the_share_lock",
+    "coupons_redemption":
+        "tests/coupons/test_redemption_guard_shadows.py::test_a_shadowed_redemption_table_still_checks_the_rows_inserted",
 }
 
 

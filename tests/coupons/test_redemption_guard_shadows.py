@@ -77,3 +77,17 @@ def test_a_shadowed_facility_table_still_takes_the_share_lock(program, handed_ou
         thread.join(timeout=30)
     assert outcome == ["blocked"]
     assert Redemption.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_shadowed_redemption_table_still_checks_the_rows_inserted(program, handed_out, receive, craps_table, dealer):
+    """Since migration 0034 the guard reads the statement's new rows back from ``public.coupons_redemption`` by id:
+    an empty temporary table of that name would, read by bare name, hold none of them and refuse nothing."""
+    handed_out(1, 10)
+    receive(11, 20)  # in finance's stock
+    values = _another_serial(program, craps_table, dealer, 2, 15)
+    with pytest.raises(DatabaseError, match="coupon_not_distributed: serial 15 "), transaction.atomic():
+        shadow("coupons_redemption")
+        with connection.cursor() as cursor:
+            cursor.execute(INSERT, values)
+    assert Redemption.objects.count() == 1
