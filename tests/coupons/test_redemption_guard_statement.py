@@ -123,7 +123,8 @@ def test_the_guard_is_one_statement_trigger_enabled_always_as_origin():
 
 
 def test_the_guards_checks_are_callable_on_rows_already_inserted(floor):
-    """``coupons_redemptions_check`` (migration 0034) makes the trigger's checks over the ids it is given: what the
+    """``coupons_redemptions_check`` (migration 0034: the trigger function's text over the rows of the ids it is
+    given) makes the trigger's checks: what the
     year's generator asks of a batch it wrote as a replica applies rows (compliance/scale_replica.py). Rows put in
     behind the guard's back (the owner, triggers off) are refused by it in the trigger's words; good ones pass."""
     from tests.compliance.attack import as_app
