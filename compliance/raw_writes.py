@@ -35,7 +35,7 @@ from compliance.actors import history_user_getter
 from compliance.models.chain import Sealed
 from compliance.raw_reads import fetch
 
-__all__ = ["audited_insert", "history_model_of", "takes_one_statement"]
+__all__ = ["audited_insert", "history_model_of", "plain_insert", "takes_one_statement"]
 
 Rows = Callable[[models.Model], Sequence[models.Model]]
 
@@ -187,3 +187,51 @@ def audited_insert(instance: models.Model, *, then: Rows = lambda instance: ()) 
         if not with_pk:
             obj.pk = next(given)
         _mark_saved(obj)
+
+
+def _plain_receivers_only(model: type[models.Model]) -> bool:
+    """``save()`` of a new ``model`` row would only insert it: no history, no receiver of its save signals but the
+    breach listener for a model it ignores, no signed record it is part of."""
+    from compliance.breaches import _saved
+    from compliance.readiness import watched_models
+
+    ignored_by_breaches = [_saved] if model not in watched_models() else []
+    return (getattr(model, "signed_part_of", None) is None and not _receivers(pre_save, model)
+            and sorted(map(id, _receivers(post_save, model))) == sorted(map(id, ignored_by_breaches)))
+
+
+@cache
+def _plain_statement(shape: tuple[tuple[type[models.Model], bool], ...]) -> str:
+    """``WITH r0 AS (INSERT … RETURNING id), r1 AS (…) SELECT (SELECT id FROM r0), …``: the ids the database
+    gives, in order (a row inserted with its id gives none)."""
+    parts, given = [], []
+    for n, (model, with_pk) in enumerate(shape):
+        fields = _columns(model, with_pk=with_pk)
+        values = f'VALUES ({", ".join(["%s"] * len(fields))})'
+        parts.append(_insert(n, model, fields, values, "" if with_pk else f' RETURNING "{model._meta.pk.column}"'))
+        if not with_pk:
+            given.append(f'(SELECT "{model._meta.pk.column}" FROM r{n})')  # noqa: S608 - names from the models
+    return f"WITH {', '.join(parts)} SELECT {', '.join(given) or 'true'}"
+
+
+def plain_insert(*rows: models.Model) -> None:
+    """Insert new ``rows`` of models without history (a signature and its audit event), each sealed as its
+    ``save()`` seals it, in one statement on PostgreSQL: all or none. Where ``save()`` would do more
+    (:func:`_plain_receivers_only`) or on SQLite, each row is saved instead, in order."""
+    if any(not row._state.adding for row in rows):
+        raise ValueError("plain_insert inserts new rows only")
+    if connection.vendor != "postgresql" or not all(_plain_receivers_only(type(row)) for row in rows):
+        for row in rows:
+            row.save(force_insert=True)
+        return
+    shape = tuple((type(row), row.pk is not None) for row in rows)
+    for row in rows:
+        if isinstance(row, Sealed):
+            row.seal = row.compute_seal()
+    params = [value for row, (model, with_pk) in zip(rows, shape, strict=True)
+              for value in _values(row, _columns(model, with_pk=with_pk))]
+    given = iter(fetch(_plain_statement(shape), params)[0])
+    for row, (_model, with_pk) in zip(rows, shape, strict=True):
+        if not with_pk:
+            row.pk = next(given)
+        _mark_saved(row)

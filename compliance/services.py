@@ -14,7 +14,7 @@ from django.dispatch import Signal
 from django.http import HttpRequest
 from django.utils import timezone
 
-from compliance import accounts
+from compliance import accounts, signing_reads
 from compliance.actors import acting_as, current_actor
 from compliance.models import (
     AuditEvent,
@@ -89,13 +89,15 @@ record_signed = Signal()
 def _check_signer(*, record: RegulatedRecord, requirement: SignatureRequirement, user: Any,
                   co_signer: bool) -> tuple[Profile, str]:
     """The signer's profile and how refusals name them, or the refusal: inspector, inactive person,
-    another facility (the password is checked before, by :func:`_check_password`)."""
+    another facility (the password is checked before, by :func:`_check_password`). The record is locked
+    until the signing transaction ends."""
     profile = getattr(user, "profile", None)
     name = person_name(user)
     who = name if co_signer else "you"
     if profile is None or not profile.active or not user.is_active:
         raise PermissionDenied("Only an active person with a Board-issued credential number can sign.")
-    if not profile.facilities.filter(pk=record.facility_id).exists():
+    # The record is locked here too, in the same statement (so two signers cannot race past the checks that follow).
+    if not signing_reads.record_locked_signer_assigned(record, profile):
         raise PermissionDenied(f"{_sentence(_is(who))} not assigned to {record.facility} and cannot sign its records.")
     return profile, who
 
@@ -195,42 +197,44 @@ def _signature_give(
     profile, who = _check_signer(record=record, requirement=requirement, user=user, co_signer=co_signer)
     role = _eligible_role(user, requirement, who)
 
-    # Lock the record so two signers cannot race past the checks below.
-    type(record).objects.select_for_update().filter(pk=record.pk).first()
     content_type = ContentType.objects.get_for_model(record)
-    existing = list(Signature.objects.filter(content_type=content_type, object_id=record.pk))
+    # Read after the lock taken by _check_signer, in a statement of its own (compliance.signing_reads says why).
+    existing = signing_reads.signatures_on(content_type.pk, record.pk)
     _check_slot_free(record=record, requirement=requirement, existing=existing, user=user, who=who)
     content_hash = record.content_hash()
     if existing and any(sig.content_hash != content_hash for sig in existing):
         raise ValidationError("This record changed after it was first signed; it cannot be signed again.")
-    try:
-        with transaction.atomic():
-            signature = Signature.objects.create(
-                facility_id=record.facility_id,
-                content_type=content_type,
-                object_id=record.pk,
-                slot=slot,
-                meaning=requirement.meaning,
-                signer=user,
-                printed_name=profile.full_name,
-                credential_number=profile.credential_number,
-                department=profile.department.name,
-                role=role,
-                content_hash=content_hash,
-                distinct_person=requirement.distinct,
-                citation=requirement.citation or type(record).citation,
-            )
-    except IntegrityError:
-        raise ValidationError(
-            "This signature could not be given: the slot was just signed, or you already signed this record."
-        ) from None
-    AuditEvent.log(
+    signature = Signature(
+        facility_id=record.facility_id,
+        content_type=content_type,
+        object_id=record.pk,
+        slot=slot,
+        meaning=requirement.meaning,
+        signer=user,
+        printed_name=profile.full_name,
+        credential_number=profile.credential_number,
+        department=profile.department.name,
+        role=role,
+        content_hash=content_hash,
+        distinct_person=requirement.distinct,
+        citation=requirement.citation or type(record).citation,
+    )
+    event = AuditEvent.of(
         record,
         action=AuditEvent.Action.SIGNED,
         actor=user,
         occurred_at=signature.signed_at,
         changes={"slot": slot, "meaning": requirement.meaning, "content_hash": content_hash},
     )
+    # The signature and its event in one statement. A refusal by the database (the slot signed, or this person
+    # signed, by a transaction that committed meanwhile) leaves this transaction aborted: the ValidationError
+    # leaving this function's atomic block rolls it back to where the signing began, as a savepoint of its own would.
+    try:
+        signing_reads.signature_write(signature, event)
+    except IntegrityError:
+        raise ValidationError(
+            "This signature could not be given: the slot was just signed, or you already signed this record."
+        ) from None
     record.after_signature(signature)
     record_signed.send(sender=type(record), record=record, signature=signature)
     return signature

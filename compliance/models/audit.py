@@ -252,7 +252,23 @@ class AuditEvent(Sealed, AppendOnly):
         occurred_at: Any = None,
     ) -> AuditEvent:
         """An event that is not a history row (a signature, a correction, an export)."""
-        return cls.objects.create(
+        event = cls.of(instance, action=action, actor=actor, changes=changes, reason=reason, occurred_at=occurred_at)
+        event.save(force_insert=True)
+        return event
+
+    @classmethod
+    def of(
+        cls,
+        instance: models.Model,
+        *,
+        action: str,
+        actor: Any,
+        changes: dict[str, Any] | None = None,
+        reason: str = "",
+        occurred_at: Any = None,
+    ) -> AuditEvent:
+        """The event :meth:`log` writes, not saved yet (a signature writes it in its own statement)."""
+        return cls(
             occurred_at=occurred_at or timezone.now(),
             facility_id=cls.facility_id_of(instance),
             actor=actor,
