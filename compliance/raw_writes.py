@@ -33,7 +33,7 @@ from simple_history.utils import get_change_reason_from_object
 
 from compliance.actors import history_user_getter
 from compliance.models.chain import Sealed
-from compliance.raw_reads import fetch
+from compliance.raw_reads import current_connection, fetch
 
 __all__ = ["audited_insert", "history_model_of", "plain_insert", "takes_one_statement"]
 
@@ -129,9 +129,10 @@ def _statement(model: type[models.Model], then: tuple[tuple[type[models.Model], 
 
 def _values(obj: models.Model, fields: list[Any]) -> list[Any]:
     values = []
+    db = current_connection()
     for field in fields:
         own: Any = field  # Field.pre_save and get_db_prep_save as the ORM's insert compiler calls them
-        values.append(own.get_db_prep_save(own.pre_save(obj, True), connection=connection))
+        values.append(own.get_db_prep_save(own.pre_save(obj, True), connection=db))
     return values
 
 
