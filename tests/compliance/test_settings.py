@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,6 +80,23 @@ def test_production_mode_passes_check_deploy_with_zero_warnings():
     result = _manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize("moment", ["2026-11-30T05:59:55+00:00", "2026-11-30T06:00:00+00:00",
+                                    "2026-11-30T06:00:07+00:00"])
+def test_check_deploy_has_no_time_of_day_in_it(moment):
+    """Django warns (fields.W161) of a fixed time default within ten seconds of the clock: with the gaming day's
+    start a fixed 06:00, `check --deploy --fail-level WARNING` failed when CI ran it at 06:00 UTC (30 Nov 2026)."""
+    import time_machine
+
+    from compliance.models import Facility
+
+    history: Any = Facility.history.model  # simple_history's model
+    with time_machine.travel(moment, tick=False):
+        found = [m for model in (Facility, history)
+                 for m in model._meta.get_field("gaming_day_starts_at").check()]
+    assert not found, found
+    assert Facility().gaming_day_starts_at.isoformat() == "06:00:00"
 
 
 def test_production_mode_requires_the_audit_chain_key():
