@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, Required, TypedDict, Unpack
 
 from django.apps import apps
 from django.conf import settings
@@ -96,6 +96,16 @@ def _in_words(model_field: Any, value: Any) -> str:
 
 class AuditEventQuerySet(RegulatedQuerySet["AuditEvent"]):
     pass
+
+
+class EventDetails(TypedDict, total=False):
+    """The keywords of :meth:`AuditEvent.of` and :meth:`AuditEvent.log`: what happened, by whom, and when."""
+
+    action: Required[str]
+    actor: Required[Any]
+    changes: NotRequired[dict[str, Any] | None]
+    reason: NotRequired[str]
+    occurred_at: NotRequired[Any]
 
 
 class AuditEvent(Sealed, AppendOnly):
@@ -241,18 +251,9 @@ class AuditEvent(Sealed, AppendOnly):
                 else known.get(getattr(obj, field.attname)) for obj in instances]
 
     @classmethod
-    def log(
-        cls,
-        instance: models.Model,
-        *,
-        action: str,
-        actor: Any,
-        changes: dict[str, Any] | None = None,
-        reason: str = "",
-        occurred_at: Any = None,
-    ) -> AuditEvent:
-        """An event that is not a history row (a signature, a correction, an export)."""
-        event = cls.of(instance, action=action, actor=actor, changes=changes, reason=reason, occurred_at=occurred_at)
+    def log(cls, instance: models.Model, **details: Unpack[EventDetails]) -> AuditEvent:
+        """An event that is not a history row (a signature, a correction, an export): :meth:`of`, saved."""
+        event = cls.of(instance, **details)
         event.save(force_insert=True)
         return event
 
