@@ -168,6 +168,8 @@ class Assignment(AuditedModel):
     """A person in a position at a table (a floorperson: over a table) from ``starts_at`` until ``ends_at``
     (open while working). A break or a relief dealer ends one assignment and begins another."""
 
+    facility_through = "roster"  # its changes are its roster's facility's (compliance.selectors._audit_branches)
+
     roster = models.ForeignKey(Roster, on_delete=models.PROTECT, related_name="assignments")
     person = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     position = models.CharField(max_length=20, choices=Position.choices)
@@ -214,6 +216,8 @@ class Camera(AuditedModel):
 class CameraCoverage(AuditedModel):
     """The camera covers ``end`` of ``table``."""
 
+    facility_through = "camera"
+
     camera = models.ForeignKey(Camera, on_delete=models.PROTECT, related_name="coverage")
     table = models.ForeignKey("compliance.GamingTable", on_delete=models.PROTECT, related_name="+")
     end = models.CharField(max_length=1, choices=TableEnd.choices)
@@ -229,6 +233,8 @@ class CameraCoverage(AuditedModel):
 
 class CameraOutage(AuditedModel):
     """The camera out of service from ``started_at`` until ``ended_at`` (open: still out)."""
+
+    facility_through = "camera"
 
     camera = models.ForeignKey(Camera, on_delete=models.PROTECT, related_name="outages")
     started_at = models.DateTimeField()

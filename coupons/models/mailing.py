@@ -159,6 +159,8 @@ class MailingScreening(Job):
     """A request to screen a mailing's patron list, run as a Celery job (a list of 100,000 patrons is not
     screened inside a web request): who asked, when it ran, the screening it produced, or why it failed."""
 
+    facility_through = "campaign"  # its changes are its mailing's facility's (compliance.selectors._audit_branches)
+
     campaign = models.ForeignKey(MailingCampaign, on_delete=models.PROTECT, related_name="screenings")
     run = models.ForeignKey("exclusion.ScreeningRun", on_delete=models.PROTECT, null=True, blank=True,
                             related_name="+")
@@ -196,6 +198,8 @@ class MailingListImport(Job):
     """Reading the uploaded list into the mailing's recipients, as a Celery job (``compliance.models.Job``): queued,
     running, succeeded (with how many patrons) or failed (with every problem found, in words; nothing of the list is
     then kept as recipients)."""
+
+    facility_through = "campaign"
 
     campaign = models.OneToOneField(MailingCampaign, on_delete=models.PROTECT, related_name="list_import")
     patrons = models.PositiveIntegerField(default=0, validators=COUNT.validators)
