@@ -33,6 +33,7 @@ exits 0: it reports, it is not a test. About three minutes, one of them migratin
 
     .venv/bin/python bench/redemption_bench.py
     .venv/bin/python bench/redemption_bench.py --keep              # then --reuse measures again, no setup
+    .venv/bin/python bench/redemption_bench.py --repeats 3         # the open loop three times: the worst judged
     .venv/bin/python bench/redemption_bench.py --configs sync:5 --duration 20 --no-idempotency-key
 
 ``--configs`` takes ``sync:<workers>`` or ``gthread:<workers>x<threads>``, comma-separated. The database
@@ -90,6 +91,10 @@ def main() -> int:
     parser.add_argument("--screen", type=float, default=5.0, help="measured seconds of each configuration's trial")
     parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--rate", type=float, default=TARGET_RATE, help="open-loop offered rate")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="measure the open loop at the offered rate this many times on the same server and "
+                             "judge the worst p99 (the figure moves by a quarter between runs minutes apart: a "
+                             "PASS of 3 says more than a PASS of 1)")
     parser.add_argument("--no-idempotency-key", dest="idempotency_key", action="store_false",
                         help="scans without an Idempotency-Key (the API accepts both; scanners should send one)")
     parser.add_argument("--server-side-binding", action="store_true",
@@ -132,7 +137,7 @@ def main() -> int:
     # A run takes at most about this many coupons (no machine of this kind scans 600 a second): a kept database
     # used by earlier runs may not have them, and a run that ran out would wait for a lane for ever.
     needed = int(600 * (len(configs) * (args.screen + args.warmup) + args.duration + args.warmup)
-                 + (args.rate + IDLE_RATE) * (args.duration + args.warmup))
+                 + (args.rate * max(1, args.repeats) + IDLE_RATE) * (args.duration + args.warmup))
     shared_left = (SHARED_LANE + 1) * PER_LANE - state["cursor"][SHARED_LANE] + 1
     if lanes.remaining < needed or shared_left < 600 * args.screen:
         if not args.keep:
@@ -157,8 +162,10 @@ def main() -> int:
                                                       seconds=args.duration))
             # Offering more than the server can take only grows a queue: then offer 80 % of its capacity.
             rate = args.rate if capacity.rate >= args.rate else max(1.0, round(0.8 * capacity.rate))
-            offered, _ = asyncio.run(measure_http(args.database, port, pid, token, lanes, args,
-                                                  f"{best}, {rate:.0f}/s offered", rate=rate, seconds=args.duration))
+            runs = [asyncio.run(measure_http(args.database, port, pid, token, lanes, args,
+                                             f"{best}, {rate:.0f}/s offered", rate=rate, seconds=args.duration))[0]
+                    for _ in range(max(1, args.repeats))]
+            offered = _worst(runs)
             idle, _ = asyncio.run(measure_http(args.database, port, pid, token, lanes, args,
                                                f"{best}, {IDLE_RATE:.0f}/s offered", rate=IDLE_RATE,
                                                seconds=args.duration))
@@ -168,18 +175,21 @@ def main() -> int:
     finally:
         if not args.keep:
             drop_database_and_role(args.database)
-    _report(args, baseline, capacity, busy, offered, rate, idle, contention, profile, best)
+    _report(args, baseline, capacity, busy, offered, rate, idle, contention, profile, best, runs)
     print(f"  ({time.perf_counter() - started:.0f} s; gunicorn's log: {log.relative_to(ROOT)}"
           f"{'; database kept: --reuse measures again' if args.keep else ''})")
     return 0
 
 
 def _report(args: argparse.Namespace, baseline: Figure, capacity: Figure, busy: float, offered: Figure, rate: float,
-            idle: Figure, contention: Figure, profile: dict[str, Any], best: ServerConfig) -> None:
+            idle: Figure, contention: Figure, profile: dict[str, Any], best: ServerConfig,
+            runs: list[Figure]) -> None:
     key = "with" if args.idempotency_key else "without"
     print(f"Redemptions, POST {URL_PATH} {key} Idempotency-Key, gunicorn {best}, DJANGO_ENV=production:")
     print(f"  closed loop  {capacity.line()}  (machine {busy:.0%} busy)\n{cpu_words(capacity)}")
-    print(f"  open loop    {offered.line()}")
+    for number, run in enumerate(runs, start=1):
+        mark = "  (the worst: judged)" if len(runs) > 1 and run is offered else ""
+        print(f"  open loop    {run.line()}{f'  run {number} of {len(runs)}' if len(runs) > 1 else ''}{mark}")
     print(f"  open loop    {idle.line()}  (no queue: the latency floor)")
     print(f"  baseline     {baseline.line()}\n      CPU ms per update: postgres {baseline.cpu['postgres']:.2f}, "
           f"client {baseline.cpu['client']:.2f}")
@@ -199,7 +209,8 @@ def _report(args: argparse.Namespace, baseline: Figure, capacity: Figure, busy: 
     print("  slowest queries: " + "; ".join(f"{q['ms']:.1f} ms {q['sql'][:60]}" for q in slowest))
     met = (capacity.rate >= TARGET_RATE and rate >= TARGET_RATE and offered.rate >= 0.98 * rate
            and offered.p99 < TARGET_P99_MS and capacity.errors + offered.errors == 0)
-    p99 = f"p99 {offered.p99:.1f} ms at {rate:.0f}/s offered" + ("" if rate >= TARGET_RATE else
+    worst = f" (the worst of {len(runs)} runs)" if len(runs) > 1 else ""
+    p99 = f"p99 {offered.p99:.1f} ms at {rate:.0f}/s offered{worst}" + ("" if rate >= TARGET_RATE else
                                                                  f" (the target {TARGET_RATE:.0f}/s is over capacity)")
     print(f"{'PASS' if met else 'MISS'}: {capacity.rate:.0f} redemptions/s (target >= {TARGET_RATE:.0f}/s), {p99} "
           f"(target < {TARGET_P99_MS:.0f} ms), errors {capacity.errors + offered.errors}; bare SQL "
@@ -210,9 +221,16 @@ def _report(args: argparse.Namespace, baseline: Figure, capacity: Figure, busy: 
         row("redemptions a second through gunicorn (closed loop)", f"≥ {TARGET_RATE:.0f}/s, no error",
             f"{capacity.rate:.0f}/s, {capacity.errors} errors", f"bare SQL update {baseline.rate:.0f}/s", ratio,
             capacity.rate >= TARGET_RATE and capacity.errors == 0),
-        row(f"redemption p99 at {rate:.0f}/s offered (open loop)", f"< {TARGET_P99_MS:.0f} ms",
+        row(f"redemption p99 at {rate:.0f}/s offered (open loop" + (f", the worst of {len(runs)} runs)" if len(runs) > 1
+                                                                       else ")"), f"< {TARGET_P99_MS:.0f} ms",
             f"{offered.p99:.1f} ms", f"no queue: p99 {idle.p99:.1f} ms", offered.p99 / idle.p99 if idle.p99 else None,
             offered.p99 < TARGET_P99_MS and rate >= TARGET_RATE and offered.errors == 0)])
+
+
+def _worst(runs: list[Figure]) -> Figure:
+    """Of several open-loop runs at one offered rate, the one the figure is judged by: an error first, then the
+    highest p99."""
+    return max(runs, key=lambda run: (run.errors > 0, run.p99))
 
 
 if __name__ == "__main__":
