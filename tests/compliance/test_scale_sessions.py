@@ -39,7 +39,11 @@ def test_each_batch_runs_in_its_own_thread_connection_and_transaction():
     assert [batch for *_rest, batch in first + again] == [[1, 2], [3], [4], [5, 6]]  # in the batches' order
     assert {pid for _t, pid, _x, _b in first + again} - {main_backend} == {pid for _t, pid, _x, _b in first + again}
     assert len({txid for _t, _p, txid, _b in first + again}) == 4  # a transaction a batch
-    assert {(thread, pid) for thread, pid, _x, _b in first + again} == {(t, p) for t, p, _x, _b in first}  # kept
+    # Each thread keeps its one connection from batch to batch and from one call to the next. Which thread takes
+    # which batch is the pool's (a thread that finished its batch may take the next before a second thread starts),
+    # so the test asks only that a thread is always on the same backend, and no two threads share one.
+    pairs = {(thread, pid) for thread, pid, _x, _b in first + again}
+    assert len({thread for thread, _p in pairs}) == len(pairs) == len({pid for _t, pid in pairs}) <= 2
 
 
 @pytest.mark.django_db(transaction=True)
