@@ -116,6 +116,7 @@ if DJANGO_ENV == "test":
 MIDDLEWARE = [
     "compliance.health.HealthMiddleware",  # /healthz and /readyz: before the host check and the HTTPS redirect
     "compliance.log_context.RequestIdMiddleware",  # every log line of the request carries its id
+    "compliance.after_response.AfterResponseMiddleware",  # work a request leaves until its answer has gone
     "django.middleware.security.SecurityMiddleware",
     "compliance.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
