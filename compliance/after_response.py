@@ -12,9 +12,10 @@ failure is logged with its traceback, never raised: the response has gone.
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import logging
 from collections.abc import Callable
-from contextvars import ContextVar
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -23,25 +24,29 @@ __all__ = ["AfterResponseMiddleware", "after_response"]
 
 logger = logging.getLogger(__name__)
 
-_PENDING: ContextVar[list[Callable[[], object]] | None] = ContextVar("after_response_pending", default=None)
+_PENDING: contextvars.ContextVar[list[Callable[[], object]] | None] = contextvars.ContextVar("after_response_pending", default=None)
 
 
 def after_response(work: Callable[[], object]) -> None:
-    """Run ``work`` once this request's response has been sent; at once where there is no request."""
+    """Run ``work`` once this request's response has been sent; at once where there is no request. It runs in a
+    copy of the request's context as it is now, so what it logs carries the request's id, person and facility."""
     pending = _PENDING.get()
     if pending is None:
         work()
     else:
-        pending.append(work)
+        pending.append(functools.partial(contextvars.copy_context().run, _attempt, work))
+
+
+def _attempt(work: Callable[[], object]) -> None:
+    try:
+        work()
+    except Exception:
+        logger.exception("work left for after the response failed: %r", work)
 
 
 def _run(pending: list[Callable[[], object]]) -> None:
     while pending:
-        work = pending.pop(0)
-        try:
-            work()
-        except Exception:
-            logger.exception("work left for after the response failed: %r", work)
+        pending.pop(0)()
 
 
 class AfterResponseMiddleware:

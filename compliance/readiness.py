@@ -17,6 +17,7 @@ by the app that keeps the override) takes when the table opens.
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -246,8 +247,28 @@ def generation_bump(facility_id: int | None) -> None:
     key = _generation_key(facility_id)
     try:
         cache.incr(key)
-    except ValueError:
-        cache.set(key, 1, None)
+    except ValueError:  # never set, or evicted: a value no earlier generation had
+        cache.set(key, _fresh_generation(), None)
+
+
+def _fresh_generation() -> int:
+    """A generation no verdict kept in the cache can carry: the clock in nanoseconds. Counting from 1 again after the
+    cache lost the key (evicted: the embedded file cache culls a third of its files past 300) could meet a verdict
+    computed before a write under the same number."""
+    return time.time_ns()
+
+
+def _generation(found: object, facility_id: int) -> int:
+    """The facility's generation as read (``found``), or, if the cache has none, a fresh one set now (``add``:
+    of two workers finding none at once, both read the one that won)."""
+    from django.core.cache import cache
+
+    if isinstance(found, int):
+        return found
+    key = _generation_key(facility_id)
+    cache.add(key, _fresh_generation(), None)
+    value = cache.get(key)
+    return value if isinstance(value, int) else _fresh_generation()
 
 
 def table_readiness_now(table: GamingTable) -> Readiness:
@@ -264,7 +285,7 @@ def table_readiness_now(table: GamingTable) -> Readiness:
     bucket = int(at.timestamp()) // CACHE_SECONDS
     this, last = _verdict_key(table.facility_id, table.pk, bucket), _verdict_key(table.facility_id, table.pk, bucket - 1)
     found = cache.get_many([generation_key, this, last])
-    generation = found.get(generation_key) or 0
+    generation = _generation(found.get(generation_key), table.facility_id)
     kept = _of_generation(found.get(this), generation)
     if kept is not None:
         return kept
@@ -306,7 +327,7 @@ def facility_readiness_now(facility: Facility, every_table: Iterable[GamingTable
     from django.core.cache import cache
 
     at = timezone.now()
-    generation = cache.get(_generation_key(facility.pk)) or 0
+    generation = _generation(cache.get(_generation_key(facility.pk)), facility.pk)
     key = f"readiness:{facility.pk}:{generation}:all:{int(at.timestamp()) // CACHE_SECONDS}"
     found = cache.get(key)
     if isinstance(found, dict):

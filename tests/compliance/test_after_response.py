@@ -10,12 +10,16 @@ from typing import Any
 
 import pytest
 import time_machine
+from django.contrib.auth.decorators import login_not_required
 from django.core.cache import cache
 from django.core.signals import request_finished
 from django.db import close_old_connections, connection
 from django.http import HttpResponse
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
+from django.urls import path
 
+from compliance import log_context
 from compliance.after_response import AfterResponseMiddleware, after_response
 from compliance.readiness import CACHE_SECONDS, generation_bump, table_readiness_now
 from tests.compliance.readiness_world import world_for
@@ -58,11 +62,27 @@ def test_outside_a_request_the_work_runs_at_once():
     assert ran == [1]
 
 
-def test_the_whole_stack_runs_the_middleware(client):
-    from django.conf import settings
+_SEEN: list[tuple[str, str]] = []
 
-    assert "compliance.after_response.AfterResponseMiddleware" in settings.MIDDLEWARE
-    assert client.get("/healthz").status_code == 200
+
+@login_not_required
+def _leaves_work(request: Any) -> HttpResponse:
+    after_response(lambda: _SEEN.append(("after", log_context._REQUEST_ID.get())))
+    _SEEN.append(("view", request.request_id))
+    return HttpResponse("the answer")
+
+
+urlpatterns = [path("leaves-work/", _leaves_work)]
+
+
+@pytest.mark.django_db
+@override_settings(ROOT_URLCONF=__name__)
+def test_through_every_middleware_the_work_runs_after_the_view_with_the_requests_id(client):
+    _SEEN.clear()
+    response = client.get("/leaves-work/", HTTP_X_FORWARDED_PROTO="https", secure=True)
+    assert response.status_code == 200 and response.content == b"the answer"
+    request_id = response["X-Request-ID"]
+    assert [("view", request_id), ("after", request_id)] == _SEEN  # after the view; its log lines carry the id
 
 
 def _scan(rf: Any, table: Any) -> tuple[Any, list[dict[str, Any]], HttpResponse]:
@@ -115,3 +135,24 @@ def test_after_a_write_or_two_buckets_the_scan_computes_before_it_answers(rf, fa
     with time_machine.travel(two_on, tick=False):
         answer, waited, _ = _scan(rf, table)
         assert waited and answer.at == two_on
+
+
+@pytest.mark.django_db
+def test_a_generation_lost_from_the_cache_is_never_taken_for_the_one_a_kept_verdict_carries(rf, facility):
+    """The cache may lose the facility's generation (evicted): the next one is fresh, so no verdict kept under the
+    old one is reused — a lost generation read again as 0 (or counted again from 1) could match one."""
+    from compliance.readiness import _generation_key
+
+    table = world_for(facility).table("craps", "CR-1")
+    cache.clear()
+    with time_machine.travel(T0, tick=False):
+        table_readiness_now(table)
+    cache.delete(_generation_key(facility.pk))
+    with time_machine.travel(T0 + timedelta(seconds=CACHE_SECONDS), tick=False):
+        answer, waited, _ = _scan(rf, table)
+        assert waited and answer.at == T0 + timedelta(seconds=CACHE_SECONDS)
+    cache.delete(_generation_key(facility.pk))
+    generation_bump(facility.pk)  # a write finding none sets a fresh one too
+    with time_machine.travel(T0 + timedelta(seconds=2 * CACHE_SECONDS), tick=False):
+        answer, waited, _ = _scan(rf, table)
+        assert waited and answer.at == T0 + timedelta(seconds=2 * CACHE_SECONDS)
