@@ -50,6 +50,7 @@ class ComplianceConfig(registry.PluggableApp):
 
         from compliance import actors, signals  # noqa: F401  (connect receivers)
         from compliance.breaches import connect_breach_receiver
+        from compliance.history_managers import install as history_managers_once
 
         super().ready()
         # Triggers and functions are schema: migrations install them (compliance.db_guards), never a receiver.
@@ -59,3 +60,4 @@ class ComplianceConfig(registry.PluggableApp):
         # db_roles --migrate) the rest — the restore drill found the two counts of auth_group_permissions apart.
         post_migrate.connect(signals.grant_administrator_permissions, dispatch_uid="compliance.administrator-permissions")
         connect_breach_receiver()
+        history_managers_once()  # Model.history's manager class built once, not on every save
