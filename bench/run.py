@@ -26,6 +26,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from benchlib.pace import SLOWER, pace, pace_words, slower_than  # noqa: E402
 from benchlib.table import RESULTS, machine, print_table  # noqa: E402
 
 SERVER = os.environ.get("BENCH_SERVER", "postgres://postgres@127.0.0.1:5432")
@@ -73,11 +74,13 @@ def _rows(run_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _with_previous(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _previous() -> dict[str, Any]:
     summary = RESULTS / "summary.json"
-    before = {}
-    if summary.exists():
-        before = {r["figure"]: r for r in json.loads(summary.read_text()).get("figures", [])}
+    return json.loads(summary.read_text()) if summary.exists() else {}
+
+
+def _with_previous(rows: list[dict[str, Any]], previous: dict[str, Any]) -> list[dict[str, Any]]:
+    before = {r["figure"]: r for r in previous.get("figures", [])}
     for row in rows:
         was = before.get(row["figure"])
         row["previous"] = f"{was['measured']} ({was['result']})" if was else ""
@@ -85,16 +88,30 @@ def _with_previous(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def _save(rows: list[dict[str, Any]], arguments: argparse.Namespace, seconds: float) -> None:
+def _pace_said(paces: dict[str, Any], previous: dict[str, Any]) -> tuple[str, float | None]:
+    """The machine's pace before and after the benches in words, and how many times slower it ran than at the
+    previous run (benchlib/pace.py)."""
+    slower = slower_than(paces.get("end") or paces.get("start"), (previous.get("pace") or {}).get("end"))
+    words = (f"the machine's pace (benchlib/pace.py, lower is faster): {pace_words(paces.get('start'))} before the "
+             f"benches, {pace_words(paces.get('end'))} after")
+    if previous.get("pace"):
+        words += f"; at the previous run {pace_words(previous['pace'].get('end'))}"
+    if slower is not None:
+        words += f" ({slower:.2f} times the previous run's time)"
+    return words, slower
+
+
+def _save(rows: list[dict[str, Any]], arguments: argparse.Namespace, seconds: float, paces: dict[str, Any],
+          pace_said: str) -> None:
     summary = RESULTS / "summary.json"
     if summary.exists():
         summary.with_name("summary.previous.json").write_text(summary.read_text())
     meta = {"machine": machine(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "quick": arguments.quick,
-            "seconds": round(seconds)}
+            "seconds": round(seconds), "pace": paces}
     summary.write_text(json.dumps({**meta, "figures": rows}, indent=1, ensure_ascii=False))
     columns = ("figure", "target", "measured", "baseline", "ratio", "result")
     lines = [f"Measured {meta['when']} on {meta['machine']}{' (--quick: reduced sizes)' if arguments.quick else ''}; "
-             f"`make bench`, {seconds / 60:.0f} minutes.", "", "| " + " | ".join(columns) + " |",
+             f"`make bench`, {seconds / 60:.0f} minutes; {pace_said}.", "", "| " + " | ".join(columns) + " |",
              "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(str(r.get(c) if r.get(c) is not None else "—").replace("|", "/") for c in columns)
               + " |" for r in rows]
@@ -111,20 +128,28 @@ def main() -> int:
     wanted = {name.strip() for name in arguments.only.split(",") if name.strip()}
     scripts = [s for s in sorted(HERE.glob("*_bench.py")) if not wanted or s.stem.removesuffix("_bench") in wanted]
     run_id, began, failures = uuid.uuid4().hex[:12], time.perf_counter(), []
+    paces = {"start": pace()}
+    print(f"the machine's pace before the benches (lower is faster): {pace_words(paces['start'])}", flush=True)
     for script in scripts:
         print(f"== {script.name}", flush=True)
         code, seconds = _run(script, run_id, arguments)
         print(f"== {script.name}: exit {code}, {seconds:.0f} s", flush=True)
         if code != 0:
             failures.append(script.name)
-    rows = _with_previous(_rows(run_id))
+    paces["end"] = pace()
+    previous = _previous()
+    rows = _with_previous(_rows(run_id), previous)
     seconds = time.perf_counter() - began
-    print(f"\nmake bench: {len(rows)} figures from {len(scripts)} benches on {machine()}, {seconds / 60:.0f} minutes")
+    pace_said, slower = _pace_said(paces, previous)
+    print(f"\nmake bench: {len(rows)} figures from {len(scripts)} benches on {machine()}, {seconds / 60:.0f} minutes;"
+          f" {pace_said}")
     print_table(rows, ("figure", "target", "measured", "baseline", "ratio", "result", "previous"))
     regressed = [r["figure"] for r in rows if r["regressed"]]
     if regressed:
-        print("REGRESSED since the previous run: " + "; ".join(regressed))
-    _save(rows, arguments, seconds)
+        print("REGRESSED since the previous run: " + "; ".join(regressed)
+              + (f" (the machine ran {slower:.2f} times slower than at the previous run: run again before blaming the "
+                 "code)" if slower is not None and slower >= SLOWER else ""))
+    _save(rows, arguments, seconds, paces, pace_said)
     print(f"written: {RESULTS / 'summary.json'}, {RESULTS / 'summary.md'}")
     if failures:
         print("benches that missed a target or failed: " + ", ".join(failures))
