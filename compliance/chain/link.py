@@ -1,8 +1,9 @@
 """Joining sealed rows to their chains: one chain per facility and sealed model, the work linear in the rows.
 
 :func:`chain_link` (beat every minute, and on demand) reads a model's rows above its *floor* (every row
-at or below it is linked) once, in id order, skips those links above the floor already cover, and files
-each remaining row's digest in its facility's chain, a link per 50,000 rows or per run. Each link keeps the
+at or below it is linked) that no link above the floor covers yet (the gaps between the links' runs of ids, found
+by probing the primary key's index at each gap's ends, not by reading every id), once, in id order, and files
+each one's digest in its facility's chain, a link per 50,000 rows or per run. Each link keeps the
 digests, their SHA-256 with the chain, sequence, previous hash and ids (``link_hash``: anyone holding the
 rows can recompute it, no key needed) and that hash sealed with the key (``link_mac``).
 
@@ -23,7 +24,7 @@ from django.db import connection, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from compliance.chain.rows import read_ids, read_value_runs, row_reader, sealed_models, uncovered_runs
+from compliance.chain.rows import read_value_runs, row_reader, rows_in_spans, sealed_models
 from compliance.models import ChainLink, Facility, Sealed
 from compliance.models.chain import encode_ids, row_digest
 from compliance.seal_keys import seal_of
@@ -37,6 +38,7 @@ BATCH = 50_000
 LINKS_AT_ONCE = 4
 # How long before the oldest running transaction a link must be for the floor to pass it.
 MARGIN = timedelta(seconds=60)
+LAST_ID = 2**63 - 1  # a bigint key's largest
 
 
 def link_hash_of(chain: str, sequence: int, previous: str, ids: str, digests: bytes) -> str:
@@ -70,6 +72,25 @@ class Coverage:
         while self.at < len(self.runs) and self.runs[self.at][1] < pk:
             self.at += 1
         return self.at < len(self.runs) and self.runs[self.at][0] <= pk
+
+    def gaps(self, above: int, through: int = LAST_ID) -> list[tuple[int, int]]:
+        """The spans of ids after ``above`` and up to ``through`` that no run covers, ascending: where the rows
+        waiting for a link are (:func:`compliance.chain.rows.rows_in_spans` finds them)."""
+        spans, first = [], above + 1
+        for low, high in self.runs:
+            if first > through:
+                break
+            if low > first:
+                spans.append((first, min(low - 1, through)))
+            first = max(first, high + 1)
+        if first <= through:
+            spans.append((first, through))
+        return spans
+
+    def waiting(self, model: type[Sealed], above: int, through: int = LAST_ID) -> list[tuple[int, int]]:
+        """The runs of ``model``'s rows after ``above`` (up to ``through``) that no run covers, ascending: each the
+        lowest and highest id of the rows between two covered runs (the ids alone, two index probes a gap)."""
+        return rows_in_spans(model, self.gaps(above, through))
 
     @classmethod
     def of_links(cls, label: str, above: int, *, before_pk: int | None = None) -> Coverage:
@@ -153,7 +174,7 @@ def chain_link(model: type[Sealed]) -> int:
     floor = _floor(linker.label)
     new_floor = _settled(linker.label, floor)
     coverage = Coverage.of_links(linker.label, floor)
-    runs = uncovered_runs(read_ids(model, above=floor), coverage.covers)  # the ids alone: an index-only scan
+    runs = coverage.waiting(model, floor)  # the ids alone, and only those no link covers: index probes
     pending: dict[int | None, list[tuple[int, bytes]]] = defaultdict(list)
     encode = row_reader(model).encode
     for values in read_value_runs(model, runs):  # then only the rows to link, whole: (id, seal, ..., facility)
@@ -202,13 +223,8 @@ def _linked_through(label: str, model: type[Sealed], floor: int, committed_throu
     model's only writer has committed through) or, when a row at or below it is not linked yet, the id before that
     row (the ids above the floor read alone, index-only)."""
     settled = max(_settled(label, floor), committed_through or 0)
-    coverage = Coverage.of_links(label, floor)
-    for pk in read_ids(model, above=floor):
-        if pk > settled:
-            break
-        if not coverage.covers(pk):
-            return pk - 1
-    return settled
+    waiting = Coverage.of_links(label, floor).waiting(model, floor, settled)
+    return waiting[0][0] - 1 if waiting else settled
 
 
 def chain_link_all() -> int:

@@ -22,7 +22,7 @@ from django.db.models import Q
 from compliance.chain.link import LINKS_AT_ONCE, Coverage, runs_of
 from compliance.chain.parallel import parallel_worth_it, scan_in_parallel
 from compliance.chain.report import ChainReport, Clock, named
-from compliance.chain.rows import read_ids, read_value_runs, read_values, row_reader, uncovered_runs
+from compliance.chain.rows import read_value_runs, read_values, row_reader
 from compliance.models import ChainLink, Sealed, Signature
 from compliance.seal_keys import LEGACY_KEY_ID, key_ring, seal_check
 
@@ -208,7 +208,7 @@ def verify_rows(model: type[Sealed], report: ChainReport, clock: Clock, snapshot
         rows = read_values(model)
     else:  # the rows the new links cover, and those no link covers yet: nothing else is read
         every_link = Coverage.of_links(label, floor, before_pk=snapshot)
-        waiting = uncovered_runs(read_ids(model, above=floor), every_link.covers)
+        waiting = every_link.waiting(model, floor)
         new_links = ChainLink.objects.filter(after(start), model=label, scheme=2, pk__lte=snapshot)
         runs = Coverage([*waiting, *(run for ids in new_links.values_list("ids", flat=True).iterator()
                                      for run in runs_of(ids))]).runs
