@@ -244,8 +244,11 @@ class RedemptionRow(NamedTuple):
         return self.id
 
 
-@dataclass(frozen=True)
-class AwaitingPosting:
+class AwaitingPosting(NamedTuple):
+    """A redemption awaiting its posting and the state the ledger holds its coupon in (a named tuple, not a frozen
+    dataclass: finance's processing of a busy day makes 55,000, and a frozen dataclass sets each field through
+    ``object.__setattr__``)."""
+
     redemption: RedemptionRow
     held_state: str  # the state of the open range holding its serial; "" if none holds it
 
@@ -296,7 +299,8 @@ def redemptions_awaiting_posting(facility: Facility) -> list[AwaitingPosting]:
     else:
         found = (_awaiting(facility).filter(not_posted).order_by("gaming_date", "series_id", "serial")
                  .values_list(*_POSTED_COLUMNS, "held_state", "held_last"))
-    return [AwaitingPosting(RedemptionRow(*row[:-2]), row[-2] if row[-1] is not None and row[-1] >= row[3] else "")
+    redemption = RedemptionRow._make
+    return [AwaitingPosting(redemption(row[:-2]), row[-2] if row[-1] is not None and row[-1] >= row[3] else "")
             for row in found]
 
 
