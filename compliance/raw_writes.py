@@ -35,7 +35,8 @@ from compliance.actors import history_user_getter
 from compliance.models.chain import Sealed
 from compliance.raw_reads import current_connection, fetch
 
-__all__ = ["audited_insert", "history_model_of", "plain_insert", "takes_one_statement"]
+__all__ = ["audited_insert", "history_model_of", "history_row_of", "known_receivers_only", "plain_insert",
+           "receivers_of", "takes_one_statement"]
 
 Rows = Callable[[models.Model], Sequence[models.Model]]
 
@@ -47,7 +48,7 @@ def history_model_of(model: type[models.Model]) -> Any:
     return descriptor.model
 
 
-def _receivers(signal: Any, sender: type[models.Model]) -> list[Any]:
+def receivers_of(signal: Any, sender: type[models.Model]) -> list[Any]:
     live = signal._live_receivers(sender)
     receivers = live[0] + live[1] if isinstance(live, tuple) else live  # Django 5: (sync, async)
     return [getattr(r, "__func__", r) for r in receivers]
@@ -55,21 +56,24 @@ def _receivers(signal: Any, sender: type[models.Model]) -> list[Any]:
 
 def takes_one_statement(model: type[models.Model]) -> bool:
     """Whether :func:`audited_insert` writes ``model``'s rows in one statement here (else through ``save()``)."""
-    return connection.vendor == "postgresql" and _known_receivers_only(model)
+    return connection.vendor == "postgresql" and known_receivers_only(model)
 
 
-def _known_receivers_only(model: type[models.Model]) -> bool:
+def known_receivers_only(model: type[models.Model], *, breaches_told: bool = False) -> bool:
+    """Saving a row of ``model`` runs only simple_history, the audit index and the breach listener (for a model
+    whose rows readiness reads, only if the caller tells it, ``breaches_told``: ``compliance.breaches.bulk_written``;
+    else only for a model it ignores)."""
     from compliance.breaches import _saved
     from compliance.readiness import watched_models
     from compliance.signals import index_history_row
 
     history = history_model_of(model)
-    ignored_by_breaches = [_saved] if model not in watched_models() else []
+    ignored_by_breaches = [_saved] if breaches_told or model not in watched_models() else []
     return (getattr(model, "signed_part_of", None) is None and not getattr(history, "_history_m2m_fields", None)
-            and not _receivers(pre_save, model) and not _receivers(pre_create_historical_record, history)
-            and sorted(map(id, _receivers(post_save, model))) == sorted(map(id, [HistoricalRecords.post_save,
+            and not receivers_of(pre_save, model) and not receivers_of(pre_create_historical_record, history)
+            and sorted(map(id, receivers_of(post_save, model))) == sorted(map(id, [HistoricalRecords.post_save,
                                                                                  *ignored_by_breaches]))
-            and _receivers(post_create_historical_record, history) == [index_history_row])
+            and receivers_of(post_create_historical_record, history) == [index_history_row])
 
 
 @cache
@@ -136,12 +140,13 @@ def _values(obj: models.Model, fields: list[Any]) -> list[Any]:
     return values
 
 
-def _history_row(instance: models.Model) -> Any:
-    """The history row simple_history's ``create_historical_record`` builds for a created ``instance``."""
+def history_row_of(instance: models.Model, history_type: str = "+") -> Any:
+    """The history row simple_history's ``create_historical_record`` builds for ``instance``, created ("+") or
+    changed ("~"), by the current actor, dated ``instance._history_date`` or now."""
     history = history_model_of(type(instance))
     return history(
         history_date=getattr(instance, "_history_date", timezone.now()),
-        history_type="+",
+        history_type=history_type,
         history_user=history_user_getter(instance=instance),
         history_change_reason=get_change_reason_from_object(instance),
         **{f.attname: getattr(instance, f.attname) for f in history.tracked_fields},
@@ -172,7 +177,7 @@ def audited_insert(instance: models.Model, *, then: Rows = lambda instance: ()) 
         instance.pk = ids[0]
         if isinstance(instance, Sealed):
             instance.seal = instance.compute_seal()
-        history_row = _history_row(instance)
+        history_row = history_row_of(instance)
         history_row.pk = ids[1]
         event = audit_event_of(instance, history_row)
         assert event is not None  # a created row's event always is
@@ -197,8 +202,8 @@ def _plain_receivers_only(model: type[models.Model]) -> bool:
     from compliance.readiness import watched_models
 
     ignored_by_breaches = [_saved] if model not in watched_models() else []
-    return (getattr(model, "signed_part_of", None) is None and not _receivers(pre_save, model)
-            and sorted(map(id, _receivers(post_save, model))) == sorted(map(id, ignored_by_breaches)))
+    return (getattr(model, "signed_part_of", None) is None and not receivers_of(pre_save, model)
+            and sorted(map(id, receivers_of(post_save, model))) == sorted(map(id, ignored_by_breaches)))
 
 
 @cache

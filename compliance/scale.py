@@ -52,6 +52,7 @@ class ScalePlan:
     exclusion_entries: int = 200_000
     any_order: bool = False  # patrons bring coupons back in any order (the kept ones leave holes in the block)
     beat_postings: bool = False  # redemptions posted to the ledger hourly as beat would, not by finance each morning
+    floor_through_services: bool = False  # the equipment logs one record at a time through the services, not in bulk
     people: dict[str, Any] = field(default_factory=dict)
     shared: dict[str, Any] = field(default_factory=dict)
     say: Callable[[str], None] = print

@@ -70,15 +70,20 @@ def created_values(model: type[models.Model], value_of: Callable[[str], Any],
     return values
 
 
-def audit_event_of(instance: Any, history_instance: Any) -> AuditEvent | None:
+_PREVIOUS_READ = object()
+
+
+def audit_event_of(instance: Any, history_instance: Any, previous: Any = _PREVIOUS_READ) -> AuditEvent | None:
     """The audit trail's row for one history row of ``instance``, not saved yet; None for a save that changed no
     field. :func:`index_history_row` saves it after every history row; ``compliance.raw_writes`` writes it beside
-    the history row it builds the same way (the coupon scan's one statement)."""
+    the history row it builds the same way (the coupon scan's one statement). ``previous``: the history row before
+    this one (a change's), when the caller holds it (``compliance.bulk_records``); else it is read."""
     changes: dict[str, Any] = {}
     if history_instance.history_type == "+":
         changes = _created_values(instance)
     if history_instance.history_type == "~":
-        previous = history_instance.prev_record
+        if previous is _PREVIOUS_READ:
+            previous = history_instance.prev_record
         if previous is not None:
             delta = history_instance.diff_against(previous)
             changes = {

@@ -11,7 +11,7 @@ placement and removal is signed by both people, as the forms are.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, timedelta
 
 from compliance.demo import signing_passwords
 from compliance.gaming_day import day_bounds
@@ -22,6 +22,7 @@ from compliance.scale_turns import beside_writes, entered_beside
 from equipment import services
 from equipment.approval_kinds import KINDS
 from equipment.models import DeckSet, DiceMethod, EquipmentApproval, EquipmentRequirement
+from equipment.scale_bulk import DECKS, DICE, INSPECTION, FloorChange, written_in_bulk
 
 __all__ = ["equipment_scale_seed"]
 
@@ -48,18 +49,30 @@ class _Crew:
         self.dealer = {t.pk: dealers[n % len(dealers)] for n, t in enumerate(tables)}
 
 
-def _dice(table: GamingTable, requirement: EquipmentRequirement, crew: _Crew, password: str, at: datetime) -> None:
-    services.dice_set_change(
-        table=table, user=crew.floorperson[table.pk], password=password, dealer=crew.dealer[table.pk],
-        dealer_password=password, identifiers=f"{table.number} {at:%y%m%d}", dice_count=requirement.dice_count,
-        colours=requirement.dice_colours, dice_returned=None, at=at)
-
-
-def _decks(table: GamingTable, crew: _Crew, password: str, at: datetime, n: int) -> None:
-    services.deck_set_change(
-        table=table, user=crew.floorperson[table.pk], password=password, at=at, dealer=crew.dealer[table.pk],
-        dealer_password=password, deck_count=2, back_colours="red / blue", dealt_from=DeckSet.DealtFrom.AUTOMATED_SHOE,
-        automated_shuffler=True, identifiers=f"{table.number} decks {at:%y%m%d}-{n}")
+def _day(plan: ScalePlan, day: date, number: int, crew: _Crew, requirements: dict[int, EquipmentRequirement],
+         inspected: list[GamingTable], dice_tables: list[GamingTable], deck_tables: list[GamingTable]
+         ) -> list[FloorChange]:
+    """The day's records, in the order they are written: the inspections at 06:30, each table's dice at its own
+    minute, each Asia Poker table's decks every 8 hours."""
+    opens = day_bounds(plan.facility, day)[0]
+    changes = [FloorChange(INSPECTION, t, requirements[t.game_id], opens + timedelta(minutes=30),
+                           crew.floorperson[t.pk], values={"values_entered": [1 + number % 6, 3, 6]})
+               for t in inspected]
+    for index, table in enumerate(dice_tables):
+        at = opens + timedelta(minutes=40 + 11 * index % 1200)
+        requirement = requirements[table.game_id]
+        changes.append(FloorChange(DICE, table, requirement, at, crew.floorperson[table.pk], crew.dealer[table.pk],
+                                   {"identifiers": f"{table.number} {at:%y%m%d}", "dice_count": requirement.dice_count,
+                                    "colours": requirement.dice_colours}))
+    for index, table in enumerate(deck_tables):
+        for change in range(24 // DECK_HOURS):
+            at = opens + timedelta(hours=DECK_HOURS * change, minutes=5 + 3 * index)
+            changes.append(FloorChange(DECKS, table, requirements[table.game_id], at, crew.floorperson[table.pk],
+                                       crew.dealer[table.pk], {
+                                           "deck_count": 2, "back_colours": "red / blue",
+                                           "dealt_from": DeckSet.DealtFrom.AUTOMATED_SHOE, "automated_shuffler": True,
+                                           "identifiers": f"{table.number} decks {at:%y%m%d}-{change}"}))
+    return changes
 
 
 def equipment_scale_seed(*, plan: ScalePlan) -> str:
@@ -80,24 +93,15 @@ def equipment_scale_seed(*, plan: ScalePlan) -> str:
             for table in deck_tables:  # the starting position by the approved random number generator
                 services.dice_method_record(table=table, user=plan.people[Role.SHIFT_MANAGER], method=DiceMethod.RNG)
         for number, day in enumerate(plan.each_day()):
-            opens = day_bounds(plan.facility, day)[0]
+            changes = _day(plan, day, number, crew, requirements, inspected, dice_tables, deck_tables)
             # One transaction a day, committed at its end: what runs at commit (the breach sync) runs then.
-            with travel(opens + timedelta(hours=23, minutes=55)), beside_writes():
-                for table in inspected:
-                    at = opens + timedelta(minutes=30)
-                    with travel(at):
-                        services.inspection_record(table=table, user=crew.floorperson[table.pk], password=password,
-                                                   values_entered=[1 + number % 6, 3, 6], combinations_illuminated=True)
-                for index, table in enumerate(dice_tables):
-                    at = opens + timedelta(minutes=40 + 11 * index % 1200)
-                    with travel(at):
-                        _dice(table, requirements[table.game_id], crew, password, at)
-                for index, table in enumerate(deck_tables):
-                    for change in range(24 // DECK_HOURS):
-                        at = opens + timedelta(hours=DECK_HOURS * change, minutes=5 + 3 * index)
-                        with travel(at):
-                            _decks(table, crew, password, at, change)
-            logged += len(dice_tables) + len(deck_tables) * (24 // DECK_HOURS) + len(inspected)
+            with travel(day_bounds(plan.facility, day)[0] + timedelta(hours=23, minutes=55)), beside_writes():
+                if plan.floor_through_services:
+                    for change in changes:
+                        change.through_services(password)
+                else:
+                    written_in_bulk(changes)
+            logged += len(changes)
             if (number + 1) % 30 == 0:
                 plan.say(f"    equipment: {number + 1} of {plan.days} gaming days, {logged:,} records")
     return (f"{logged:,} records: dice changed daily at {len(dice_tables)} tables, decks every {DECK_HOURS} hours at "

@@ -118,6 +118,11 @@ class Command(BaseCommand):
                             help="write every part in this process, one after the other; by default the floor's "
                                  "parts (staffing, equipment) are written in a second process beside the coupons "
                                  "(compliance/scale_turns.py; about a quarter faster on 2 cores)")
+        parser.add_argument("--floor-through-services", action="store_true",
+                            help="write the equipment logs' dice and deck changes and inspections one by one "
+                                 "through the services, as the floorpersons' forms do; by default each day's are "
+                                 "written in bulk as the services write them (equipment/scale_bulk.py; the same "
+                                 "rows, about ten times less of the machine)")
         parser.add_argument("--facility", default="demo", help="the facility's code (it must not exist yet)")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -181,6 +186,7 @@ class Command(BaseCommand):
                          seed=options["seed"], exclusion_entries=options["exclusion_entries"],
                          any_order=options["any_order"] or options["beat_postings"],
                          beat_postings=options["beat_postings"],
+                         floor_through_services=options["floor_through_services"],
                          say=lambda words: self.stdout.write(words))
         with travel(day_bounds(plan.facility, first_day)[0] - timedelta(hours=12)), acting_as(system_user()):
             self.stdout.write(f"  floor: {floor_scale_seed(plan=plan)}")
