@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import groupby
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
@@ -36,7 +37,7 @@ from compliance.models import AuditEvent, RegulatedRecord, Signature
 from compliance.models.base import _bulk_with_history
 from compliance.models.chain import seal_rows
 from compliance.raw_writes import history_model_of, history_row_of, known_receivers_only, receivers_of
-from compliance.scale import reserve_ids
+from compliance.scale import reserve_ids, travel
 from compliance.signals import audit_event_of
 
 __all__ = ["RecordBatch"]
@@ -99,23 +100,13 @@ class RecordBatch:
         for step in self.steps:
             if step.kind == "created":
                 step.instance._prepare_related_fields_for_save(operation_name="bulk_create")
-        latest = self._previous_history()
-        for step in self.steps:
-            if step.kind == "signed":
-                step.signature = _signature(step.instance, step.slot, step.actor, step.at)
-                step.event = AuditEvent.of(step.instance, action=AuditEvent.Action.SIGNED, actor=step.actor,
-                                           occurred_at=step.signature.signed_at,
-                                           changes={"slot": step.slot, "meaning": step.signature.meaning,
-                                                    "content_hash": step.signature.content_hash})
-                continue
-            for name, value in step.values.items():
-                setattr(step.instance, name, value)
-            step.instance._history_date = step.at.astimezone(UTC)
-            with acting_as(step.actor):
-                step.history = history_row_of(step.instance, "+" if step.kind == "created" else "~")
-            key = (type(step.instance), step.instance.pk)
-            step.event = audit_event_of(step.instance, step.history, latest.get(key))
-            latest[key] = step.history
+        earlier = self._stored_history()
+        # Each step built with the clock at its moment, as its service ran: a record's name may read the clock (an
+        # alert is "overdue since 10:00" today, "since Tue 3 Nov 10:00" after), and the audit event keeps the name.
+        for at, steps in groupby(self.steps, key=lambda step: step.at):
+            with travel(at):
+                for step in steps:
+                    self._built(step, earlier)
         self._give_ids([s.history for s in self.steps if s.history is not None],
                        lambda h: (h._meta.db_table, "history_id"))
         self._give_ids([s.signature for s in self.steps if s.signature is not None], lambda m: m._meta.db_table)
@@ -125,6 +116,28 @@ class RecordBatch:
                 step.event.history_id = step.history.pk
         self._give_ids([s.event for s in events], lambda m: m._meta.db_table)
         self._insert()
+
+    @staticmethod
+    def _built(step: _Step, earlier: dict[tuple[type[models.Model], Any], list[Any]]) -> None:
+        """The step's signature, history row and audit event, from the rows as they stand now."""
+        if step.kind == "signed":
+            step.signature = _signature(step.instance, step.slot, step.actor, step.at)
+            step.event = AuditEvent.of(step.instance, action=AuditEvent.Action.SIGNED, actor=step.actor,
+                                       occurred_at=step.signature.signed_at,
+                                       changes={"slot": step.slot, "meaning": step.signature.meaning,
+                                                "content_hash": step.signature.content_hash})
+            return
+        for name, value in step.values.items():
+            setattr(step.instance, name, value)
+        step.instance._history_date = step.at.astimezone(UTC)
+        with acting_as(step.actor):
+            step.history = history_row_of(step.instance, "+" if step.kind == "created" else "~")
+        rows = earlier.setdefault((type(step.instance), step.instance.pk), [])
+        # simple_history's prev_record: the newest history row of the row dated before this one
+        previous = max((r for r in rows if r.history_date < step.history.history_date),
+                       key=lambda r: r.history_date, default=None)
+        step.event = audit_event_of(step.instance, step.history, previous)
+        rows.append(step.history)
 
     def _check_models(self) -> None:
         from compliance.services import record_signed
@@ -147,19 +160,19 @@ class RecordBatch:
             for row, pk in zip(taken, reserve_ids(table, len(taken), column), strict=True):
                 row.pk = pk
 
-    def _previous_history(self) -> dict[tuple[type[models.Model], Any], Any]:
-        """The newest stored history row of each row this batch changes and did not create (one read a model)."""
+    def _stored_history(self) -> dict[tuple[type[models.Model], Any], list[Any]]:
+        """The stored history rows of each row this batch changes and did not create (one read a model)."""
         created = {(type(s.instance), s.instance.pk) for s in self.steps if s.kind == "created"}
         wanted: dict[type[models.Model], set[Any]] = defaultdict(set)
         for step in self.steps:
             key = (type(step.instance), step.instance.pk)
             if step.kind == "changed" and key not in created:
                 wanted[key[0]].add(key[1])
-        latest: dict[tuple[type[models.Model], Any], Any] = {}
+        stored: dict[tuple[type[models.Model], Any], list[Any]] = defaultdict(list)
         for model, ids in wanted.items():
-            for row in history_model_of(model).objects.filter(id__in=ids).order_by("history_date", "history_id"):
-                latest[(model, row.id)] = row  # the newest last (simple_history's prev_record: by date)
-        return latest
+            for row in history_model_of(model).objects.filter(id__in=ids).order_by("history_id"):
+                stored[(model, row.id)].append(row)
+        return stored
 
     def _insert(self) -> None:
         from compliance.breaches import bulk_written

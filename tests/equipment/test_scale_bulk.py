@@ -23,6 +23,7 @@ from compliance.scale import ScalePlan, travel
 from compliance.scale_floor import floor_scale_seed
 from compliance.staffing.scale import staffing_scale_seed
 from compliance.submissions.models import RulesSubmission
+from equipment import selectors
 from equipment.models import (
     DeckRemoval,
     DeckSet,
@@ -35,6 +36,9 @@ from equipment.models import (
     TableDiceMethod,
 )
 from equipment.scale import equipment_scale_seed
+from equipment.scale_bulk import DICE, FloorChange, written_in_bulk
+from tests.equipment.conftest import local, next_lot
+from tests.factories import PASSWORD
 from tests.vendors import postgresql_only
 
 pytestmark = [pytest.mark.django_db, postgresql_only("the batch takes its ids from PostgreSQL's sequences")]
@@ -183,3 +187,33 @@ def test_a_batch_refuses_a_model_whose_save_runs_more_than_it_writes():
             batch.write()
     finally:
         post_save.disconnect(listener, sender=OpeningInspection)
+
+
+def test_an_open_alert_on_the_set_taken_out_is_resolved_as_the_service_resolves_it(tdf, place_dice, floorperson,
+                                                                                     dealer):
+    """The generator never leaves an alert open, but a batch that takes a set out of play resolves its alerts as
+    ``removal_finish`` does: the same history row and "changed" event, from the alert's stored history, the alert
+    named as at that moment (its name reads the clock: "overdue since 10:00" that day)."""
+    placed = place_dice(tdf, local(2026, 11, 2, 10, 0))
+    with travel(placed.due_at):  # raised by the sweep when the set fell due
+        EquipmentAlert.objects.create(facility=tdf.facility, table=tdf, dice_set=placed, due_at=placed.due_at,
+                                      raised_at=placed.due_at)
+    requirement = selectors.requirement_for(tdf)
+    change = FloorChange(DICE, tdf, requirement, local(2026, 11, 3, 11, 0), floorperson, dealer,
+                         {"identifiers": next_lot(), "dice_count": requirement.dice_count,
+                          "colours": requirement.dice_colours})
+    shots = []
+    for write in (lambda: change.through_services(PASSWORD), lambda: written_in_bulk([change])):
+        before = _largest_ids()
+        with transaction.atomic():
+            write()
+            shots.append(_snapshot(before))
+            transaction.set_rollback(True)
+    for part, rows in shots[0].items():
+        for n, (got, want) in enumerate(zip(shots[1][part], rows, strict=True)):
+            assert got == want, (part, n)
+    resolved = [values for _alert, values in shots[1]["EquipmentAlert history"]]
+    assert [dict(v)["resolved_at"] for v in resolved] == [local(2026, 11, 3, 11, 0)]
+    changed = [event for event in shots[1]["events"] if dict(event[-1])["model_label"] == "equipment.EquipmentAlert"]
+    assert [dict(event[-1])["action"] for event in changed] == ["changed"]
+    assert [key for key, _words in changed[0][2]] == ["resolved_at"]
