@@ -116,6 +116,8 @@ class RecordBatch:
                 step.event.history_id = step.history.pk
         self._give_ids([s.event for s in events], lambda m: m._meta.db_table)
         self._insert()
+        for step in self.steps:  # simple_history would date a later save() of the instance by it
+            step.instance.__dict__.pop("_history_date", None)
 
     @staticmethod
     def _built(step: _Step, earlier: dict[tuple[type[models.Model], Any], list[Any]]) -> None:
