@@ -21,6 +21,7 @@ the rows of both ways equal, and the redemption's to this way).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from functools import cache
 from typing import Any
 
@@ -172,7 +173,10 @@ def audited_insert(instance: models.Model, *, then: Rows = lambda instance: ()) 
     from compliance.signals import audit_event_of
 
     model = type(instance)
-    with transaction.atomic():
+    # One statement is its own transaction: outside a transaction the ids and the insert are two statements in
+    # autocommit, with no BEGIN and COMMIT around them (a sequence's nextval is never rolled back anyway); inside
+    # one, a savepoint, so that a refused insert leaves the caller's transaction usable.
+    with transaction.atomic() if current_connection().in_atomic_block else nullcontext():
         ids = fetch("SELECT nextval(%s), nextval(%s), nextval(%s)", _sequences(model))[0]
         instance.pk = ids[0]
         if isinstance(instance, Sealed):

@@ -107,3 +107,51 @@ def test_a_receiver_the_write_does_not_know_gets_the_row_through_save(program, h
     assert heard == [redemption.pk] and takes_one_statement(Redemption)
     row, history, event = _written(redemption)
     assert history.history_user_id == dealer.pk and event.history_id == history.history_id and row.seal_intact()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_write_is_its_own_transaction(program, handed_out, craps_table, dealer):
+    """A scan (autocommit, as the API serves it) writes with no BEGIN, SAVEPOINT or COMMIT of its own: the one
+    statement is its transaction, committed when it ends, seen at once from another session."""
+    handed_out(1, 10)
+    redemption = _redemption(program, craps_table, dealer, 8)
+    assert connection.get_autocommit() and not connection.in_atomic_block
+    from unittest import mock
+
+    with acting_as(dealer), CaptureQueriesContext(connection) as captured, \
+            mock.patch.object(connection, "set_autocommit", wraps=connection.set_autocommit) as switched, \
+            mock.patch.object(connection, "commit", wraps=connection.commit) as committed:
+        audited_insert(redemption)
+    assert [q["sql"].split()[0].upper() for q in captured.captured_queries] == ["SELECT", "WITH"]
+    assert not switched.called and not committed.called  # no transaction opened around the two statements
+    import psycopg
+
+    settings = connection.settings_dict
+    with psycopg.connect(dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"],
+                         port=settings["PORT"] or 5432, password=settings["PASSWORD"] or None) as other:
+        seen = other.execute("SELECT count(*) FROM coupons_redemption WHERE id = %s", [redemption.pk]).fetchone()
+    assert seen == (1,)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_a_statement_refused_in_its_last_part_writes_nothing(program, handed_out, craps_table,
+                                                                                   dealer):
+    """The attacker's case for the write without BEGIN: the stored answer (the statement's last part) clashes with
+    an answer already kept under the same Idempotency-Key, after the redemption, its history row and audit event
+    were inserted by the parts before it. The statement is refused whole: none of them stays."""
+    from django.db import IntegrityError
+
+    handed_out(1, 10)
+
+    def answer(key: str) -> Any:
+        return lambda row: [RedemptionAnswer(account=dealer, key=key, request_sha256="f", status=201,
+                                             body={"redemption": {"id": row.pk}}, redemption=row)]
+
+    with acting_as(dealer):
+        audited_insert(_redemption(program, craps_table, dealer, 1), then=answer("same-key"))
+        counts = (Redemption.objects.count(), history_model_of(Redemption).objects.count(), AuditEvent.objects.count())
+        with pytest.raises(IntegrityError, match="coupon_answer_key_once"):
+            audited_insert(_redemption(program, craps_table, dealer, 2), then=answer("same-key"))
+    assert (Redemption.objects.count(), history_model_of(Redemption).objects.count(),
+            AuditEvent.objects.count()) == counts
+    assert not Redemption.objects.filter(serial=2).exists()
