@@ -283,32 +283,23 @@ class AuditEvent(Sealed, AppendOnly):
         )
 
     @classmethod
-    def record_bulk_created(cls, instances: Sequence[models.Model], *, actor: Any) -> None:
+    def record_bulk_created(cls, instances: Sequence[models.Model], histories: Sequence[Any]) -> None:
+        """The "created" events of rows inserted in bulk (``compliance.models.regulated_bulk_create``), each the one
+        the audit receiver writes for a row saved alone (``compliance.signals.audit_event_of``: the record's name,
+        the values it was created with in words, its history row, its facility, the history's person and moment).
+        The records they name are read once a related model, not once a row (:func:`_related_read_once`)."""
+        from compliance.signals import audit_event_of
+
         if not instances:
             return
-        now = timezone.now()
-        meta = instances[0]._meta
-        facilities = cls.facility_ids_of(instances)
-        events = [
-            cls(
-                occurred_at=now,
-                facility_id=facility_id,
-                actor=actor,
-                action=cls.Action.CREATED,
-                model_label=meta.label,
-                model_name=str(meta.verbose_name),
-                object_id=str(obj.pk),
-                # Not str(obj): a __str__ touching a related object would cost a query per row.
-                object_repr=f"{meta.verbose_name} #{obj.pk}",
-            )
-            for obj, facility_id in zip(instances, facilities, strict=True)
-        ]
+        _related_read_once(instances)
+        events = [event for obj, history in zip(instances, histories, strict=True)
+                  if (event := audit_event_of(obj, history)) is not None]
         token = _bulk_with_history.set(True)
         try:
             cls.objects.bulk_create(events, batch_size=1000)
         finally:
             _bulk_with_history.reset(token)
-
 
     @classmethod
     def record_bulk_changed(cls, instances: Sequence[models.Model], fields: Sequence[str], *,
@@ -363,3 +354,26 @@ def _fact_in_words(model: type[models.Model] | None, name: str, value: Any, mode
     if name == "corrected_by":
         return f"#{value}"
     return _in_words(model_field, value)
+
+
+def _related_read_once(instances: Sequence[models.Model], depth: int = 2) -> None:
+    """Each foreign key of ``instances`` (rows of one model) given its record, read with one query a related model
+    (``in_bulk``) where the row does not already hold it, and those records' own keys likewise (``depth`` levels):
+    an event's words (the record's name, a key's value as the related record's name — a table's name reads its
+    game —, its facility through a parent) then ask the database nothing more a row or a related record."""
+    fields: list[Any] = list(instances[0]._meta.concrete_fields)
+    for model_field in fields:
+        if not model_field.is_relation or not (model_field.many_to_one or model_field.one_to_one):
+            continue
+        wanted = {getattr(obj, model_field.attname) for obj in instances if not model_field.is_cached(obj)} - {None}
+        if not wanted:
+            continue
+        related: Any = model_field.related_model
+        target = model_field.target_field
+        found = related._base_manager.in_bulk(wanted, field_name="pk" if target.primary_key else target.name)
+        for obj in instances:
+            record = found.get(getattr(obj, model_field.attname))
+            if record is not None and not model_field.is_cached(obj):
+                model_field.set_cached_value(obj, record)
+        if depth > 1 and found:
+            _related_read_once(list(found.values()), depth - 1)

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from django.conf import settings
 from django.contrib.contenttypes.fields import GenericRelation
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
-from simple_history.utils import bulk_create_with_history, bulk_update_with_history
+from simple_history.utils import bulk_update_with_history, get_history_manager_for_model
 
 from compliance.actors import current_actor, history_user_getter
 from compliance.citations import Citation, cite
@@ -98,16 +98,30 @@ class RegulatedManager(models.Manager.from_queryset(RegulatedQuerySet)):  # type
 
 
 def regulated_bulk_create(model: type[M], objs: list[M], *, batch_size: int = 1000) -> list[M]:
-    """Insert many rows of a regulated model with their history rows and audit events, in few queries."""
+    """Insert many rows of a regulated model with their history rows and audit events, in few queries: the rows,
+    then their history rows (as ``simple_history.utils.bulk_create_with_history`` writes them where the database
+    returns the rows' ids, as PostgreSQL and SQLite both do), then each row's audit event as the audit receiver
+    writes it for one row's save (``AuditEvent.record_bulk_created``)."""
     from compliance.models.audit import AuditEvent
 
     actor = current_actor()
+    if issubclass(model, RegulatedRecord) and actor is not None:
+        for obj in objs:  # as RegulatedRecord.save() stamps a new record with the person creating it
+            if obj.created_by_id is None:  # type: ignore[attr-defined]  # a RegulatedRecord's, checked above
+                obj.created_by = actor  # type: ignore[attr-defined]
     token = _bulk_with_history.set(True)
     try:
-        created = bulk_create_with_history(objs, model, batch_size=batch_size, default_user=actor)
+        with transaction.atomic(savepoint=False):
+            created = model._default_manager.bulk_create(objs, batch_size=batch_size)
+            if any(obj.pk is None for obj in created):
+                raise RegulatedWriteError(f"{model.__name__}: the database returned no ids for the rows inserted, "
+                                          "so their history rows could not name them")
+            histories = get_history_manager_for_model(model).bulk_history_create(
+                created, batch_size=batch_size, default_user=actor)
     finally:
         _bulk_with_history.reset(token)
-    AuditEvent.record_bulk_created(created, actor=actor)
+    if histories is not None:  # None: history is switched off (SIMPLE_HISTORY_ENABLED), and so is its receiver
+        AuditEvent.record_bulk_created(created, histories)
     _bulk_written(model, created)
     return created
 

@@ -316,7 +316,7 @@ def _patrons(count: int) -> bytes:
 def test_reading_a_list_asks_the_database_the_same_for_ten_patrons_as_for_two_hundred(
         program, lists, compliance_officer, marketing_supervisor):
     """Each recipient's audit event names the campaign's facility: read once for the list, not once a patron
-    (compliance.models.AuditEvent.facility_ids_of)."""
+    (compliance.models.audit._related_read_once: the campaign read once with its facility)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
