@@ -121,6 +121,9 @@ MIDDLEWARE = [
     "compliance.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "compliance.request_limits.RequestLimitsMiddleware",  # too large, or a NUL: refused before any view reads it
+    # A table scanner's well-formed scan answered here, without the session and person middleware below that
+    # do nothing for it; every other request goes on (coupons/api/front.py; SCANNER_FRONT_DOOR=off: none answered)
+    "coupons.api.front.ScannerFrontMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -158,6 +161,9 @@ REST_FRAMEWORK = {
 # and a client looping on a retry reaches it in seconds. A person's session gets 1,200 a minute: reading a busy
 # day's redemptions page by page, or scanning at the table for a dealer. "off" turns a limit off (the
 # redemption bench: one token at hundreds a second). Counted in the default cache: Redis, shared by every worker.
+# The table scanners' scans answered before the session and person middleware (coupons/api/front.py): on by
+# default; "off" sends every scan through the whole stack and DRF's view (the same reply, more CPU a scan).
+SCANNER_FRONT_DOOR = env_bool("SCANNER_FRONT_DOOR", default=True)
 API_THROTTLE_TOKEN = env_rate("API_THROTTLE_TOKEN", "600/min")
 API_THROTTLE_USER = env_rate("API_THROTTLE_USER", "1200/min")
 SPECTACULAR_SETTINGS = {

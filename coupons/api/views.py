@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
 from typing import Any
 
 from django.http import HttpRequest, JsonResponse
-from django.urls import reverse
 from django.utils.dateparse import parse_date
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
@@ -19,6 +15,7 @@ from rest_framework.views import APIView
 from compliance.bounds import EARLIEST_DAY, LATEST_DAY
 from coupons.api.cursor import DEFAULT_LIMIT, MAX_LIMIT, CursorError, read_cursor, read_limit, write_cursor
 from coupons.api.errors import ErrorSerializer, error_body
+from coupons.api.scanning import KEY_PATTERN, scan_reply, scanner_table_problem
 from coupons.api.serializers import (
     RedemptionAnswerSerializer,
     RedemptionPageSerializer,
@@ -29,8 +26,7 @@ from coupons.days import today
 from coupons.models import ScannerDevice
 from coupons.redemption_rules import REFUSALS
 from coupons.selectors.redemption import redemption_in, redemption_page, table_by_number
-from coupons.services.answers import redemption_answer, redemption_data
-from coupons.services.redemption import Scan
+from coupons.services.answers import redemption_data
 
 __all__ = ["RedemptionDetailView", "RedemptionsView", "unknown_address"]
 
@@ -42,18 +38,10 @@ _ERRORS = {status: OpenApiResponse(ErrorSerializer, description=", ".join(
 _RETRY_AFTER = OpenApiParameter("Retry-After", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[429],
                                 description="Whole seconds until the limit's window ends: send again then")
 _BEFORE_ANY_VIEW = (400, 413, 429)
-# What a client can check before sending, stated in the schema (the view refuses the rest in words, 400).
-_KEY_PATTERN = r"^[A-Za-z0-9._:-]{1,80}$"
 # The days the API reads, EARLIEST_DAY to LATEST_DAY (compliance/bounds.py): the years 2000 to 2100.
 _DAY_PATTERN = r"^(?:20[0-9]{2}|2100)-[0-9]{2}-[0-9]{2}$"
-_KEY = re.compile(_KEY_PATTERN)
 _CODES_TABLE = "\n".join(f"| `{code}` | {kind.status} | {('§ ' + kind.clause) if kind.clause else ''} | {kind.meaning} |"
                          for code, kind in REFUSALS.items())
-
-
-def _fingerprint(data: dict[str, Any], table: str) -> str:
-    canonical = json.dumps({**{k: str(v) for k, v in data.items()}, "table": table}, sort_keys=True)
-    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 class RedemptionsView(APIView):
@@ -63,10 +51,8 @@ class RedemptionsView(APIView):
                ) -> tuple[Any, Any, ScannerDevice | None, Response | None]:
         device = request.auth if isinstance(request.auth, ScannerDevice) else None
         if device is not None:
-            if table_number and table_number != device.table.number:
-                return None, None, device, Response(error_body(
-                    "wrong_table", f"The scanner {device.name} belongs to table {device.table.number}, not table "
-                                   f"{table_number}."), status=403)
+            if (wrong := scanner_table_problem(device, table_number)) is not None:
+                return None, None, device, Response(wrong.body, status=wrong.status)
             return device.facility, device.table, device, None
         facility = getattr(request._request, "facility", None)
         if facility is None:
@@ -94,7 +80,7 @@ class RedemptionsView(APIView):
         examples=[OpenApiExample("A $25 coupon on the pass line", request_only=True, value={
             "serial": "MP-0012345", "table": "CR-1", "position": "pass_line", "chips": "25.00", "wager": "R12-S3"})],
         parameters=[
-            OpenApiParameter("Idempotency-Key", {"type": "string", "pattern": _KEY_PATTERN}, OpenApiParameter.HEADER,
+            OpenApiParameter("Idempotency-Key", {"type": "string", "pattern": KEY_PATTERN}, OpenApiParameter.HEADER,
                              description="Up to 80 of A–Z a–z 0–9 . _ : - ; one per scan"),
             _RETRY_AFTER,
             OpenApiParameter("Location", OpenApiTypes.URI, OpenApiParameter.HEADER, response=[201],
@@ -111,19 +97,9 @@ class RedemptionsView(APIView):
         facility, table, device, problem = self._where(request, data.get("table", "").strip())
         if problem is not None:
             return problem
-        key = request.headers.get("Idempotency-Key", "").strip()
-        if key and not _KEY.match(key):
-            message = "The Idempotency-Key must be 1 to 80 of A–Z, a–z, 0–9, '.', '_', ':' or '-'."
-            return Response(error_body("invalid_request", message, fields={"Idempotency-Key": [message]}), status=400)
-        scan = Scan(serial=data["serial"], table=table, position=data["position"],
-                    chips_cents=int(data["chips"] * 100), wager=data["wager"].strip())
-        answer = redemption_answer(facility=facility, scan=scan, user=request.user, device=device, key=key,
-                                   fingerprint=_fingerprint(data, table.number))
-        headers = {"Idempotent-Replayed": "true"} if answer.replayed else {}
-        made = (answer.body.get("redemption") or {}).get("id") if answer.status == 201 else None
-        if made is not None:  # where the redemption is read again (RedemptionDetailView)
-            headers["Location"] = request.build_absolute_uri(reverse("coupons-api:redemption", args=[made]))
-        return Response(answer.body, status=answer.status, headers=headers)
+        reply = scan_reply(data=data, facility=facility, table=table, device=device, user=request.user,
+                           key=request.headers.get("Idempotency-Key", ""), absolute_uri=request.build_absolute_uri)
+        return Response(reply.body, status=reply.status, headers=reply.headers)
 
     @extend_schema(
         operation_id="redemption_list",
