@@ -155,3 +155,45 @@ def test_outside_a_transaction_a_statement_refused_in_its_last_part_writes_nothi
     assert (Redemption.objects.count(), history_model_of(Redemption).objects.count(),
             AuditEvent.objects.count()) == counts
     assert not Redemption.objects.filter(serial=2).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_ids_held_too_long_are_left_and_new_ones_taken(program, handed_out, craps_table, dealer,
+                                                                             monkeypatch):
+    """The attacker's (or the scheduler's) case for the write without BEGIN: the process stops between taking its
+    ids and inserting. No transaction of its own holds the chain's linker back meanwhile, so ids held longer than a
+    third of the linker's margin are not used: new ones are taken, and the row, its history row and event are
+    sealed with those (the first ids stay unused, as a refused insert leaves them)."""
+    from compliance import raw_writes
+    from compliance.chain.link import MARGIN
+
+    assert MARGIN.total_seconds() / 3 >= raw_writes.IDS_FRESH_FOR
+    handed_out(1, 10)
+    clock = iter([0.0, raw_writes.IDS_FRESH_FOR + 1, 100.0, 100.5])  # taken, checked (stale); taken, checked
+    monkeypatch.setattr(raw_writes, "monotonic", lambda: next(clock))
+    taken: list[tuple[int, ...]] = []
+    real_fetch = raw_writes.fetch
+
+    def fetch(statement: str, params: Any) -> Any:
+        rows = real_fetch(statement, params)
+        if statement.startswith("SELECT nextval"):
+            taken.append(tuple(rows[0]))
+        return rows
+
+    monkeypatch.setattr(raw_writes, "fetch", fetch)
+    redemption = _redemption(program, craps_table, dealer, 3)
+    with acting_as(dealer):
+        audited_insert(redemption)
+    (first, second) = taken
+    stored = Redemption.objects.get(serial=3)
+    assert stored.pk == redemption.pk == second[0] != first[0]
+    assert stored.seal == stored.compute_seal()
+    history = history_model_of(Redemption).objects.get(pk=second[1])
+    assert history.id == stored.pk
+    event = AuditEvent.objects.get(pk=second[2])
+    assert event.seal == event.compute_seal() and str(stored.pk) in str(event.object_id)
+    assert not Redemption.objects.filter(pk=first[0]).exists()
+    assert not history_model_of(Redemption).objects.filter(pk=first[1]).exists()
+    assert not AuditEvent.objects.filter(pk=first[2]).exists()
+    with pytest.raises(StopIteration):
+        next(clock)  # the clock was read exactly four times: twice a try
