@@ -86,10 +86,13 @@ _PLAIN_DESCRIPTORS = (DeferredAttribute, ForeignKeyDeferredAttribute)
 
 def _plain_to_build(model: type[models.Model], attnames: list[str]) -> bool:
     """Whether an instance of ``model`` from a full row is its values in ``__dict__`` and a fresh state, nothing
-    more: Django's own ``__init__`` and ``from_db``, and each column's attribute the plain descriptor that
-    ``__init__``'s ``setattr`` stores straight into ``__dict__`` (a file's or a custom one's may do more)."""
+    more: Django's own ``__init__``, ``from_db``, ``__new__`` and ``__setattr__``, and each column's attribute the
+    plain descriptor that ``__init__``'s ``setattr`` stores straight into ``__dict__`` (a file's or a custom one's
+    may do more)."""
     base = models.Model
-    return (model.__init__ is base.__init__ and getattr(model.from_db, "__func__", None) is getattr(base.from_db, "__func__", base)
+    from_db = getattr(base.from_db, "__func__", base)
+    return (model.__init__ is base.__init__ and getattr(model.from_db, "__func__", None) is from_db
+            and model.__setattr__ is base.__setattr__ and model.__new__ is base.__new__
             and type(model).__call__ is type(base).__call__
             and all(type(inspect.getattr_static(model, name, None)) in _PLAIN_DESCRIPTORS for name in attnames))
 
@@ -130,8 +133,9 @@ def _checking_health(db: Any, statement: str, params: Sequence[Any]) -> Any:
     return cursor
 
 
-def _execute(statement: str, params: Sequence[Any]) -> Any:
-    """Run ``statement`` on Django's connection (in its transaction, if any); the DB-API cursor.
+def fetch(statement: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """Run ``statement`` on Django's connection (in its transaction, if any) and read its rows, all of them (the
+    connection's one cursor is free again when this returns).
 
     On PostgreSQL a psycopg cursor binding on the server, the statement prepared: Django's own cursors bind
     parameters on the client, where ``prepare`` does nothing and PostgreSQL parses and plans every statement
@@ -150,11 +154,8 @@ def _execute(statement: str, params: Sequence[Any]) -> Any:
         else:
             cursor = db.connection.cursor()
             cursor.execute(statement.replace("%s", "?"), list(params))
+        rows = cursor.fetchall()
     if db.queries_logged:
         db.queries_log.append({"sql": f"{statement} -- {list(params)!r}",
                                "time": f"{time.monotonic() - started:.3f}"})
-    return cursor
-
-
-def fetch(statement: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    return _execute(statement, params).fetchall()
+    return list(rows)

@@ -20,10 +20,10 @@ the rows of both ways equal, and the redemption's to this way).
 
 from __future__ import annotations
 
+import functools
+import time
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
 from functools import cache
-from time import monotonic
 from typing import Any
 
 from django.db import connection, models, transaction
@@ -42,8 +42,9 @@ __all__ = ["audited_insert", "history_model_of", "history_row_of", "known_receiv
 
 Rows = Callable[[models.Model], Sequence[models.Model]]
 # How long ids taken outside a transaction may wait for their insert (:func:`audited_insert`): a third of the chain
-# linker's margin.
+# linker's margin. Measured on the clock that counts a machine's suspension too (Linux's boot time), where there is one.
 IDS_FRESH_FOR = 20.0
+_clock = functools.partial(time.clock_gettime, time.CLOCK_BOOTTIME) if hasattr(time, "CLOCK_BOOTTIME") else time.monotonic
 
 
 def history_model_of(model: type[models.Model]) -> Any:
@@ -173,44 +174,56 @@ def audited_insert(instance: models.Model, *, then: Rows = lambda instance: ()) 
             for row in then(instance):
                 row.save(force_insert=True)
         return
+    # One statement is its own transaction: outside a transaction the ids and the insert are two statements in
+    # autocommit, with no BEGIN and COMMIT around them (a sequence's nextval is never rolled back anyway); inside
+    # one, a savepoint, so that a refused insert leaves the caller's transaction usable.
+    if current_connection().in_atomic_block:
+        with transaction.atomic():
+            statement, params, order = _built(instance, then)
+            given = fetch(statement, params)[0]
+    else:
+        taken = _clock()
+        statement, params, order = _built(instance, then)
+        # No transaction of this session covers ids taken and not yet inserted, and the chain's linker passes an id
+        # once its links are older than every running transaction by its margin (compliance.chain.link.MARGIN, a
+        # minute). Ids held longer than a third of it (a process paused between the two statements) are left unused
+        # and new ones taken inside a transaction, whose start holds the linker back however long the rest takes.
+        if _clock() - taken < IDS_FRESH_FOR:
+            given = fetch(statement, params)[0]
+        else:
+            with transaction.atomic():
+                statement, params, order = _built(instance, then)
+                given = fetch(statement, params)[0]
+    ids = iter(given)
+    for obj, with_pk in order:
+        if not with_pk:
+            obj.pk = next(ids)
+        _mark_saved(obj)
+
+
+def _built(instance: models.Model, then: Rows) -> tuple[str, list[Any], list[tuple[models.Model, bool]]]:
+    """The ids taken, the row, its history row and its audit event built and sealed with them, ``then``'s rows: the
+    statement and its parameters."""
     from compliance.models import AuditEvent
     from compliance.signals import audit_event_of
 
     model = type(instance)
-    # One statement is its own transaction: outside a transaction the ids and the insert are two statements in
-    # autocommit, with no BEGIN and COMMIT around them (a sequence's nextval is never rolled back anyway); inside
-    # one, a savepoint, so that a refused insert leaves the caller's transaction usable.
-    outside = not current_connection().in_atomic_block
-    with nullcontext() if outside else transaction.atomic():
-        while True:
-            taken = monotonic()
-            ids = fetch("SELECT nextval(%s), nextval(%s), nextval(%s)", _sequences(model))[0]
-            instance.pk = ids[0]
-            if isinstance(instance, Sealed):
-                instance.seal = instance.compute_seal()
-            history_row = history_row_of(instance)
-            history_row.pk = ids[1]
-            event = audit_event_of(instance, history_row)
-            assert event is not None  # a created row's event always is
-            event.pk = ids[2]
-            event.seal = event.compute_seal()
-            extra = [(row, row.pk is not None) for row in then(instance)]
-            params = [*_values(instance, _columns(model, with_pk=True)),
-                      *_values(history_row, _history_copied(model)[1]), *_values(event, _columns(AuditEvent, with_pk=True)),
-                      *(v for row, with_pk in extra for v in _values(row, _columns(type(row), with_pk=with_pk)))]
-            # Outside a transaction no transaction of this session covers ids taken and not yet inserted, and the
-            # chain's linker passes an id once its links are older than every running transaction by its margin
-            # (compliance.chain.link.MARGIN, a minute): ids held longer than a third of it (a process paused
-            # between the two statements) are left unused and new ones taken, so no row lands where the linker has
-            # already passed. (Inside a transaction, the transaction's start holds the linker back.)
-            if not outside or monotonic() - taken < IDS_FRESH_FOR:
-                break
-        statement = _statement(model, tuple((type(row), with_pk) for row, with_pk in extra))
-        given = iter(fetch(statement, params)[0])
-    for obj, with_pk in [(instance, True), (history_row, True), (event, True), *extra]:
-        if not with_pk:
-            obj.pk = next(given)
-        _mark_saved(obj)
+    ids = fetch("SELECT nextval(%s), nextval(%s), nextval(%s)", _sequences(model))[0]
+    instance.pk = ids[0]
+    if isinstance(instance, Sealed):
+        instance.seal = instance.compute_seal()
+    history_row = history_row_of(instance)
+    history_row.pk = ids[1]
+    event = audit_event_of(instance, history_row)
+    assert event is not None  # a created row's event always is
+    event.pk = ids[2]
+    event.seal = event.compute_seal()
+    extra = [(row, row.pk is not None) for row in then(instance)]
+    params = [*_values(instance, _columns(model, with_pk=True)), *_values(history_row, _history_copied(model)[1]),
+              *_values(event, _columns(AuditEvent, with_pk=True)),
+              *(value for row, with_pk in extra for value in _values(row, _columns(type(row), with_pk=with_pk)))]
+    statement = _statement(model, tuple((type(row), with_pk) for row, with_pk in extra))
+    return statement, params, [(instance, True), (history_row, True), (event, True), *extra]
 
 
 def _plain_receivers_only(model: type[models.Model]) -> bool:

@@ -15,6 +15,18 @@ from coupons.selectors.redemption import scanner_by_token_sha256
 from coupons.services.scanners import token_sha256
 
 
+def _device_of(request: Any, digest: str) -> Any:
+    """The scanner whose token has this digest, read once a request: the scanners' front door reads it first
+    (coupons/api/front.py), and a request it leaves to the view is not read again."""
+    http = getattr(request, "_request", request)
+    held = getattr(http, "_scanner_read", None)
+    if held is not None and held[0] == digest:
+        return held[1]
+    device = scanner_by_token_sha256(digest)
+    http._scanner_read = (digest, device)
+    return device
+
+
 class ScannerTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Token"
 
@@ -29,7 +41,7 @@ class ScannerTokenAuthentication(authentication.BaseAuthentication):
             token = header[1].decode("ascii")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("The token is not valid.", code="not_authenticated") from None
-        device = scanner_by_token_sha256(token_sha256(token))
+        device = _device_of(request, token_sha256(token))
         if device is None:
             raise exceptions.AuthenticationFailed("The token is not valid.", code="not_authenticated")
         if not device.is_active:

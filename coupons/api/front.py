@@ -39,9 +39,11 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
+from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.middleware.clickjacking import XFrameOptionsMiddleware
 from django.urls import get_script_prefix, reverse
+from django.utils.cache import patch_vary_headers
 from rest_framework import exceptions
 from rest_framework.renderers import JSONRenderer
 from rest_framework.utils import json as drf_json
@@ -54,7 +56,7 @@ from coupons.api.throttling import ScannerTokenThrottle
 __all__ = ["ScannerFrontMiddleware"]
 
 _JSON_TYPES = frozenset({"application/json", "application/json;charset=utf-8"})
-_ACCEPTED = frozenset({"", "*/*", "application/json"})
+_ACCEPTED = frozenset({"*/*", "application/json"})  # or no Accept header at all (an empty one is DRF's 406)
 
 
 @cache
@@ -73,34 +75,49 @@ def _allow() -> str:
     return ", ".join(view.allowed_methods)
 
 
-def _scan_of(request: HttpRequest) -> tuple[Any, Any, dict[str, Any]] | None:
-    """The account, the scanner and the validated scan, when the request is exactly a scanner's well-formed scan."""
+def _plain_request(request: HttpRequest) -> bool:
+    """Nothing the middleware below or DRF's negotiation would do differently for this request: no cookie (an empty
+    Cookie header carries none), no query string (DRF reads ``?format=``), a JSON body, an ``Accept`` of JSON or none,
+    an allowed Host (CommonMiddleware's check, made before anything is written), and none of the settings that would
+    change the answer on the way (a user agent refused, ``www.`` prepended, each view in a transaction)."""
     meta = request.META
-    if meta.get("HTTP_COOKIE") or settings.DISALLOWED_USER_AGENTS:  # (an empty Cookie header carries none)
-        return None
-    try:  # CommonMiddleware's check of the Host, before anything is written: a host not allowed is its 400
+    if meta.get("HTTP_COOKIE") or meta.get("QUERY_STRING"):
+        return False
+    if settings.DISALLOWED_USER_AGENTS or settings.PREPEND_WWW or connection.settings_dict.get("ATOMIC_REQUESTS"):
+        return False
+    if meta.get("CONTENT_TYPE", "").lower().replace(" ", "") not in _JSON_TYPES:
+        return False
+    if "HTTP_ACCEPT" in meta and meta["HTTP_ACCEPT"].strip() not in _ACCEPTED:
+        return False
+    try:
         request.get_host()
     except DisallowedHost:
-        return None
-    if meta.get("CONTENT_TYPE", "").lower().replace(" ", "") not in _JSON_TYPES:
-        return None
-    if meta.get("HTTP_ACCEPT", "").strip() not in _ACCEPTED:
-        return None
+        return False
+    return True
+
+
+def _scanner_of(request: HttpRequest) -> tuple[Any, Any] | None:
+    """The scanner's account and device, within the token's limit. Both are kept on the request (the token read
+    once, the request counted once), so a request that goes on down the stack is not read or counted again."""
     try:
         found = ScannerTokenAuthentication().authenticate(request)
     except exceptions.AuthenticationFailed:
         return None
-    if found is None:
+    if found is None or not ScannerTokenThrottle().allow_request(SimpleNamespace(auth=found[1], _request=request),
+                                                                 None):
         return None
-    try:  # as DRF's JSONParser reads it: UTF-8, no NaN or Infinity
+    return found
+
+
+def _scan_of(request: HttpRequest) -> dict[str, Any] | None:
+    """The scan, when the body is one: read as DRF's JSON parser reads it (UTF-8, no NaN or Infinity) and valid to
+    the API's own request serializer."""
+    try:
         payload = drf_json.loads(request.body.decode("utf-8"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     serializer = RedemptionRequestSerializer(data=payload)
-    if not serializer.is_valid():
-        return None
-    account, device = found
-    return account, device, serializer.validated_data
+    return serializer.validated_data if serializer.is_valid() else None
 
 
 def _rendered(request: HttpRequest, reply: Reply, frame: XFrameOptionsMiddleware) -> HttpResponse:
@@ -110,6 +127,7 @@ def _rendered(request: HttpRequest, reply: Reply, frame: XFrameOptionsMiddleware
         response[name] = value
     response["Allow"] = _allow()
     response["Content-Length"] = str(len(content))
+    patch_vary_headers(response, ("Cookie",))  # as the session middleware marks every answer of the stack
     return frame.process_response(request, response)
 
 
@@ -119,14 +137,14 @@ class ScannerFrontMiddleware:
         self._frame = XFrameOptionsMiddleware(get_response)
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.method == "POST" and settings.SCANNER_FRONT_DOOR and request.path_info == _path_info():
-            scan = _scan_of(request)
-            # The limit is counted last, once: a request that goes on down the stack is counted there instead.
-            if scan is not None and ScannerTokenThrottle().allow_request(SimpleNamespace(auth=scan[1]), None):
-                return self._answer(request, *scan)
+        if (request.method == "POST" and settings.SCANNER_FRONT_DOOR and request.path_info == _path_info()
+                and _plain_request(request) and (scanner := _scanner_of(request)) is not None
+                and (scan := _scan_of(request)) is not None):
+            return self._answer(request, *scanner, scan)
         return self.get_response(request)
 
     def _answer(self, request: HttpRequest, account: Any, device: Any, data: dict[str, Any]) -> HttpResponse:
+        request.user = account  # as DRF sets it: an error report names the scanner's account
         reply = scanner_table_problem(device, data.get("table", "").strip()) or scan_reply(
             data=data, facility=device.facility, table=device.table, device=device, user=account,
             key=request.headers.get("Idempotency-Key", ""), absolute_uri=request.build_absolute_uri)

@@ -36,19 +36,28 @@ class _WindowThrottle(BaseThrottle):
         raise NotImplementedError
 
     def allow_request(self, request: Any, view: Any) -> bool:
-        self.seconds_left: float | None = None
+        """Counted once a request: the scanners' front door counts first (coupons/api/front.py), and a request it
+        leaves to the view gets the same verdict there without a second count."""
+        http = getattr(request, "_request", request)
+        decided = getattr(http, "_api_limits", None)
+        if decided is None:
+            decided = http._api_limits = {}
+        if self.scope not in decided:
+            decided[self.scope] = self._seconds_left(request)
+        self.seconds_left: float | None = decided[self.scope]
+        return self.seconds_left is None
+
+    def _seconds_left(self, request: Any) -> float | None:
+        """None when the request is within the limit (now counted), else the seconds until the window ends."""
         rate = parse_rate(getattr(settings, self.setting))
         client = self.client(request)
         if rate is None or client is None:
-            return True
+            return None
         count, period = rate
         now = time.time()
         window = int(now // period)
         used = count_in_window(f"api-throttle:{self.scope}:{client}:{period}:{window}", period + 5)
-        if used <= count:
-            return True
-        self.seconds_left = (window + 1) * period - now
-        return False
+        return None if used <= count else (window + 1) * period - now
 
     def wait(self) -> float | None:
         return self.seconds_left

@@ -13,8 +13,18 @@ from django.db import connection
 from django.db.models.signals import post_init
 
 from compliance import raw_reads
-from compliance.models import Facility, Game, GamingTable
-from coupons.models import CouponRange, CouponSeries, ProgramApproval, ScannerDevice
+from compliance.models import Facility, Game, GamingTable, Signature
+from coupons.models import (
+    CouponProgram,
+    CouponRange,
+    CouponSeries,
+    LedgerLine,
+    ProgramApproval,
+    RedemptionAnswer,
+    ScannerDevice,
+)
+from coupons.services.answers import redemption_answer
+from coupons.services.redemption import Scan
 from coupons.services.scanners import scanner_register
 
 pytestmark = pytest.mark.django_db
@@ -36,10 +46,16 @@ def _same(built: Any, reference: Any) -> None:
 
 
 @pytest.mark.parametrize("model", [ScannerDevice, GamingTable, Game, get_user_model(), CouponRange, CouponSeries,
-                                   ProgramApproval])
+                                   CouponProgram, LedgerLine, ProgramApproval, Signature, RedemptionAnswer])
 def test_a_plain_models_instance_is_the_one_from_db_builds(model, program, handed_out, craps_table, shift_manager):
+    """Every model the scan's reads build (coupons.selectors.scan_reads, compliance.signing_reads)."""
     handed_out(1, 10)
-    scanner_register(facility=program.facility, table=craps_table, name="CR-1 scanner", user=shift_manager)
+    device, _ = scanner_register(facility=program.facility, table=craps_table, name="CR-1 scanner",
+                                 user=shift_manager)
+    answer = redemption_answer(facility=program.facility, user=device.account, device=device, key="k-1",
+                               fingerprint="f", scan=Scan(serial="MP-0000001", table=craps_table,
+                                                          position="pass_line", chips_cents=2500))
+    assert answer.status == 201, answer.body
     columns = raw_reads.Columns(model, "x")
     assert columns._plain
     obj = model.objects.order_by("pk").first()

@@ -162,38 +162,46 @@ def test_outside_a_transaction_ids_held_too_long_are_left_and_new_ones_taken(pro
                                                                              monkeypatch):
     """The attacker's (or the scheduler's) case for the write without BEGIN: the process stops between taking its
     ids and inserting. No transaction of its own holds the chain's linker back meanwhile, so ids held longer than a
-    third of the linker's margin are not used: new ones are taken, and the row, its history row and event are
-    sealed with those (the first ids stay unused, as a refused insert leaves them)."""
+    third of the linker's margin are not used: new ones are taken inside a transaction (whose start holds the linker
+    back), and the row, its history row, its event and the stored answer are built and sealed with those; the first
+    ids stay unused, as a refused insert leaves them."""
     from compliance import raw_writes
     from compliance.chain.link import MARGIN
 
     assert MARGIN.total_seconds() / 3 >= raw_writes.IDS_FRESH_FOR
     handed_out(1, 10)
-    clock = iter([0.0, raw_writes.IDS_FRESH_FOR + 1, 100.0, 100.5])  # taken, checked (stale); taken, checked
-    monkeypatch.setattr(raw_writes, "monotonic", lambda: next(clock))
-    taken: list[tuple[int, ...]] = []
+    clock = iter([0.0, raw_writes.IDS_FRESH_FOR + 1])  # the ids taken; the insert about to be sent: stale
+    monkeypatch.setattr(raw_writes, "_clock", lambda: next(clock))
+    sent: list[tuple[str, bool, tuple[Any, ...]]] = []
     real_fetch = raw_writes.fetch
 
     def fetch(statement: str, params: Any) -> Any:
         rows = real_fetch(statement, params)
-        if statement.startswith("SELECT nextval"):
-            taken.append(tuple(rows[0]))
+        sent.append((statement.split()[0], connection.in_atomic_block, tuple(rows[0])))
         return rows
 
     monkeypatch.setattr(raw_writes, "fetch", fetch)
     redemption = _redemption(program, craps_table, dealer, 3)
+
+    def answer(row: Any) -> list[RedemptionAnswer]:
+        return [RedemptionAnswer(account=dealer, key="k-3", request_sha256="f", status=201,
+                                 body={"redemption": {"id": row.pk}}, redemption=row)]
+
     with acting_as(dealer):
-        audited_insert(redemption)
-    (first, second) = taken
+        audited_insert(redemption, then=answer)
+    assert [(kind, inside) for kind, inside, _ in sent] == [("SELECT", False), ("SELECT", True), ("WITH", True)]
+    first, second = sent[0][2], sent[1][2]
     stored = Redemption.objects.get(serial=3)
     assert stored.pk == redemption.pk == second[0] != first[0]
     assert stored.seal == stored.compute_seal()
     history = history_model_of(Redemption).objects.get(pk=second[1])
     assert history.id == stored.pk
     event = AuditEvent.objects.get(pk=second[2])
-    assert event.seal == event.compute_seal() and str(stored.pk) in str(event.object_id)
+    assert event.seal == event.compute_seal() and event.object_id == str(stored.pk)
+    kept = RedemptionAnswer.objects.get(key="k-3")
+    assert kept.redemption_id == stored.pk and kept.body == {"redemption": {"id": stored.pk}}
     assert not Redemption.objects.filter(pk=first[0]).exists()
     assert not history_model_of(Redemption).objects.filter(pk=first[1]).exists()
     assert not AuditEvent.objects.filter(pk=first[2]).exists()
     with pytest.raises(StopIteration):
-        next(clock)  # the clock was read exactly four times: twice a try
+        next(clock)  # the clock read twice: when the ids were taken, and before the insert

@@ -8,13 +8,18 @@ import logging
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 from unittest import mock
 
 import pytest
-from django.db import transaction
+import time_machine
+from django.core.cache import cache
+from django.db import connection, transaction
 from django.test import Client, override_settings
+from django.test.utils import CaptureQueriesContext
 
+from compliance.log_context import ContextFilter
 from coupons.api.views import RedemptionsView
 from coupons.models import Redemption
 from coupons.services.scanners import scanner_register, scanner_revoke
@@ -22,9 +27,8 @@ from tests.coupons.test_redemption_api import URL, assert_error, scan
 
 pytestmark = pytest.mark.django_db
 
-# The headers a reply carries of its own (the others are the outer middleware's, the same either way).
-COMPARED = ("Content-Type", "Allow", "X-Frame-Options", "Location", "Idempotent-Replayed", "Retry-After",
-            "WWW-Authenticate", "Content-Length")
+# Every header is compared but the request's own id (each request gets one).
+UNCOMPARED = {"X-Request-ID"}
 
 
 @pytest.fixture
@@ -53,7 +57,8 @@ def reply_of(response: Any) -> tuple[int, Any, dict[str, str]]:
     made = body.get("redemption") or {}
     for name in ("id", "redeemed_at"):
         made.pop(name, None)
-    headers = {name: re.sub(r"/\d+/$", "/N/", response[name]) for name in COMPARED if response.has_header(name)}
+    headers = {name: re.sub(r"/\d+/$", "/N/", value) for name, value in response.headers.items()
+               if name not in UNCOMPARED}
     if made:  # the length differs by the id's digits
         headers.pop("Content-Length", None)
     return response.status_code, body, headers
@@ -122,9 +127,9 @@ def test_a_closed_table_is_refused_the_same_either_way(settings, program, handed
     assert front == whole and front[0] == 409 and front[1]["error"]["code"] == "table_closed"
 
 
-@pytest.mark.parametrize("kind", ["cookie", "text/plain", "form", "accept xml", "accept indent", "not a token",
-                                  "no token", "basic", "bad json", "nan", "a list", "no serial", "chips -5",
-                                  "bad host", "GET"])
+@pytest.mark.parametrize("kind", ["cookie", "text/plain", "form", "accept xml", "accept indent", "accept empty",
+                                  "format", "not a token", "no token", "basic", "bad json", "nan", "a list",
+                                  "no serial", "chips -5", "nested deep", "bad host", "no slash", "HEAD", "GET"])
 def test_every_other_request_goes_the_whole_way_and_gets_the_views_answer(program, handed_out, scanner, kind):
     handed_out(1, 10)
     token = scanner[1]
@@ -135,6 +140,9 @@ def test_every_other_request_goes_the_whole_way_and_gets_the_views_answer(progra
         "form": lambda: send(token, scan(), content_type="application/x-www-form-urlencoded"),
         "accept xml": lambda: send(token, body, HTTP_ACCEPT="application/xml"),
         "accept indent": lambda: send(token, body, HTTP_ACCEPT="application/json; indent=4"),
+        "accept empty": lambda: send(token, body, HTTP_ACCEPT=" "),  # DRF: no renderer asked for, 406
+        "format": lambda: Client().post(f"{URL}?format=xml", data=body, content_type="application/json",
+                                        HTTP_AUTHORIZATION=f"Token {token}"),  # DRF: no such format, 404
         "not a token": lambda: send("not-a-token", body),
         "no token": lambda: send("", body),
         "basic": lambda: send("", body, HTTP_AUTHORIZATION="Basic YTpi"),
@@ -143,6 +151,10 @@ def test_every_other_request_goes_the_whole_way_and_gets_the_views_answer(progra
         "a list": lambda: send(token, "[]"),
         "no serial": lambda: send(token, {"position": "pass_line", "chips": "40.00"}),
         "chips -5": lambda: send(token, scan(chips="-5")),
+        "nested deep": lambda: send(token, "[" * 5000 + "]" * 5000),  # past Python's decoder: 400, not a 500
+        "no slash": lambda: Client().post(URL.rstrip("/"), data=body, content_type="application/json",
+                                          HTTP_AUTHORIZATION=f"Token {token}"),
+        "HEAD": lambda: Client().head(URL, HTTP_AUTHORIZATION=f"Token {token}"),
         "bad host": lambda: send(token, body, HTTP_HOST="evil.example"),
         "GET": lambda: Client().get(URL, HTTP_AUTHORIZATION=f"Token {token}"),
     }
@@ -153,10 +165,14 @@ def test_every_other_request_goes_the_whole_way_and_gets_the_views_answer(progra
     assert (response.status_code == 201) is redeemed, response.content
     if kind == "bad host":  # refused by CommonMiddleware before any view, and before anything is written
         assert response.status_code == 400 and not spy.called
+    elif kind == "no slash":  # another address: the API's 404 in the one error shape
+        assert_error(response, 404, "not_found")
+        assert not spy.called
     else:
         assert spy.called
-    if kind == "GET":
-        assert response.status_code == 200  # the list
+    expected = {"GET": 200, "HEAD": 200, "accept empty": 406, "format": 404, "nested deep": 400}
+    if kind in expected:
+        assert response.status_code == expected[kind], response.content
     assert Redemption.objects.count() == (1 if redeemed else 0)
 
 
@@ -192,17 +208,35 @@ def test_the_door_closed_sends_every_scan_the_whole_way(settings, program, hande
 @override_settings(API_THROTTLE_TOKEN="2/min")
 def test_the_tokens_limit_counts_each_request_once_whichever_way_it_went(program, handed_out, scanner):
     handed_out(1, 10)
-    token = scanner[1]
-    assert send(token, "{").status_code == 400  # the whole way: counted there (1 of 2)
-    with view_watched() as spy:
-        assert send(token, scan()).status_code == 201  # the front door: counted there (2 of 2)
-    assert not spy.called
-    with view_watched() as spy:
-        refused = send(token, scan("MP-0000006"))  # over: the whole way, where DRF answers 429
-    assert spy.called
-    assert_error(refused, 429, "throttled")
-    assert refused["Retry-After"]
+    device, token = scanner
+    with time_machine.travel("2026-11-03 14:00:20+00:00", tick=False):
+        with view_watched() as spy:
+            assert send(token, "{").status_code == 400  # counted at the door (1 of 2), answered the whole way
+        assert spy.called
+        with view_watched() as spy:
+            assert send(token, scan()).status_code == 201  # the front door (2 of 2)
+        assert not spy.called
+        with view_watched() as spy:
+            refused = send(token, scan("MP-0000006"))  # over (3): the whole way, where DRF answers 429
+        assert spy.called
+        assert_error(refused, 429, "throttled")
+        assert refused["Retry-After"] == "40"
+        window = int(datetime.fromisoformat("2026-11-03 14:00:20+00:00").timestamp()) // 60
+        assert cache.get(f"api-throttle:token:{device.pk}:60:{window}") == 3  # three requests, three counts
     assert Redemption.objects.count() == 1
+
+
+def test_a_token_is_read_once_a_request_whichever_way_it_went(program, handed_out, scanner, shift_manager):
+    """A revoked (or unknown) token is read at the door, which leaves the request to the view: not read again."""
+    handed_out(1, 10)
+    device, token = scanner
+    scanner_revoke(device=device, reason="lost on the floor", user=shift_manager)
+    with CaptureQueriesContext(connection) as captured:
+        assert_error(send(token, scan()), 401, "token_revoked")
+    assert len([q for q in captured.captured_queries if "token_sha256" in q["sql"]]) == 1
+    with CaptureQueriesContext(connection) as captured:
+        assert_error(send("no-such-token", scan()), 401, "not_authenticated")
+    assert len([q for q in captured.captured_queries if "token_sha256" in q["sql"]]) == 1
 
 
 def test_a_scans_access_line_names_the_scanners_account_and_facility(settings, program, handed_out, scanner):
@@ -211,6 +245,7 @@ def test_a_scans_access_line_names_the_scanners_account_and_facility(settings, p
     settings.ACCESS_LOG = True
     lines: list[logging.LogRecord] = []
     handler = logging.Handler()
+    handler.addFilter(ContextFilter())  # the person and facility as bound when the line is written
     handler.emit = lines.append
     access = logging.getLogger("compliance.access")
     access.addHandler(handler)
@@ -224,3 +259,25 @@ def test_a_scans_access_line_names_the_scanners_account_and_facility(settings, p
         (f"POST {URL} 201", device.account.username, program.facility.code),
         (f"POST {URL} 409", device.account.username, program.facility.code),
     ]
+
+
+def test_an_empty_cookie_header_carries_no_session_and_takes_the_door(program, handed_out, scanner):
+    handed_out(1, 10)
+    with view_watched() as spy:
+        assert send(scanner[1], scan(), HTTP_COOKIE="").status_code == 201
+    assert not spy.called
+
+
+@pytest.mark.parametrize("setting", ["DISALLOWED_USER_AGENTS", "ATOMIC_REQUESTS"])
+def test_a_setting_that_changes_the_way_sends_every_scan_the_whole_way(settings, monkeypatch, program, handed_out,
+                                                                       scanner, setting):
+    """A user agent refused (CommonMiddleware), or each view in a transaction (Django's handler): neither can be
+    honoured at the door, so none is answered there."""
+    handed_out(1, 10)
+    if setting == "ATOMIC_REQUESTS":
+        monkeypatch.setitem(connection.settings_dict, "ATOMIC_REQUESTS", True)
+    else:
+        settings.DISALLOWED_USER_AGENTS = [re.compile(r"^nothing-matches$")]
+    with view_watched() as spy:
+        assert send(scanner[1], scan()).status_code == 201
+    assert spy.called
