@@ -72,6 +72,45 @@ def test_the_database_counts_what_awaits_posting_as_the_rows_say(program, handed
     assert awaiting_posting_counts(program.facility) == {}
 
 
+def _awaiting_as_the_ranges_say(facility: Any, through: Any = None) -> dict[int, int]:
+    """What awaits posting read the long way: each redemption's range looked up (the posting's own read)."""
+    from collections import Counter
+
+    from coupons.selectors.redemption import redemptions_awaiting_posting
+
+    return dict(sorted(Counter(r.redemption.denomination_cents for r in redemptions_awaiting_posting(facility)
+                               if r.held_state == S.DISTRIBUTED
+                               and (through is None or r.redemption.gaming_date <= through)).items()))
+
+
+def test_what_awaits_posting_is_counted_as_the_ranges_say_through_postings_and_drop_counts(
+        program, handed_out, craps_table, dealer, finance_staff):
+    """awaiting_posting_counts counts (the day's redemptions less the coupons its redeem lines moved) where the
+    posting looks each one up: the two agree after scans, a posting, more scans, and a drop-box count, which
+    records its redemptions and moves their coupons in one transaction."""
+    from datetime import timedelta
+
+    from coupons.selectors.redemption import awaiting_posting_counts
+    from coupons.services.drop_count import drop_count_record
+
+    facility = program.facility
+    handed_out(1, 40)
+    for number in (2, 3, 4, 10):
+        redeem(program, craps_table, dealer, number)
+    assert awaiting_posting_counts(facility) == _awaiting_as_the_ranges_say(facility) == {2500: 4}
+    assert services.redemptions_post(facility=facility) == 4
+    for number in (5, 11, 30):  # beside the posted ones: 5 joins the run 2-4 when posted
+        redeem(program, craps_table, dealer, number)
+    assert awaiting_posting_counts(facility) == _awaiting_as_the_ranges_say(facility) == {2500: 3}
+    drop_count_record(facility=facility, table=craps_table, gaming_date=TODAY, user=finance_staff,
+                      scanned=[program.series.serial(n) for n in (2, 3, 4, 5, 10, 11, 30, 20, 21)])
+    assert Redemption.objects.filter(channel="count").count() == 2  # 20 and 21, moved to redeemed at once
+    assert awaiting_posting_counts(facility) == _awaiting_as_the_ranges_say(facility) == {2500: 3}
+    assert awaiting_posting_counts(facility, TODAY - timedelta(days=1)) == {}
+    assert services.redemptions_post(facility=facility) == 3
+    assert awaiting_posting_counts(facility) == _awaiting_as_the_ranges_say(facility) == {}
+
+
 def test_the_series_page_shows_a_redemption_awaiting_posting_on_its_range(program, handed_out, craps_table, dealer):
     handed_out(1, 10)
     redeem(program, craps_table, dealer, 5)
