@@ -32,8 +32,9 @@ today, and yesterday reconciled by marketing for finance to process. ``--databas
 database instead (its tables that take wagers, people and a coupon series of the bench's own added, the next day
 awaiting finance if any).
 
-Prints one table (figure, target, measured, baseline, ratio, PASS/MISS) and each kind of request (count, errors,
-p50/p95/p99), and writes them to var/bench/floor_load.json (the previous run kept as floor_load.previous.json).
+Prints one table (figure, target, measured, baseline, ratio, PASS/MISS), each kind of request (count, errors,
+p50/p95/p99) and the scans' slowest 10-second windows beside the moments finance and compliance acted, and writes
+them to var/bench/floor_load.json (the previous run kept as floor_load.previous.json; each 10-second window there).
 Exits 0 when every figure passes.
 
     .venv/bin/python bench/floor_load.py                       # ten minutes, 300 scans a second, a fresh database
@@ -152,8 +153,10 @@ async def _compliance(person: Person, floor: Floor, start: float, until: float, 
             floor.record("report: produced by the worker", time.perf_counter(), time.perf_counter(), 0, False)
             await asyncio.sleep(60)
             continue
-        reports.append({"status": status, "seconds": round(seconds, 1)})
+        reports.append({"status": status, "seconds": round(seconds, 1),
+                        "asked_at_s": round(time.perf_counter() - seconds - start, 1)})
         floor.kinds["report: produced by the worker"].latencies.append(seconds * 1000)
+        floor.kinds["report: produced by the worker"].moments.append(time.perf_counter() - seconds)
         floor.kinds["report: produced by the worker"].statuses[200 if status == "succeeded" else 500] += 1
         floor.kinds["report: produced by the worker"].errors += status != "succeeded"
         await asyncio.sleep(60)
@@ -164,6 +167,7 @@ async def _finance(person: Person, start: float, day: str | None, outcome: dict[
     if day is None:
         outcome["finance"], outcome["finance_ok"] = "no day awaits finance's processing in this database", True
         return
+    outcome["finance_at_s"] = round(time.perf_counter() - start, 1)
     try:
         outcome["finance"], outcome["finance_ok"] = f"{day} processed: {await person.process_day(day)}", True
     except RequestFailed as failed:
@@ -204,6 +208,8 @@ async def _load(port: int, state: dict[str, Any], coupons: Coupons, args: argpar
     for person in people.values():
         await person.close()
     outcome["seconds"] = until - floor.since
+    outcome["scan_windows"] = floor.kinds["scan"].windows(start)
+    outcome["load_began"] = datetime.fromtimestamp(time.time() - (time.perf_counter() - start), UTC).isoformat()
     return floor, watch, outcome, reports
 
 
@@ -324,6 +330,12 @@ def main() -> int:
               f"p95 {summary['p95_ms']:>8}  p99 {summary['p99_ms']:>8} ms  {summary['statuses']}")
     print(f"  finance: {outcome.get('finance')}; reports: {reports}")
     print(f"  lock waits seen: {watch.summary()['lock_waits'] or 'none'}")
+    windows = outcome.get("scan_windows") or []
+    worst = sorted(windows, key=lambda w: -w["p99_ms"])[:5]
+    print("  scans by 10 s from the load's start, the slowest: "
+          + "; ".join(f"{w['from_s']} s: {w['count']} scans, p99 {w['p99_ms']} ms" for w in worst)
+          + f" (finance processed at {outcome.get('finance_at_s', '-')} s, reports asked at "
+          + f"{[r.get('asked_at_s') for r in reports]} s)")
     if "cpu" in outcome:
         cpu = outcome["cpu"]
         print(f"  cores used over the measured window ({cpu['machine_cores_busy']} of {os.cpu_count()} busy): "
@@ -331,6 +343,7 @@ def main() -> int:
     _save({"when": datetime.now(UTC).isoformat(), "database": database, "fresh": fresh, "tables": args.tables,
            "rate_offered": args.rate, "minutes": args.minutes, "load_average": os.getloadavg(), "figures": rows,
            "kinds": kinds, "postgres": watch.summary(), "cpu": outcome.get("cpu"), "finance": outcome.get("finance"), "reports": reports,
+           "load_began": outcome.get("load_began"), "scan_windows": outcome.get("scan_windows"),
            "idle_scans": {"count": len(idle), "p50_ms": percentile(idle, 0.5), "p99_ms": percentile(idle, 0.99)}})
     print(f"  ({time.perf_counter() - began:.0f} s; {RESULTS.relative_to(ROOT)}; logs var/bench/floor-*.log)")
     return 0 if all(r["result"] == "PASS" for r in rows) else 1

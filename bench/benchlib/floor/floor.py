@@ -40,9 +40,11 @@ def percentile(values: list[float], q: float) -> float:
 
 @dataclass
 class Kind:
-    """Every request of one kind: its latencies (ms, from the moment it was due) and statuses."""
+    """Every request of one kind: its latencies (ms, from the moment it was due), the moments they were due
+    (``perf_counter``), and statuses."""
 
     latencies: list[float] = field(default_factory=list)
+    moments: list[float] = field(default_factory=list)
     statuses: collections.Counter[int] = field(default_factory=collections.Counter)
     errors: int = 0
 
@@ -51,6 +53,14 @@ class Kind:
                 "p50_ms": round(percentile(self.latencies, 0.50), 1), "p95_ms": round(percentile(self.latencies, 0.95), 1),
                 "p99_ms": round(percentile(self.latencies, 0.99), 1),
                 "max_ms": round(max(self.latencies), 1) if self.latencies else None}
+
+    def windows(self, start: float, seconds: float = 10.0) -> list[dict[str, Any]]:
+        """The requests by window of ``seconds`` from ``start``: where in the run the slow ones were."""
+        by: dict[int, list[float]] = collections.defaultdict(list)
+        for moment, latency in zip(self.moments, self.latencies, strict=True):
+            by[int((moment - start) // seconds)].append(latency)
+        return [{"from_s": round(index * seconds), "count": len(found), "p99_ms": round(percentile(found, 0.99), 1),
+                 "max_ms": round(max(found), 1)} for index, found in sorted(by.items())]
 
 
 class Floor:
@@ -67,6 +77,7 @@ class Floor:
             return
         found = self.kinds[kind]
         found.latencies.append((ended - started) * 1000)
+        found.moments.append(started)
         found.statuses[status] += 1
         found.errors += 0 if ok else 1
         if kind == "scan" and ok:
