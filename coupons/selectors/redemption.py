@@ -53,6 +53,7 @@ __all__ = [
     "scanner_by_token_sha256",
     "scanner_in",
     "scanners_of",
+    "scanners_page",
     "table_by_number",
     "table_for_redemption",
 ]
@@ -159,6 +160,13 @@ def scanner_by_token_sha256(digest: str) -> ScannerDevice | None:
 def scanners_of(facility: Facility) -> QuerySet[ScannerDevice]:
     return ScannerDevice.objects.filter(facility=facility).select_related("table", "registered_by__profile",
                                                                           "revoked_by__profile")
+
+
+def scanners_page(facility: Facility, keyset: Keyset, limit: int, *, revoked: bool) -> list[ScannerDevice]:
+    """A page of the facility's scanners in service (or revoked), newest registered first, by keyset (issue 27:
+    every scanner ever registered stays on the register; a page that listed them all took a second at 1,200)."""
+    rows = scanners_of(facility).filter(revoked_at__isnull=not revoked)
+    return list(keyset.applied(rows, "registered_at")[:limit])
 
 
 def coupon_ranges_for(facility: Facility, scans: list[tuple[str, int]]) -> list[CouponRange]:

@@ -94,6 +94,7 @@ class RedemptionDetailView(CouponPage, TemplateView):
 
 
 REDEMPTION_CURSOR = "coupons.redemptions"
+SCANNER_CURSOR = "coupons.scanners"
 
 
 class RedemptionDayView(CouponPage, TemplateView):
@@ -156,9 +157,18 @@ class ScannerListView(CouponPage, ServiceFormView):
     def get_form_kwargs(self) -> dict[str, Any]:
         return super().get_form_kwargs() | ({} if self.button else {"facility": self.facility})
 
+    page_size = 50
+
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        context["scanners"] = reads.scanners_of(self.facility)
+        revoked = self.request.GET.get("status") == "revoked"
+        keyset, stale, query = keyset_of(self.request.GET, purpose=SCANNER_CURSOR)
+        if stale:
+            messages.warning(self.request, stale_link_words("scanners"))
+        context["page"] = keyset_page(
+            lambda at, limit: reads.scanners_page(self.facility, at, limit, revoked=revoked), keyset,
+            size=self.page_size, key=lambda s: (s.registered_at, s.pk), purpose=SCANNER_CURSOR)
+        context.update(revoked=revoked, query=query)
         context["may_manage"] = has_capability(self.request.user, Capability.MANAGE_SCANNERS)
         return context
 
