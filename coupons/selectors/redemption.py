@@ -288,7 +288,7 @@ def _awaiting(facility: Facility) -> QuerySet[Any]:
                          held_last=Subquery(held.values("last_serial")[:1]))
 
 
-def redemptions_awaiting_posting(facility: Facility) -> list[AwaitingPosting]:
+def redemptions_awaiting_posting(facility: Facility, *, since: datetime | None = None) -> list[AwaitingPosting]:
     """The facility's redemptions whose serial the ledger's ranges do not hold as *redeemed* yet (nor
     *cancelled*), each with the state the ranges hold its serial in.
 
@@ -297,23 +297,28 @@ def redemptions_awaiting_posting(facility: Facility) -> list[AwaitingPosting]:
     So a coupon with a redemption is *redeemed* whatever its range says; those whose range still says
     *distributed* await posting, and any other state is a contradiction the posting refuses to hide.
     Finance's processing of a day posts every redemption first and none can be recorded into a processed day
-    afterwards, so only the days after the last one processed are read (one query)."""
+    afterwards, so only the days after the last one processed are read (one query). ``since``: only those
+    redeemed at or after that instant (the beat's posting, which checks it found them all:
+    ``coupons.services.redemption_posting``)."""
     not_posted = (Q(held_state__isnull=True) | ~Q(held_state__in=[CouponState.REDEEMED, CouponState.CANCELLED])
                   | Q(held_last__lt=F("serial")))
     # Only the columns the readers use, as tuples: a busy day awaits tens of thousands (finance posts them all at
     # once); three model instances a row (with its series and table) took seconds, one a row most of a second.
     # A contradiction reloads its rows whole.
     if connection.vendor == "postgresql":
-        found: Any = _awaiting_in_one_probe(facility)
+        found: Any = _awaiting_in_one_probe(facility, since)
     else:
-        found = (_awaiting(facility).filter(not_posted).order_by("gaming_date", "series_id", "serial")
+        rows = _awaiting(facility).filter(not_posted)
+        if since is not None:
+            rows = rows.filter(redeemed_at__gte=since)
+        found = (rows.order_by("gaming_date", "series_id", "serial")
                  .values_list(*_POSTED_COLUMNS, "held_state", "held_last"))
     redemption = RedemptionRow._make
     return [AwaitingPosting(redemption(row[:-2]), row[-2] if row[-1] is not None and row[-1] >= row[3] else "")
             for row in found]
 
 
-def _awaiting_in_one_probe(facility: Facility) -> list[tuple[Any, ...]]:
+def _awaiting_in_one_probe(facility: Facility, since: datetime | None = None) -> list[tuple[Any, ...]]:
     """:func:`redemptions_awaiting_posting`'s rows on PostgreSQL: each redemption after finance's last processed day
     joined (LATERAL) to the open range containing its serial, one probe of the GiST index a redemption. The ORM's
     query (:func:`_awaiting`) repeats its two subqueries wherever the filter and the select name them: five probes
@@ -334,9 +339,11 @@ def _awaiting_in_one_probe(facility: Facility) -> list[tuple[Any, ...]]:
            f"AND {col(u, 'closed_by')} IS NULL AND int8range({col(u, 'first_serial')}, {col(u, 'last_serial')}, '[]') "
            f"@> r.{col(r, 'serial')} LIMIT 1) h ON TRUE "
            f"WHERE r.{col(r, 'facility')} = %s {'AND r.' + col(r, 'gaming_date') + ' > %s' if through else ''} "
+           f"{'AND r.' + col(r, 'redeemed_at') + ' >= %s' if since else ''} "
            f"AND (h.{col(u, 'state')} IS NULL OR h.{col(u, 'state')} NOT IN (%s, %s)) "
            f"ORDER BY r.{col(r, 'gaming_date')}, r.{col(r, 'series')}, r.{col(r, 'serial')}")
-    params: list[Any] = [facility.pk, *([through] if through else []), CouponState.REDEEMED, CouponState.CANCELLED]
+    params: list[Any] = [facility.pk, *([through] if through else []), *([since] if since else []),
+                         CouponState.REDEEMED, CouponState.CANCELLED]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()

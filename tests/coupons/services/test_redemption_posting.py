@@ -4,6 +4,7 @@ processing (m)(2) and before a take-back; the database refuses what the scan's r
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -109,6 +110,66 @@ def test_what_awaits_posting_is_counted_as_the_ranges_say_through_postings_and_d
     assert awaiting_posting_counts(facility, TODAY - timedelta(days=1)) == {}
     assert services.redemptions_post(facility=facility) == 3
     assert awaiting_posting_counts(facility) == _awaiting_as_the_ranges_say(facility) == {}
+
+
+def _reads(monkeypatch: Any) -> list[Any]:
+    """The posting's reads of what awaits it, each's ``since`` (None: every redemption of the open days)."""
+    from coupons.services import redemption_posting
+
+    reads: list[Any] = []
+    real = redemption_posting.redemptions_awaiting_posting
+
+    def read(facility: Any, *, since: Any = None) -> Any:
+        reads.append(since)
+        return real(facility, since=since)
+
+    monkeypatch.setattr(redemption_posting, "redemptions_awaiting_posting", read)
+    return reads
+
+
+def test_the_beat_reads_the_recent_redemptions_when_the_ledger_counts_nothing_older(
+        program, handed_out, craps_table, dealer, monkeypatch):
+    handed_out(1, 20)
+    for number in (1, 2, 3):
+        redeem(program, craps_table, dealer, number)
+    reads = _reads(monkeypatch)
+    assert services.redemptions_post(facility=program.facility) == 3
+    assert len(reads) == 1 and reads[0] is not None  # the recent ones were all of them
+    for number in (4, 9):
+        redeem(program, craps_table, dealer, number)
+    assert services.redemptions_post(facility=program.facility) == 2 and len(reads) == 2 and reads[1] is not None
+    assert states(program.series) == [(1, 3, S.REDEEMED), (4, 4, S.REDEEMED), (5, 8, S.DISTRIBUTED),
+                                      (9, 9, S.REDEEMED), (10, 20, S.DISTRIBUTED)]
+
+
+def test_a_redemption_older_than_the_recent_window_is_still_posted(program, handed_out, craps_table, dealer,
+                                                                    monkeypatch):
+    """A beat that did not run for longer than the window: the ledger's count finds more awaiting than the
+    recent read, and every redemption of the open days is read."""
+    import time_machine
+    from django.utils import timezone
+
+    from coupons.services.redemption_posting import RECENT
+
+    handed_out(1, 20)
+    redeem(program, craps_table, dealer, 5)
+    with time_machine.travel(timezone.now() + RECENT + timedelta(minutes=1), tick=True):
+        redeem(program, craps_table, dealer, 6)
+        reads = _reads(monkeypatch)
+        assert services.redemptions_post(facility=program.facility) == 2
+    assert reads[0] is not None and reads[1:] == [None]
+    assert states(program.series) == [(1, 4, S.DISTRIBUTED), (5, 6, S.REDEEMED), (7, 20, S.DISTRIBUTED)]
+
+
+def test_finance_and_a_take_back_read_every_redemption(program, handed_out, craps_table, dealer, monkeypatch):
+    from coupons.services.redemption_posting import pending_redemptions_post
+
+    handed_out(1, 20)
+    redeem(program, craps_table, dealer, 5)
+    reads = _reads(monkeypatch)
+    with transaction.atomic():
+        assert pending_redemptions_post(program.facility).quantity == 1
+    assert reads == [None]
 
 
 def test_the_series_page_shows_a_redemption_awaiting_posting_on_its_range(program, handed_out, craps_table, dealer):
