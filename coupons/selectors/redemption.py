@@ -41,6 +41,7 @@ __all__ = [
     "drop_count_items",
     "drop_count_summary",
     "drop_counts_of",
+    "recent_redemptions_awaiting_posting",
     "redemption_answer_for",
     "redemption_day_page",
     "redemption_day_tables",
@@ -313,12 +314,28 @@ def redemptions_awaiting_posting(facility: Facility, *, since: datetime | None =
             rows = rows.filter(redeemed_at__gte=since)
         found = (rows.order_by("gaming_date", "series_id", "serial")
                  .values_list(*_POSTED_COLUMNS, "held_state", "held_last"))
+    return _as_awaiting(found)
+
+
+def recent_redemptions_awaiting_posting(facility: Facility, since: datetime) -> tuple[list[AwaitingPosting], int | None]:
+    """:func:`redemptions_awaiting_posting` of those redeemed at or after ``since``, and how many await posting in
+    all (:func:`awaiting_posting_counts`, summed) as the same snapshot saw them: on PostgreSQL in the same
+    statement, on SQLite in the caller's transaction (one snapshot). ``None`` for the total when no row came back
+    (the caller counts after: what awaits only grows while it holds the postings' turn)."""
+    if connection.vendor != "postgresql":
+        return redemptions_awaiting_posting(facility, since=since), sum(awaiting_posting_counts(facility).values())
+    rows = _awaiting_in_one_probe(facility, since, with_total=True)
+    return _as_awaiting([row[:-1] for row in rows]), (int(rows[0][-1]) if rows else None)
+
+
+def _as_awaiting(found: Any) -> list[AwaitingPosting]:
     redemption = RedemptionRow._make
     return [AwaitingPosting(redemption(row[:-2]), row[-2] if row[-1] is not None and row[-1] >= row[3] else "")
             for row in found]
 
 
-def _awaiting_in_one_probe(facility: Facility, since: datetime | None = None) -> list[tuple[Any, ...]]:
+def _awaiting_in_one_probe(facility: Facility, since: datetime | None = None, *,
+                           with_total: bool = False) -> list[tuple[Any, ...]]:
     """:func:`redemptions_awaiting_posting`'s rows on PostgreSQL: each redemption after finance's last processed day
     joined (LATERAL) to the open range containing its serial, one probe of the GiST index a redemption. The ORM's
     query (:func:`_awaiting`) repeats its two subqueries wherever the filter and the select name them: five probes
@@ -332,8 +349,11 @@ def _awaiting_in_one_probe(facility: Facility, since: datetime | None = None) ->
 
     through = closed_days(facility).finance_through
     by_attname = {f.attname: connection.ops.quote_name(f.column) for f in r.concrete_fields}
+    total, params = _unposted(facility) if with_total else ("", [])
+    total = f", (SELECT COALESCE(SUM(t.n), 0) FROM ({total}) t)" if with_total else ""  # noqa: S608 - names
     sql = (f"SELECT {', '.join(f'r.{by_attname[name]}' for name in _POSTED_COLUMNS)}, "  # noqa: S608 - the models' names
-           f"h.{col(u, 'state')}, h.{col(u, 'last_serial')} FROM {connection.ops.quote_name(r.db_table)} r "
+           f"h.{col(u, 'state')}, h.{col(u, 'last_serial')}{total} "
+           f"FROM {connection.ops.quote_name(r.db_table)} r "
            f"LEFT JOIN LATERAL (SELECT {col(u, 'state')}, {col(u, 'last_serial')} "
            f"FROM {connection.ops.quote_name(u.db_table)} WHERE {col(u, 'series')} = r.{col(r, 'series')} "
            f"AND {col(u, 'closed_by')} IS NULL AND int8range({col(u, 'first_serial')}, {col(u, 'last_serial')}, '[]') "
@@ -342,8 +362,8 @@ def _awaiting_in_one_probe(facility: Facility, since: datetime | None = None) ->
            f"{'AND r.' + col(r, 'redeemed_at') + ' >= %s' if since else ''} "
            f"AND (h.{col(u, 'state')} IS NULL OR h.{col(u, 'state')} NOT IN (%s, %s)) "
            f"ORDER BY r.{col(r, 'gaming_date')}, r.{col(r, 'series')}, r.{col(r, 'serial')}")
-    params: list[Any] = [facility.pk, *([through] if through else []), *([since] if since else []),
-                         CouponState.REDEEMED, CouponState.CANCELLED]
+    params += [facility.pk, *([through] if through else []), *([since] if since else []),
+               CouponState.REDEEMED, CouponState.CANCELLED]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
@@ -366,6 +386,15 @@ def awaiting_posting_counts(facility: Facility, through: date | None = None) -> 
     redemption held in another state: a record changed outside the application) is the posting's to name
     (:func:`redemptions_awaiting_posting`, which still reads the ranges) and the chain's to find, not this
     figure's."""
+    statement, params = _unposted(facility, through)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT cents, n FROM ({statement}) c WHERE n > 0 ORDER BY cents", params)  # noqa: S608
+        return {int(cents): int(n) for cents, n in cursor.fetchall()}
+
+
+def _unposted(facility: Facility, through: date | None = None) -> tuple[str, list[Any]]:
+    """The SQL (and its parameters) of :func:`awaiting_posting_counts`'s rows ``(cents, n)``, before the
+    denominations with none awaiting are left out."""
     from coupons.selectors.closing import closed_days
 
     quote = connection.ops.quote_name
@@ -382,12 +411,9 @@ def awaiting_posting_counts(facility: Facility, through: date | None = None) -> 
 
     redeemed = per_denomination(Redemption, "r", "COUNT(*)")
     moved = per_denomination(LedgerLine, "l", "-SUM({quantity})", " AND {kind} = %s")
-    statement = (f"SELECT cents, SUM(n) FROM ({redeemed} UNION ALL {moved}) q "  # noqa: S608 - the models' names
-                 f"GROUP BY cents HAVING SUM(n) > 0 ORDER BY cents")
     days = [day for _, day in bounds]
-    with connection.cursor() as cursor:
-        cursor.execute(statement, [facility.pk, *days, facility.pk, LedgerLine.Kind.REDEEM, *days])
-        return {int(cents): int(n) for cents, n in cursor.fetchall()}
+    return (f"SELECT cents, SUM(n) AS n FROM ({redeemed} UNION ALL {moved}) q GROUP BY cents",  # noqa: S608 - names
+            [facility.pk, *days, facility.pk, LedgerLine.Kind.REDEEM, *days])
 
 
 def awaiting_posting_by_denomination(facility: Facility) -> dict[int, int]:
