@@ -21,13 +21,22 @@ def say(words: str) -> None:
     print(f"  ok  {words}", flush=True)
 
 
+def _liveness(client: Client) -> Any:
+    """/healthz over plain HTTP; None while nginx is not listening yet (just started: refused)."""
+    try:
+        return client.get("/healthz", plain=True, host="10.20.30.40")
+    except ConnectionRefusedError:
+        return None
+
+
 def probes(client: Client, stack: Any) -> None:
     deadline = time.monotonic() + 60
-    live = client.get("/healthz", plain=True, host="10.20.30.40")
-    while live.status != 200 and time.monotonic() < deadline:  # gunicorn still starting
+    live = _liveness(client)
+    while (live is None or live.status != 200) and time.monotonic() < deadline:  # nginx or gunicorn still starting
         check(not stack.died(), f"a process died: {stack.died()}")
         time.sleep(1)
-        live = client.get("/healthz", plain=True, host="10.20.30.40")
+        live = _liveness(client)
+    check(live is not None, "nginx never listened on its plain-HTTP port within a minute")
     check(live.status == 200, f"/healthz over plain HTTP with an IP Host answered {live.status}: {live.text[:300]}")
     say("/healthz answers 200 over plain HTTP to an IP-address Host")
     deadline = time.monotonic() + 150
