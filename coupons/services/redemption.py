@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -220,11 +220,26 @@ def _read_again(facility: Facility, series: CouponSeries, number: int) -> Coupon
     return now[0]
 
 
+def _revoked(facility: Facility, device: ScannerDevice | None, said: str) -> Refusal:
+    """The scanner was revoked after the scan read its token (migration 0035: the guard reads the scanner once
+    the revocation, which takes the facility's lock, has committed)."""
+    name = device.name if device is not None else "scanner"
+    when = said.split("scanner_revoked", 1)[1].strip().split("\n", 1)[0]
+    try:
+        words = f" at {local_time(facility, datetime.fromisoformat(when)):%H:%M:%S}"
+    except ValueError:
+        words = ""
+    return Refusal("token_revoked", f"The scanner {name} was revoked{words}, while this scan was being recorded; "
+                                    f"nothing was recorded. Ask a supervisor for a new token.")
+
+
 def _refusal(facility: Facility, clash: IntegrityError, row: CouponRange, number: int, scan: Scan,
-             gaming_date: date) -> Refusal:
-    """The database's refusal (migrations ``0024_redeem_only_distributed``, ``0031``; the unique constraints) in
-    words."""
-    said, series = str(clash), row.series
+             redemption: Redemption) -> Refusal:
+    """The database's refusal (migrations ``0024_redeem_only_distributed``, ``0031``, ``0035``; the unique
+    constraints) in words."""
+    said, series, gaming_date = str(clash), row.series, redemption.gaming_date
+    if "scanner_revoked" in said:
+        return _revoked(facility, redemption.device, said)
     if "coupon_day_closed" in said:
         through = closed_days(facility).finance_through
         return _day_closed(through or gaming_date, gaming_date)
@@ -259,7 +274,7 @@ def _write(facility: Facility, redemption: Redemption, row: CouponRange, number:
     except IntegrityError as clash:
         if "coupon_answer_key_once" in str(clash):
             raise
-        raise _refusal(facility, clash, row, number, scan, redemption.gaming_date) from None
+        raise _refusal(facility, clash, row, number, scan, redemption) from None
     return accepted
 
 

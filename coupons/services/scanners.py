@@ -53,12 +53,17 @@ def scanner_register(*, facility: Facility, table: GamingTable, name: str, user:
 @transaction.atomic
 @acts_as_user
 def scanner_revoke(*, device: ScannerDevice, reason: str, user: Any) -> ScannerDevice:
-    """Revoke a scanner at once: its token is refused from the next request on."""
+    """Revoke a scanner at once: its token is refused from the next request on, and a scan already under way that
+    has not committed is refused when it does (migration 0035: the revocation takes the facility's lock, which
+    every redemption's insert holds in share mode, and the redemption's guard reads the scanner after it)."""
     require_capability(user, Capability.MANAGE_SCANNERS)
     reason = " ".join((reason or "").split())[:200]
     if not reason:
         raise ValidationError("Say why the scanner is revoked (lost, replaced, moved to another table).")
-    device = ScannerDevice.objects.select_for_update().get(pk=device.pk)
+    # FOR NO KEY UPDATE: a scan's foreign-key check holds the scanner FOR KEY SHARE and then waits for the facility's
+    # lock, which the revocation's trigger takes (migration 0035); FOR UPDATE here would wait for that scan while
+    # holding what it waits for.
+    device = ScannerDevice.objects.select_for_update(no_key=True).get(pk=device.pk)
     if device.revoked_at is not None:
         raise ValidationError(f"{device.name} was already revoked on {device.revoked_at:%-d %b %Y}.")
     device.revoked_at, device.revoked_by, device.revoked_reason = timezone.now(), user, reason

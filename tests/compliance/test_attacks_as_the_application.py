@@ -177,6 +177,8 @@ SHADOW_ATTACKS = {
         "tests/coupons/test_redemption_guard_shadows.py::test_a_shadowed_facility_table_still_takes_the_share_lock",
     "coupons_redemption":
         "tests/coupons/test_redemption_guard_shadows.py::test_a_shadowed_redemption_table_still_checks_the_rows_inserted",
+    "coupons_scannerdevice":
+        "tests/coupons/test_scanner_revocation.py::test_a_shadowed_scanner_table_still_refuses_a_revoked_scanners_row",
 }
 
 
