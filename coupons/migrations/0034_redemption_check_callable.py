@@ -23,18 +23,19 @@ from compliance.migration_ops import PostgresSQL
 TRIGGER_FUNCTION = import_module("coupons.migrations.0031_redemption_check_by_statement").FUNCTION
 
 
-def _callable(trigger_function: str) -> str:
-    """The trigger function's text as a function of the rows' ids."""
+def _callable(trigger_function: str, rows: int = 3) -> str:
+    """The trigger function's text as a function of the rows' ids; ``rows``: how often the guard reads the
+    statement's new rows (migration 0035's guard reads them once more, for their scanners)."""
     replaced = [
         ("public.coupons_redeem_only_distributed_rows() RETURNS trigger",
          "public.coupons_redemptions_check(ids bigint[]) RETURNS void", 1),
-        ("new_redemptions n", "(SELECT r.* FROM public.coupons_redemption r WHERE r.id = ANY(ids)) n", 3),
+        ("new_redemptions n", "(SELECT r.* FROM public.coupons_redemption r WHERE r.id = ANY(ids)) n", rows),
         ("    RETURN NULL;\n", "", 1),
     ]
     text = trigger_function
     for old, new, times in replaced:
         if text.count(old) != times:
-            raise RuntimeError(f"migration 0034: {old!r} appears {text.count(old)} times in the guard, not {times}")
+            raise RuntimeError(f"migrations 0034/0035: {old!r} appears {text.count(old)} times in the guard, not {times}")
         text = text.replace(old, new)
     return text
 

@@ -54,26 +54,10 @@ def _with_scanner_check(function: str) -> str:
     return function.replace(_LOCK, _REVOKED)
 
 
-def _callable(trigger_function: str, rows: int) -> str:
-    """The trigger function's text as a function of the rows' ids (migration 0034's way, one more read of the
-    statement's rows)."""
-    replaced = [
-        ("public.coupons_redeem_only_distributed_rows() RETURNS trigger",
-         "public.coupons_redemptions_check(ids bigint[]) RETURNS void", 1),
-        ("new_redemptions n", "(SELECT r.* FROM public.coupons_redemption r WHERE r.id = ANY(ids)) n", rows),
-        ("    RETURN NULL;\n", "", 1),
-    ]
-    text = trigger_function
-    for old, new, times in replaced:
-        if text.count(old) != times:
-            raise RuntimeError(f"migration 0035: {old!r} appears {text.count(old)} times in the guard, not {times}")
-        text = text.replace(old, new)
-    return text
-
-
 FUNCTION = _with_scanner_check(_BEFORE)
-CHECK = _callable(FUNCTION, 4)
-CHECK_BEFORE = import_module("coupons.migrations.0034_redemption_check_callable").CHECK
+_0034 = import_module("coupons.migrations.0034_redemption_check_callable")
+CHECK = _0034._callable(FUNCTION, rows=4)  # the twin made the same way, from the new text: one more read of the rows
+CHECK_BEFORE = _0034.CHECK
 
 SCANNER_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION public.coupons_scanner_revocation() RETURNS trigger LANGUAGE plpgsql {PIN} AS $$
