@@ -172,23 +172,37 @@ def _redeemed_and_posted(plan: ScalePlan, day: date, rows: list[tuple[Any, ...]]
     in). Without, finance's processing posts the day the next morning (its first step, as when beat is late): the
     day's redeemed serials join into runs, and the ranges grow by the holes the kept coupons leave. Each hour's
     rows are written by the sessions side by side (:mod:`compliance.scale_sessions`), each dealer's in one of
-    them; their redemptions are linked once both have committed, their audit events' digests added to
-    ``events``, linked at the day's end (the audit events' chain is shared with the other writer:
+    them, in a transaction a batch (the whole day's hours queued at once unless beat posts between them); their
+    redemptions are linked once all have committed, their audit events' digests added to ``events``, linked at the day's end (the audit events' chain is shared with the other writer:
     :mod:`compliance.scale_turns`). ``words``: the names of the tables, dealers and series the audit events
     show, read once for the run (:func:`compliance.scale_sql.rows_as_saved_sql`)."""
     by_hour: dict[int, list[tuple[Any, ...]]] = {}
     opens = _at(plan, day, 0)
     for row in rows:
         by_hour.setdefault(int((row[5] - opens).total_seconds() // 3600), []).append(row)
-    for hour in sorted(by_hour):  # each batch committed, as the scans and beat's postings are
-        by_dealer = [list(taken) for _dealer, taken in groupby(by_hour[hour], key=lambda row: row[-2])]
-        written = sessions.each(partial(_written, words=words), split_in_turns(by_dealer, sessions.count))
-        with transaction.atomic():
-            file_digests(Redemption, [digest for linked, _events in written for digest in linked])
-        events.extend(digest for _linked, batch_events in written for digest in batch_events)
-        if plan.beat_postings:
-            with travel(opens + timedelta(hours=hour + 1) + SETTLE):
-                services.redemptions_post(facility=plan.facility)
+    hours = [split_in_turns([list(taken) for _dealer, taken in groupby(by_hour[hour], key=lambda row: row[-2])],
+                            sessions.count) for hour in sorted(by_hour)]  # each batch committed, as the scans are
+    if not plan.beat_postings:
+        # Nothing reads the day's redemptions before the form the next morning: every hour's batches go to the
+        # sessions at once, each session taking the next as it finishes, so one session's statement runs while
+        # another builds its batch and no core waits for an hour's slower batch (12 gaming days: the coupons 68-69 s
+        # -> 64 s; docs/scale.md, "Eighteenth session").
+        _batches_written([batch for batches in hours for batch in batches], events, sessions, words)
+        return
+    for hour, batches in zip(sorted(by_hour), hours, strict=True):
+        _batches_written(batches, events, sessions, words)
+        with travel(opens + timedelta(hours=hour + 1) + SETTLE):
+            services.redemptions_post(facility=plan.facility)
+
+
+def _batches_written(batches: list[list[tuple[Any, ...]]], events: list[tuple[int, int | None, bytes]],
+                     sessions: Sessions, words: dict[tuple[str, int], str]) -> None:
+    """The batches written by the sessions side by side; once all have committed, their rows linked and their audit
+    events' digests added to ``events``."""
+    written = sessions.each(partial(_written, words=words), batches)
+    with transaction.atomic():
+        file_digests(Redemption, [digest for linked, _events in written for digest in linked])
+    events.extend(digest for _linked, batch_events in written for digest in batch_events)
 
 
 def _written(rows: Sequence[tuple[Any, ...]], *, words: dict[tuple[str, int], str]
