@@ -193,9 +193,9 @@ class Command(BaseCommand):
         return plan
 
     def _analyze(self) -> None:
-        """The planner's statistics and the visibility map of a database in service, where autovacuum keeps them
-        (a PostgreSQL with autovacuum off, as CI's image has it, would otherwise serve the year's pages without
-        index-only scans: six main pages twice as slow, docs/scale.md, "Eighteenth session")."""
+        """The planner's statistics and the visibility map of a database in service, where autovacuum keeps them:
+        a PostgreSQL with autovacuum off, as CI's image has it, never vacuums the generated tables, and their
+        index-only scans then read the table's pages too (docs/scale.md, "Eighteenth session")."""
         with connection.cursor() as cursor:  # VACUUM runs only outside a transaction (a caller's test may hold one)
             cursor.execute("ANALYZE" if connection.in_atomic_block else "VACUUM (ANALYZE)")
 
