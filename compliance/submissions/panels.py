@@ -9,6 +9,9 @@ from django.http import HttpRequest
 from django.urls import reverse
 
 from compliance.dashboard import Panel, PanelLine
+from compliance.models import Facility
+from compliance.navigation import may_request
+from compliance.readiness import facility_readiness_now
 from compliance.roles import Role, is_inspector, roles_of
 from compliance.submissions import selectors
 from compliance.submissions.models import SignKind
@@ -37,8 +40,7 @@ def submissions_panel(request: HttpRequest) -> Panel | None:
     for sub in selectors.submissions_of(facility).filter(decision__isnull=True)[:5] if files_rules else ():
         state = "awaiting the Board" if sub.is_signed() else "draft"
         lines.append(PanelLine(f"Version {sub.number} ({state}): {sub.title}", sub.get_absolute_url(), "warn"))
-    for row in selectors.table_rule_conflicts(facility):
-        lines.append(PanelLine(f"Table {row.table.number}: {row.refusals[0]}", reverse("submissions:tables"), "alert"))
+    lines += _conflict_lines(request, facility)
     approved_signs = selectors.signs_in_force(facility) if files_rules else set(SignKind.values)
     for kind, label in SignKind.choices:
         if kind not in approved_signs:
@@ -54,3 +56,21 @@ def submissions_panel(request: HttpRequest) -> Panel | None:
                                reverse("submissions:limit-change", args=[change.pk]), "warn" if missing else ""))
     tone = "alert" if any(line.tone == "alert" for line in lines) else ""
     return Panel("Rules Submission", lines[:20], empty_text="", tone=tone, citation="521.8(b)", order=44)
+
+
+def _conflict_lines(request: HttpRequest, facility: Facility) -> list[PanelLine]:
+    """A line for each table set to run what the rules in force do not grant, or whose limits they do not allow
+    (§ 521.8(b), § 575.12(c), § 521.7(d)): the table readiness service's verdicts (``compliance.readiness``), the
+    answer the board, Open and the scans obey — not a second reading of the rules. The verdicts are shared for a few
+    seconds and computed again at once after any write to a setting, a limit or a version (issue 27: the panel read
+    every table's rules again on each view, some 600 rows for 200 tables, the slowest part of the floor's
+    dashboard). Each line names the way out; its link is the page where the person who can fix it does, or the
+    tables' page for a reader who cannot open that one."""
+    tables = reverse("submissions:tables")
+    lines = []
+    for state in facility_readiness_now(facility).values():
+        conflict = next((u for u in state.unmet if u.code == "submission:settings"), None)
+        if conflict is not None:
+            link = conflict.link if may_request(request.user, conflict.link) else tables
+            lines.append(PanelLine(conflict.words, link, "alert"))
+    return lines

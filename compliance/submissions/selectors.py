@@ -56,7 +56,6 @@ __all__ = [
     "submission",
     "submissions_of",
     "table_plays_six_dice",
-    "table_rule_conflicts",
     "table_rules",
     "table_setting",
     "tables_of",
@@ -381,8 +380,8 @@ def tables_rules(facility: Facility, day: date | None = None, *, tables: Iterabl
     current = in_force(facility, day or gaming_day(facility, at))
     scope = GamingTable.objects.filter(facility=facility) if tables is None else GamingTable.objects.filter(
         pk__in=[t.pk for t in listed])
-    settings = {row.table_id: dict(row.options) for row in _newest_of_each_table(
-        TableSetting.objects.filter(since__lte=at), scope, "-since", "-pk")}
+    settings = {table_id: dict(options) for table_id, options in _newest_of_each_table(
+        TableSetting.objects.filter(since__lte=at), scope, "-since", "-pk", fields=("table_id", "options"))}
     limits = {row.table_id: row for row in _newest_of_each_table(
         WagerLimitChange.objects.filter(state=WagerLimitChange.State.APPLIED, applied_at__lte=at), scope,
         "-applied_at", "-pk")}
@@ -398,14 +397,18 @@ def tables_rules(facility: Facility, day: date | None = None, *, tables: Iterabl
     return found
 
 
-def _newest_of_each_table(rows: QuerySet[Any], scope: QuerySet[GamingTable], *order: str) -> list[Any]:
+def _newest_of_each_table(rows: QuerySet[Any], scope: QuerySet[GamingTable], *order: str,
+                          fields: tuple[str, ...] = ()) -> list[Any]:
     """The first of ``rows`` in ``order`` for each table of ``scope``, in one query whatever the year holds (issue 27:
     a subquery per row of the year's changes grew with them). PostgreSQL: ``DISTINCT ON (table_id)``; elsewhere a
-    subquery per table."""
+    subquery per table. ``fields``: tuples of those columns rather than model instances (the readiness verdicts read
+    200 tables' settings every few seconds and need only their options)."""
     if connection.features.can_distinct_on_fields:
-        return list(rows.filter(table__in=scope).order_by("table_id", *order).distinct("table_id"))
-    newest = rows.filter(table_id=OuterRef("pk")).order_by(*order).values("pk")[:1]
-    return list(rows.filter(pk__in=scope.annotate(newest=Subquery(newest)).values("newest")).order_by())
+        found = rows.filter(table__in=scope).order_by("table_id", *order).distinct("table_id")
+    else:
+        newest = rows.filter(table_id=OuterRef("pk")).order_by(*order).values("pk")[:1]
+        found = rows.filter(pk__in=scope.annotate(newest=Subquery(newest)).values("newest")).order_by()
+    return list(found.values_list(*fields) if fields else found)
 
 
 def _limit_conflicts(table: GamingTable, approved: dict[str, Any], limits: WagerLimitChange) -> list[catalogue.Conflict]:
@@ -436,10 +439,6 @@ def signs_in_force(facility: Facility) -> dict[str, SignApproval]:
     for approval in sign_approvals_of(facility):
         found.setdefault(approval.kind, approval)
     return found
-
-
-def table_rule_conflicts(facility: Facility) -> list[TableRules]:
-    return [row for row in tables_rules(facility) if row.refusals]
 
 
 def current_guide_hash(facility: Facility, game: Game, current: Any = "?") -> str | None:

@@ -3,6 +3,7 @@ are distributed only once approved and while they state the rules in force; the 
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import timedelta
 from io import BytesIO
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from django.core.exceptions import ValidationError
 from django.test import Client
+from django.urls import reverse
 from pypdf import PdfReader
 
 from compliance.submissions import documents, limits, selectors, services
@@ -48,11 +50,44 @@ def test_an_amendment_withdrawing_a_permission_flags_the_tables_still_set_to_it(
     services.submission_game_set(submission=amendment, code="asia-poker", user=compliance_officer,
                                  values=dict(amendment.rules["asia-poker"], bonus_wager="no"))
     approve(amendment, compliance_officer)
-    conflicts = selectors.table_rule_conflicts(approved.facility)
+    conflicts = [row for row in selectors.tables_rules(approved.facility) if row.refusals]
     assert [c.table for c in conflicts] == [asia]
     assert "does not offer the bonus wager" in conflicts[0].refusals[0]
     assert not selectors.table_rules(asia).runs("bonus_wager")  # the sign leaves it off
     assert "Bonus" not in " ".join(documents.payout_sign_lines(selectors.table_rules(asia)))
+
+
+def test_the_dashboards_name_a_table_the_rules_in_force_do_not_allow_until_it_is_set_right(
+        approved, asia, hrd, shift_manager, floorperson, compliance_officer, inspector, client_for):
+    """The Rules Submission panel lists what the readiness service finds (the board's and Open's answer), with the
+    way out; the shift manager's line leads to the table's options, a reader who cannot set them is led to the
+    tables' page; once the table is set right the line is gone on the next view, not seconds later."""
+    services.table_setting_set(table=asia, options={"bonus_wager": "yes"}, user=shift_manager)
+    amendment = services.submission_draft(facility=approved.facility, title="No bonus", user=compliance_officer)
+    services.submission_game_set(submission=amendment, code="asia-poker", user=compliance_officer,
+                                 values=dict(amendment.rules["asia-poker"], bonus_wager="no"))
+    approve(amendment, compliance_officer)
+    setting_page = reverse("submissions:table-setting", args=[asia.pk])
+    for person in (shift_manager, floorperson, compliance_officer, inspector):
+        lines = _panel_lines(client_for(person), "Rules Submission")
+        link = setting_page if person == shift_manager else reverse("submissions:tables")
+        at_odds = [words for href, words in lines if words.startswith("Table ") and href == link]
+        assert len(at_odds) == 1 and at_odds[0].startswith(
+            f"Table {asia.number}: The approved Rules Submission does not offer the bonus wager"), (person, lines)
+        assert "sets it to run only the options an approved version grants" in at_odds[0]
+        assert not [words for _, words in lines if words.startswith(f"Table {hrd.number}:")]  # nothing at odds there
+    services.table_setting_set(table=asia, options={"bonus_wager": "no"}, user=shift_manager)
+    assert not [words for _, words in _panel_lines(client_for(shift_manager), "Rules Submission")
+                if words.startswith("Table ")]
+
+
+def _panel_lines(client: Client, title: str) -> list[tuple[str, str]]:
+    """(link, words) of each line of the dashboard's panel ``title``."""
+    page = client.get("/").content.decode()
+    panel = re.search(rf'<h2 id="panel-\d+">{re.escape(title)}</h2>(.*?)</section>', page, re.S)
+    assert panel is not None, page
+    return [(href or "", html.unescape(words)) for href, words in
+            re.findall(r'<li class="[a-z]*">(?:<a href="([^"]*)">)?(.*?)(?:</a>)?</li>', panel.group(1))]
 
 
 FOR = re.compile(r"\bfor\b", re.IGNORECASE)
