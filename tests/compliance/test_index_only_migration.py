@@ -150,3 +150,19 @@ def test_on_sqlite_the_operation_drops_the_index_alone_and_the_tables_triggers_s
             assert cursor.fetchall() == [("coupons_redemption_sealed",)]
     finally:
         probe.close()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plan")
+def test_the_redemptions_drop_count_index_holds_the_counts_rows_alone_and_serves_a_counts_lookup():
+    """A table's scan names no drop count: the partial index takes no entry for it, and a count's redemptions (and
+    the foreign key's check when a count would be deleted) are still found by the index."""
+    on_count = [name for name, c in _constraints("coupons_redemption").items()
+                if c["index"] and c["columns"] == ["drop_count_id"]]
+    assert on_count == ["coupon_redemption_counted"]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_get_indexdef('coupon_redemption_counted'::regclass)")
+        assert cursor.fetchone()[0].endswith("WHERE (drop_count_id IS NOT NULL)")
+        cursor.execute("SET LOCAL enable_seqscan = off")  # an empty table: the plan the index makes possible
+        cursor.execute("EXPLAIN SELECT 1 FROM coupons_redemption WHERE drop_count_id = %s", [1])
+        plan = " ".join(row[0] for row in cursor.fetchall())
+    assert "coupon_redemption_counted" in plan, plan
