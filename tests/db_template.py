@@ -123,3 +123,45 @@ def use_migrated_template(blocker: Any) -> str | None:
             admin.execute("SELECT pg_advisory_unlock(hashtext(%s))", [f"{PREFIX}{base}"])
     settings_dict["TEST"]["TEMPLATE"] = name
     return name
+
+
+class _Unblocked:
+    """What pytest-django's blocker offers, outside pytest: the database is open to this process already."""
+
+    def unblock(self) -> Any:
+        from contextlib import nullcontext
+
+        return nullcontext()
+
+
+def main() -> int:
+    """``python -m tests.db_template``: build this code's template before the suite needs it (``make test`` runs it
+    beside the lint and the type check, so the migration's 130-odd seconds of one core overlap them instead of
+    holding up the suite's first tests). Settings and logins as the suite's (``compliance.testing``), the same name
+    and the same lock: a worker that needs the template meanwhile waits for this build, then clones it. Without
+    PostgreSQL there is nothing to build (the suite runs on SQLite)."""
+    import os
+    import time
+
+    import compliance.testing  # noqa: F401 - the suite's environment: the test settings, the owner's login
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "compliance.settings")
+    import django
+
+    django.setup()
+    from django.db import connection
+
+    from compliance.testing import log_in, owner_login
+
+    owner = owner_login()
+    if owner is None or connection.vendor != "postgresql":
+        return 0
+    log_in(owner)
+    started = time.monotonic()
+    name = use_migrated_template(_Unblocked())
+    print(f"test template {name} ready in {time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
