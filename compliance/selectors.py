@@ -339,6 +339,8 @@ def records_awaiting_signature(user: Any, facility: Facility, *, limit: int = 20
             if requirement.distinct:  # records this person already signed need someone else
                 mine = Signature.objects.filter(content_type=content_type, signer_id=user.pk, distinct_person=True)
                 pending = pending.exclude(pk__in=mine.values("object_id"))
+            if model.named_with:  # each name's rows joined, not a query a name (no arguments would join every key)
+                pending = pending.select_related(*model.named_with)
             found.extend((record, requirement) for record in pending.order_by("-created_at")[:limit])
     found.sort(key=lambda pair: pair[0].created_at, reverse=True)
     return found[:limit]

@@ -221,6 +221,7 @@ class ReportSignoff(RegulatedRecord):
     the Bureau (segregation of duties, § 525.21(r)(2))."""
 
     citation: ClassVar[str] = "525.21(o)"
+    named_with: ClassVar[tuple[str, ...]] = ("run",)
     signature_requirements = (
         SignatureRequirement("prepared", Meaning.PREPARED, "Prepared by (finance supervisor)",
                              roles=FINANCE_SUPERVISOR, citation="525.21(o)"),

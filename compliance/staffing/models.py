@@ -303,6 +303,8 @@ class StaffingOverride(RegulatedRecord):
     used_at = models.DateTimeField(null=True, blank=True, help_text="When the table opened under it")
 
     unsigned_fields = frozenset({"used_at"})
+    named_with: ClassVar[tuple[str, ...]] = ("table",)
 
     def __str__(self) -> str:
-        return f"Override for table {self.table_id} on {self.gaming_date}"
+        """The table by its number, as the floor calls it (its row id meant nothing to the shift manager)."""
+        return f"Override for table {self.table.number} on {self.gaming_date:%-d %b %Y}"

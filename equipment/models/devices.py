@@ -19,6 +19,7 @@ class OpeningInspection(RegulatedRecord):
     """The floorperson's check of the Sic Bo electrical device and automated shaker (§ 539.5(a))."""
 
     citation = "539.5(a)(1)–(2)"
+    named_with: ClassVar[tuple[str, ...]] = ("table",)
     signature_requirements = (
         SignatureRequirement(
             "floorperson",
@@ -54,6 +55,8 @@ class OpeningInspection(RegulatedRecord):
 
 class Malfunction(RegulatedRecord):
     """A device malfunction and what happened to the round (§ 539.7, § 575.13(l)–(n))."""
+
+    named_with: ClassVar[tuple[str, ...]] = ("table",)
 
     class Device(models.TextChoices):
         SIC_BO_DISPLAY = "sic_bo_display", "Sic Bo electrical device / layout display"
@@ -132,6 +135,7 @@ class DeviceBackInService(RegulatedRecord):
     § 575.13(n)); signed by a floorperson or above. One per malfunction (the database holds it)."""
 
     citation = "539.7(b)–(d)"
+    named_with: ClassVar[tuple[str, ...]] = ("malfunction", "table")
     signature_requirements = (
         SignatureRequirement(
             "floorperson",

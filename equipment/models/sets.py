@@ -47,6 +47,7 @@ class InPlayRecord(RegulatedRecord):
 
     unsigned_fields: ClassVar[frozenset[str]] = frozenset({"removed_at"})
     kind_label: ClassVar[str] = "set"
+    named_with: ClassVar[tuple[str, ...]] = ("table",)
 
     class Meta:
         abstract = True
@@ -241,8 +242,15 @@ class RemovalRecord(RegulatedRecord):
     class Meta:
         abstract = True
 
+    removed_what: ClassVar[str] = "set"
+
+    def removed_set(self) -> InPlayRecord:
+        raise NotImplementedError(f"{type(self).__name__} must say which set it removes")
+
     def __str__(self) -> str:
-        return f"Removal ({self.get_reason_display()}) at {timezone.localtime(self.removed_at):%d %b %H:%M}"
+        """Which set, at which table, why and when: a floorperson's list of removals to sign names each."""
+        return (f"Removal of {self.removed_what} at {self.removed_set().table.number} ({self.get_reason_display()}), "
+                f"{timezone.localtime(self.removed_at):%d %b %H:%M}")
 
 
 class DiceRemoval(RemovalRecord):
@@ -252,6 +260,8 @@ class DiceRemoval(RemovalRecord):
     signature_requirements = (
         SignatureRequirement("floorperson", Meaning.REMOVED, "Floorperson removing the dice", roles=THE_FLOORPERSON),
     )
+    removed_what = "dice"
+    named_with: ClassVar[tuple[str, ...]] = ("dice_set__table",)
 
     # A foreign key, not one-to-one: a correction of the removal points at the same set. The
     # database still holds "one removal per set" for the records that are not corrections.
@@ -269,6 +279,9 @@ class DiceRemoval(RemovalRecord):
             *DICE.checks("dice_returned", "dice_lost"),
         ]
 
+    def removed_set(self) -> DiceSet:
+        return self.dice_set
+
     def get_absolute_url(self) -> str:
         return self.dice_set.get_absolute_url()
 
@@ -278,6 +291,8 @@ class DeckRemoval(RemovalRecord):
     signature_requirements = (
         SignatureRequirement("floorperson", Meaning.REMOVED, "Floorperson removing the cards", roles=THE_FLOORPERSON),
     )
+    removed_what = "cards"
+    named_with: ClassVar[tuple[str, ...]] = ("deck_set__table",)
 
     deck_set = models.ForeignKey(DeckSet, on_delete=models.PROTECT, related_name="removals")
 
@@ -287,6 +302,9 @@ class DeckRemoval(RemovalRecord):
                 fields=["deck_set"], condition=models.Q(corrects__isnull=True), name="deck_removal_one_per_set"
             ),
         ]
+
+    def removed_set(self) -> DeckSet:
+        return self.deck_set
 
     def get_absolute_url(self) -> str:
         return self.deck_set.get_absolute_url()

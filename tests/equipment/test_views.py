@@ -315,3 +315,34 @@ def test_a_corrected_set_shows_the_original_removal_and_is_logged_once(
     assert "Chipped, scratched or no longer suitable for play" in page and "removal recorded on the original" in page
     log = client.get(reverse("equipment:dice-log")).content.decode()
     assert "LOT-A-CORR" in log and "LOT-A 001-006" not in log
+
+
+def _awaiting_names(user: Any, facility: Any) -> tuple[list[str], int]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from compliance.selectors import records_awaiting_signature
+
+    with CaptureQueriesContext(connection) as queries:
+        names = [f"{record} — {requirement.label}" for record, requirement in
+                 records_awaiting_signature(user, facility)]
+    return names, len(queries.captured_queries)
+
+
+def test_the_awaiting_list_names_twenty_sets_with_the_queries_of_two(tdf, facility, floorperson, dealer):
+    """Issue 27 (no query per row): each dice set's name reads its table; the list joins it (``named_with``)."""
+    def unsigned_sets(count: int) -> None:
+        for n in range(count):
+            DiceSet.objects.create(facility=facility, table=tdf, placed_at=T0, due_at=T0 + timedelta(hours=24),
+                                   removed_at=T0 + timedelta(hours=1), floorperson=floorperson, dealer=dealer,
+                                   identifiers=f"LOT-{n:03}", dice_count=3, container="dice_cup")
+
+    _awaiting_names(floorperson, facility)  # the record types' content types read once, as any page reads them
+    unsigned_sets(2)
+    names, few = _awaiting_names(floorperson, facility)
+    assert [n for n in names if n.startswith("Dice LOT-")] == [
+        f"Dice LOT-00{n} at TDF-1 — Floorperson placing the set in play" for n in (1, 0)]
+    unsigned_sets(18)
+    names, many = _awaiting_names(floorperson, facility)
+    assert len([n for n in names if n.startswith("Dice LOT-")]) == 20
+    assert many == few

@@ -128,6 +128,7 @@ class MatchDecision(RegulatedRecord):
     """A compliance officer's decision on a possible match, with the reason, signed (§ 525.21(q)(7))."""
 
     citation = "525.21(q)(7)"
+    named_with: ClassVar[tuple[str, ...]] = ("match",)
     signature_requirements = (
         SignatureRequirement(
             "decided", Meaning.REVIEWED, "Compliance officer deciding whether the patron is the listed person",
