@@ -310,34 +310,38 @@ def records_awaiting_signature(user: Any, facility: Facility, *, limit: int = 20
     """(record, requirement) pairs in the facility that still lack a signature this user could give.
 
     One query per (record type, signature slot) the user's roles can sign: a fixed number, not one
-    per record. Superseded records (corrected by a newer one) are left out. A slot bound to an action (a
-    mailing's release) is listed like any other — it is this person's work — and linked to the action's form
+    per record, each reading only the records from the first one not yet settled, and none for a type with nothing
+    unsettled (``compliance.awaiting``: a year's signed records are not read again on every view). Superseded
+    records (corrected by a newer one) are left out. A slot bound to an action (a mailing's release) is listed like
+    any other — it is this person's work — and linked to the action's form
     (``compliance.templatetags.compliance.signature_url``); a slot after it waits until the action is done.
     """
     from django.contrib.contenttypes.models import ContentType
 
+    from compliance.awaiting import unsettled_from
     from compliance.roles import roles_of
 
     profile = _signing_profile(user)
     if profile is None:
         return []
+    held = roles_of(user)
+    to_give = {model: slots for model in regulated_models()
+               if (slots := [r for r in model.signature_requirements if _fits(r, held, profile)])}
     found: list[tuple[Any, Any]] = []
-    for model in regulated_models():
+    # Only the types that may hold an unsettled record, each from its first one (compliance.awaiting).
+    for model, below in unsettled_from(to_give, facility).items():
         content_type = ContentType.objects.get_for_model(model)
-        for requirement in model.signature_requirements:
-            if not _fits(requirement, roles_of(user), profile):
-                continue
-            signed = Signature.objects.filter(content_type=content_type, slot=requirement.slot).values("object_id")
+        signatures = Signature.objects.filter(content_type=content_type, object_id__gte=below)
+        for requirement in to_give[model]:
             pending = (
-                model.objects.filter(facility=facility, corrected_by__isnull=True)
-                .exclude(pk__in=signed)
+                model.objects.filter(facility=facility, corrected_by__isnull=True, pk__gte=below)
+                .exclude(pk__in=signatures.filter(slot=requirement.slot).values("object_id"))
             )
             if requirement.after:  # a slot that follows another waits for it
-                first = Signature.objects.filter(content_type=content_type, slot=requirement.after)
-                pending = pending.filter(pk__in=first.values("object_id"))
+                pending = pending.filter(pk__in=signatures.filter(slot=requirement.after).values("object_id"))
             pending = model.still_awaited(pending)
             if requirement.distinct:  # records this person already signed need someone else
-                mine = Signature.objects.filter(content_type=content_type, signer_id=user.pk, distinct_person=True)
+                mine = signatures.filter(signer_id=user.pk, distinct_person=True)
                 pending = pending.exclude(pk__in=mine.values("object_id"))
             if model.named_with:  # each name's rows joined, not a query a name (no arguments would join every key)
                 pending = pending.select_related(*model.named_with)
