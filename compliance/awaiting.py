@@ -27,9 +27,9 @@ Two guards on what "below" means:
   records created in the last day count as unsettled whatever their signatures say: the id read is never above the
   oldest of them, and no transaction of this application lasts a day (a report's job stops at six hours).
 * *A database restored from a backup* takes its sequences back with it, and ids given after the restore could lie
-  below an id kept from before. The id is kept under the database's name for a minute only: a restore into the same
-  database stops the application for longer than that (docs/operations.md, "Restore a dump"), and one into a new
-  database is another name.
+  below an id kept from before. The id is kept under the database's name for a minute only: a dump is restored into
+  a new database, another name (docs/operations.md, "Restore a dump"), and recovering the cluster to a moment stops
+  the server for longer than a minute.
 """
 
 from __future__ import annotations
