@@ -182,7 +182,8 @@ class DashboardView(FacilityRequiredMixin, TemplateView):
         context["panels"] = panels_for(self.request)
         context["awaiting"] = selectors.records_awaiting_signature(user, self.facility)
         context["recent_changes"] = (
-            selectors.audit_events(facility=self.facility)[:8] if has_capability(user, Capability.VIEW_AUDIT) else []
+            selectors.latest_audit_events(facility=self.facility, limit=8)
+            if has_capability(user, Capability.VIEW_AUDIT) else []
         )
         context["my_recent_signatures"] = selectors.recent_signatures_of(user)
         context["roles"] = sorted(r.label for r in roles_of(user))
