@@ -28,7 +28,8 @@ def altered_ids(model: type[models.Model], ids: Iterable[int]) -> set[int]:
 
 def altered_records(keys: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
     """Of these (content type id, record id) pairs, the signed records whose content no longer matches a
-    signature, or one of whose signatures fails its seal: one query for the signatures, one per type."""
+    signature, or one of whose signatures fails its seal: a query for the signatures, the records and each kind of
+    their child rows, per type."""
     by_type: dict[int, set[int]] = defaultdict(set)
     for type_id, object_id in keys:
         by_type[type_id].add(object_id)
@@ -41,6 +42,7 @@ def altered_records(keys: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
         for signature in Signature.objects.filter(content_type_id=type_id, object_id__in=sorted(object_ids)):
             signatures[signature.object_id].append(signature)
         records: dict[Any, Any] = model._base_manager.in_bulk(list(signatures))
+        model.read_content_of(list(records.values()))  # their child rows: one query a kind, not one a record
         for object_id, given in signatures.items():
             record = records.get(object_id)
             content = record.content_hash() if record is not None else ""

@@ -374,6 +374,13 @@ class RegulatedRecord(AuditedModel):
             return bool(self._prefetched_objects_cache["signatures"])
         return self.signatures.exists()
 
+    @classmethod
+    def read_content_of(cls, records: list[Any]) -> None:
+        """Read at once, for these records of this type, what :meth:`signable_content` reads beyond each one's row
+        (its child rows), so a page or an export that checks many records (``compliance.chain.altered_records``)
+        asks a query a type, not a query a record. A type whose content reads child rows overrides both; what is
+        read here is used by the next ``signable_content`` of that record only."""
+
     def signable_content(self) -> dict[str, Any]:
         """The content a signature vouches for. Records with child rows add them here."""
         skipped = {"history", *self.unsigned_fields}

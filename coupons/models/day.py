@@ -17,7 +17,7 @@ from compliance.models import (
 )
 from compliance.roles import Role
 from coupons.models._common import finance_supervisor_slot, format_cents, marketing_supervisor_slot
-from coupons.models.documents import CouponDocument
+from coupons.models.documents import CouponDocument, rows_by_record
 from coupons.models.program import CouponSeries, StorageLocation
 
 
@@ -54,12 +54,15 @@ class ReconciliationForm(CouponDocument):
 
     def signable_content(self) -> dict[str, Any]:
         content = super().signable_content()
-        content["figures"] = [
-            [f.denomination_cents, f.carried_in, f.received, f.distributed, f.voided, f.returned,
-             f.remaining_expected, f.remaining_counted]
-            for f in self.figures.order_by("denomination_cents")
-        ]
+        content["figures"] = self.content_part("figures")
         return content
+
+    @classmethod
+    def content_parts(cls) -> dict[str, Any]:
+        return super().content_parts() | {"figures": lambda ids: rows_by_record(
+            ReconciliationFigure.objects.filter(form_id__in=ids).order_by("denomination_cents").values_list(
+                "form_id", "denomination_cents", "carried_in", "received", "distributed", "voided", "returned",
+                "remaining_expected", "remaining_counted"))}
 
 
 class ReconciliationFigure(AuditedModel):
@@ -190,15 +193,18 @@ class FinanceDayProcessing(CouponDocument):
         # left out when absent, their signed content (and so their signatures) stays as it was.
         if not content.get("count_explanation"):
             content.pop("count_explanation", None)
-        figures = [
-            [f.denomination_cents, f.given_to_marketing, f.returned, f.voided, f.distributed, f.kept,
-             f.awaiting_returned, f.awaiting_voided, f.awaiting_redeemed, f.counted_returned, f.counted_voided,
-             f.counted_redeemed, f.given_to_date, f.distributed_to_date, f.redeemed_to_date]
-            for f in self.figures.order_by("denomination_cents")
-        ] if self.pk else []
+        figures = self.content_part("figures")
         if figures:
             content["figures"] = figures
         return content
+
+    @classmethod
+    def content_parts(cls) -> dict[str, Any]:
+        return super().content_parts() | {"figures": lambda ids: rows_by_record(
+            FinanceDayFigure.objects.filter(processing_id__in=ids).order_by("denomination_cents").values_list(
+                "processing_id", "denomination_cents", "given_to_marketing", "returned", "voided", "distributed",
+                "kept", "awaiting_returned", "awaiting_voided", "awaiting_redeemed", "counted_returned",
+                "counted_voided", "counted_redeemed", "given_to_date", "distributed_to_date", "redeemed_to_date"))}
 
 
 class FinanceDayFigure(AuditedModel):

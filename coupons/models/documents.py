@@ -3,6 +3,8 @@ requisitions, issuances, distributions and voids, on the common :class:`CouponDo
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from django.conf import settings
@@ -65,11 +67,45 @@ class CouponDocument(RegulatedRecord):
 
     def signable_content(self) -> dict[str, Any]:
         content = super().signable_content()
-        content["ledger_lines"] = [
-            [line.kind, line.series_id, line.first_serial, line.last_serial, line.quantity, line.reason]
-            for line in self.ledger_lines().exclude(kind__in=self.lines_after_signing).order_by("pk")
-        ]
+        content["ledger_lines"] = self.content_part("ledger_lines")
         return content
+
+    @classmethod
+    def content_parts(cls) -> dict[str, Callable[[list[int]], dict[int, list[list[Any]]]]]:
+        """What the signed content reads beyond the row, by its key: for a list of the type's ids, each record's rows
+        (its ledger lines; a form's figures, an inventory's counts), read for one record or a page of them alike."""
+        return {"ledger_lines": cls._ledger_lines_of}
+
+    @classmethod
+    def _ledger_lines_of(cls, ids: list[int]) -> dict[int, list[list[Any]]]:
+        lines = LedgerLine.objects.filter(document_type=ContentType.objects.get_for_model(cls), document_id__in=ids)
+        return rows_by_record(lines.exclude(kind__in=cls.lines_after_signing).order_by("pk").values_list(
+            "document_id", "kind", "series_id", "first_serial", "last_serial", "quantity", "reason"))
+
+    @classmethod
+    def read_content_of(cls, records: list[Any]) -> None:
+        ids = [record.pk for record in records if record.pk is not None]
+        if not ids:
+            return
+        for key, read in cls.content_parts().items():
+            rows = read(ids)
+            for record in records:
+                record.__dict__.setdefault("_content_read", {})[key] = rows.get(record.pk, [])
+
+    def content_part(self, key: str) -> list[list[Any]]:
+        """One part of the signed content: as :meth:`read_content_of` read it for a page (once), else read now."""
+        kept = self.__dict__.get("_content_read", {}).pop(key, None)
+        if kept is not None:
+            return kept
+        return self.content_parts()[key]([self.pk]).get(self.pk, []) if self.pk is not None else []
+
+
+def rows_by_record(rows: Iterable[tuple[Any, ...]]) -> dict[int, list[list[Any]]]:
+    """``(record id, *values)`` rows, in their order, as each record's list of values."""
+    grouped: dict[int, list[list[Any]]] = defaultdict(list)
+    for record_id, *values in rows:
+        grouped[record_id].append(values)
+    return grouped
 
 
 class CouponReceipt(CouponDocument):

@@ -15,7 +15,7 @@ from compliance.models import (
     SignedPart,
 )
 from compliance.roles import Role
-from coupons.models.documents import CouponDocument
+from coupons.models.documents import CouponDocument, rows_by_record
 from coupons.models.program import CouponSeries
 
 
@@ -40,10 +40,14 @@ class CouponInventory(CouponDocument):
 
     def signable_content(self) -> dict[str, Any]:
         content = super().signable_content()
-        content["counts"] = [
-            [c.series_id, c.expected_quantity, c.counted_quantity, c.counted_ranges] for c in self.counts.order_by("pk")
-        ]
+        content["counts"] = self.content_part("counts")
         return content
+
+    @classmethod
+    def content_parts(cls) -> dict[str, Any]:
+        return super().content_parts() | {"counts": lambda ids: rows_by_record(
+            InventoryCount.objects.filter(inventory_id__in=ids).order_by("pk").values_list(
+                "inventory_id", "series_id", "expected_quantity", "counted_quantity", "counted_ranges"))}
 
 
 class InventoryCount(AuditedModel):
