@@ -46,7 +46,8 @@ def submissions_panel(request: HttpRequest) -> Panel | None:
         if kind not in approved_signs:
             lines.append(PanelLine(f"Sign not approved by the Bureau (§ 521.8(d)), prints only as a preview: {label}",
                                    reverse("submissions:signs"), "warn"))
-    for game, words in selectors.guides_needing_approval(facility) if files_rules else ():
+    guides = selectors.guide_rows(facility, current) if files_rules else []  # the version in force read once
+    for game, words in selectors.guides_needing_approval(facility, guides):
         lines.append(PanelLine(f"{game.name} guide: {words}", reverse("submissions:guides"), "warn"))
     for change in selectors.changes_of(facility).filter(state="scheduled")[:10]:
         missing = [w for w, done in (("post the sign", change.posted_at), ("announce it", change.announced_at))

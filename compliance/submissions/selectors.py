@@ -450,10 +450,13 @@ def current_guide_hash(facility: Facility, game: Game, current: Any = "?") -> st
     return material_hash(game.code, current.rules.get(game.code, {}))
 
 
-def guide_rows(facility: Facility) -> list[tuple[Game, str | None, GamingGuide | None, GamingGuide | None]]:
-    """Per game: the hash the rules in force give, the latest version, and the version that may be distributed."""
+def guide_rows(facility: Facility, current: Any = "?",
+               ) -> list[tuple[Game, str | None, GamingGuide | None, GamingGuide | None]]:
+    """Per game: the hash the rules in force give, the latest version, and the version that may be distributed.
+    ``current`` is the version in force when the caller has already read it (``in_force(facility)``)."""
     guides = list(guides_of(facility))
-    current = in_force(facility)
+    if current == "?":
+        current = in_force(facility)
     rows = []
     for game in games_with_rules():
         digest = current_guide_hash(facility, game, current)

@@ -5,6 +5,7 @@ nothing; hostile input answers in words, never a 500."""
 from __future__ import annotations
 
 import html
+import sys
 from datetime import timedelta
 
 import pytest
@@ -163,6 +164,32 @@ def test_the_dashboard_panel_says_what_is_waiting(world, compliance_officer, flo
     assert "In force: Rules Submission v1" in page and "Version 2 (draft): Amendment" in page
     floor = client_for(floorperson).get("/").content.decode()
     assert "limits change at 21:00 — post the sign, then announce it" in floor
+
+
+def test_the_panel_lists_the_guides_the_guides_page_does_reading_the_version_in_force_once(
+        world, compliance_officer, floorperson, client_for, monkeypatch):
+    from compliance.submissions import selectors
+
+    facility = world["approved"].facility
+    expected = selectors.guides_needing_approval(facility)  # the guides page's own reading, each part read anew
+    assert any(game.code == "sic-bo" and "send version 1 to the Bureau" in words for game, words in expected)
+    assert any(game.code != "sic-bo" for game, _ in expected)  # games with rules in force and no guide yet
+    reads = []
+    in_force = selectors.in_force
+
+    def counted(*args, **kwargs):
+        reads.append(sys._getframe(1).f_code.co_name)
+        return in_force(*args, **kwargs)
+
+    monkeypatch.setattr(selectors, "in_force", counted)
+    page = html.unescape(client_for(compliance_officer).get("/").content.decode())
+    for game, words in expected:
+        assert f"{game.name} guide: {words}" in page
+    # The panel's version in force is the one its guides are measured against: read once by the panel, never again
+    # for its guides (the tables' readiness verdicts, computed elsewhere, read it for themselves).
+    assert [r for r in reads if r in ("submissions_panel", "guide_rows", "current_guide_hash")] == ["submissions_panel"]
+    floor = html.unescape(client_for(floorperson).get("/").content.decode())
+    assert not any(f"{game.name} guide:" in floor for game, _ in expected)  # compliance's work, not the floor's
 
 
 
