@@ -25,6 +25,8 @@ What runs, all on this machine (127.0.0.1 only, bounded in time):
   statement has waited (the longest; target under 1 s).
 
 Before the load, 15 s of scans at 10 a second alone give the latency floor (the table's baseline for the p99).
+The load client's own lag (bench/benchlib/floor/lag.py: how late its event loop wakes, on the same two cores as the
+servers) is printed beside the scans' figures, so the part of their tail that is the client's wait for a core shows.
 
 The data: by default a fresh database of its own (``--fresh``, dropped at the end unless ``--keep``) set up through
 the services (bench/benchlib/floor/seed.py): a facility, 200 craps tables open and ready, the coupons handed out
@@ -61,6 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib.floor.cpu import FloorCpu
 from benchlib.floor.floor import Coupons, Floor, Scanner, Watch, percentile
+from benchlib.floor.lag import LoopLag
 from benchlib.floor.people import Person, RequestFailed
 from benchlib.floor.processes import LOGS, REDIS_URL, floor_env, servers
 from benchlib.redemption.database import (
@@ -195,7 +198,8 @@ async def _load(port: int, state: dict[str, Any], coupons: Coupons, args: argpar
     for person in people.values():
         await person.sign_in()
     per_table = args.rate / len(state["tables"])
-    tasks = [asyncio.create_task(watch.run(until)),
+    lag = outcome["loop_lag"] = LoopLag()
+    tasks = [asyncio.create_task(watch.run(until)), asyncio.create_task(lag.run(floor.since, until)),
              asyncio.create_task(_measured_cpu(FloorCpu(database, pids), floor.since, until, outcome))]
     tasks += [asyncio.create_task(Scanner(port, table).run(floor, coupons, per_table, until, start))
               for table in state["tables"]]
@@ -336,13 +340,17 @@ def main() -> int:
           + "; ".join(f"{w['from_s']} s: {w['count']} scans, p99 {w['p99_ms']} ms" for w in worst)
           + f" (finance processed at {outcome.get('finance_at_s', '-')} s, reports asked at "
           + f"{[r.get('asked_at_s') for r in reports]} s)")
+    lag = outcome["loop_lag"].summary()
+    print(f"  the load client's own lag (its loop woken late; {lag.get('ticks', 0):,} ticks): p50 {lag.get('p50_ms')}, "
+          f"p99 {lag.get('p99_ms')}, max {lag.get('max_ms')} ms; {lag.get('over_20_ms')} ticks over 20 ms")
     if "cpu" in outcome:
         cpu = outcome["cpu"]
         print(f"  cores used over the measured window ({cpu['machine_cores_busy']} of {os.cpu_count()} busy): "
               + ", ".join(f"{group} {cores}" for group, cores in sorted(cpu["cores"].items(), key=lambda kv: -kv[1])))
     _save({"when": datetime.now(UTC).isoformat(), "database": database, "fresh": fresh, "tables": args.tables,
            "rate_offered": args.rate, "minutes": args.minutes, "load_average": os.getloadavg(), "figures": rows,
-           "kinds": kinds, "postgres": watch.summary(), "cpu": outcome.get("cpu"), "finance": outcome.get("finance"), "reports": reports,
+           "kinds": kinds, "postgres": watch.summary(), "cpu": outcome.get("cpu"), "client_loop_lag": lag,
+           "finance": outcome.get("finance"), "reports": reports,
            "load_began": outcome.get("load_began"), "scan_windows": outcome.get("scan_windows"),
            "idle_scans": {"count": len(idle), "p50_ms": percentile(idle, 0.5), "p99_ms": percentile(idle, 0.99)}})
     print(f"  ({time.perf_counter() - began:.0f} s; {RESULTS.relative_to(ROOT)}; logs var/bench/floor-*.log)")
